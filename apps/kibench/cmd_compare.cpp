@@ -1,0 +1,97 @@
+// kibench compare: argument parsing and printing; the work is lib/compare/.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "compare/compare.hpp"
+#include "compare/json_printer.hpp"
+#include "compare/markdown_printer.hpp"
+#include "compare/regression_gate.hpp"
+#include "compare/run_loader.hpp"
+#include "compare/table_printer.hpp"
+#include "error.hpp"
+#include "json/canonical.hpp"
+
+namespace kibench::cli {
+namespace {
+
+struct CompareArgs {
+  std::vector<std::string> runs;
+  std::string baseline;
+  std::string format = "table";
+  std::optional<double> fail_if_slower;
+  std::uint64_t seed = 1;
+  std::size_t resamples = 5000;
+};
+
+int compare_command(const CompareArgs &args) {
+  std::vector<std::filesystem::path> paths(args.runs.begin(), args.runs.end());
+  compare::CompareOptions options;
+  if (!args.baseline.empty()) options.baseline = args.baseline;
+  options.bootstrap.seed = args.seed;
+  options.bootstrap.resamples = args.resamples;
+  options.fail_if_slower_percent = args.fail_if_slower;
+  const compare::CompareReport report = compare::compare_runs(compare::load_runs(paths), options);
+
+  if (args.format == "json") {
+    fmt::print("{}\n", json::pretty(compare::report_document(report)));
+  } else if (args.format == "markdown") {
+    fmt::print("{}", compare::render_markdown(report));
+  } else {
+    fmt::print("{}", compare::render_table(report));
+  }
+  std::fflush(stdout);
+  if (report.gate && !report.gate->passed()) throw CheckFailed(compare::gate_summary(report, *report.gate));
+  return 0;
+}
+
+} // namespace
+
+void add_compare(CLI::App &app, Action &action) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App *command = app.add_subcommand(
+      "compare", "Rank runs of one cohort with bootstrap intervals; say why others are not comparable.");
+  command->add_option("RUN", args->runs,
+                      "Run manifests, run directories, imported record directories, or directories of them")
+      ->required();
+  command->add_option("--baseline", args->baseline,
+                      "The run candidates are measured against: an implementation name, run id, run name, run "
+                      "digest (prefix), run file or directory (default: \"reference\", else \"cpu-reference\", "
+                      "else the first run given)");
+  command->add_option("--format", args->format, "Output: table (default), markdown (CI job summaries), json")
+      ->check(CLI::IsMember({"table", "markdown", "json"}));
+  command->add_option("--fail-if-slower", args->fail_if_slower,
+                      "Exit 1 when a candidate is significantly slower than its baseline (interval above zero) "
+                      "by more than PCT percent")
+      ->type_name("PCT")
+      ->check(CLI::Range(0.0, 1e6));
+  command->add_option("--seed", args->seed, "Bootstrap seed (default 1: output is reproducible)");
+  command->add_option("--resamples", args->resamples, "Bootstrap resamples (default 5000)")
+      ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
+  command->footer(R"(Runs are grouped into cohorts by comparison key (operation, workload, protocol,
+environment, correctness policy, metric). Inside a cohort, each candidate gets a 95 %
+bootstrap interval of its difference of medians from the baseline — paired by interleave
+round when both come from one `kibench run` — and a speedup with its interval. A strict
+winner needs the interval to exclude zero and the effect to exceed both the protocol's
+minimum effect (1 % by default) and the measured noise floor; otherwise ranks are shared.
+Runs that cannot be ranked are listed with reason codes (WORKLOAD_MISMATCH, ...); those of
+the same operation also get a labelled source_native / compatible_workload view — a ratio
+of medians for discovery, never a ranking. See docs/compare.md.
+
+Examples:
+  kibench compare runs/2026-01-02T10-00-00.000Z-small-v1000-h64-t32-full/
+  kibench compare main/run.fused.json pr/run.fused.json --fail-if-slower 3
+  kibench compare runs/a/ runs/b/ imported/liger-row/ --format markdown >> "$GITHUB_STEP_SUMMARY"
+
+Exit codes: 0 done (gate passed), 1 regression gate failed or a digest does not match,
+2 unreadable or invalid input.)");
+  command->callback([args, &action] { action = [args] { return compare_command(*args); }; });
+}
+
+} // namespace kibench::cli

@@ -1,0 +1,146 @@
+// `kibench import liger CSV`: Liger-Kernel benchmark rows as KernelIndex
+// records, one self-contained directory per run. The import itself lives in
+// lib/importers/liger; this file parses flags and prints.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "error.hpp"
+#include "importers/liger/liger_import.hpp"
+#include "importers/record_writer.hpp"
+#include "json/canonical.hpp"
+
+namespace kibench::cli {
+namespace {
+
+using importers::liger::ImportReport;
+using importers::liger::SkipReason;
+
+struct LigerImportOptions {
+  std::string csv;
+  std::string out = "imported";
+  std::string curated;
+  bool strict = false;
+  bool json = false;
+};
+
+void print_row_messages(const ImportReport &report) {
+  for (const auto &row : report.skipped_rows) {
+    fmt::print(stderr, "{}:{}: {}: {}\n", report.source, row.line,
+               importers::liger::is_row_problem(row.reason) ? "error" : "note", row.message);
+  }
+}
+
+void print_summary(const ImportReport &report, const std::filesystem::path &out) {
+  fmt::print("{}: {} rows read\n", report.source, report.rows_read);
+  if (report.records.empty()) {
+    fmt::print("  imported  0 (nothing written)\n");
+  } else {
+    fmt::print("  imported  {} -> {}/<run name>/\n", report.records.size(), out.string());
+  }
+  fmt::print("  skipped   {}\n", report.skipped_total());
+  for (const SkipReason reason : importers::liger::kAllSkipReasons) {
+    const auto it = report.skipped.find(reason);
+    fmt::print("    {:<36}{:>6}\n", importers::liger::describe(reason),
+               it == report.skipped.end() ? 0 : it->second);
+  }
+}
+
+json::Value summary_json(const ImportReport &report, const std::filesystem::path &out) {
+  json::Object skipped;
+  for (const SkipReason reason : importers::liger::kAllSkipReasons) {
+    const auto it = report.skipped.find(reason);
+    skipped.set(std::string(importers::liger::key(reason)), it == report.skipped.end() ? 0 : it->second);
+  }
+  json::Array runs;
+  for (const auto &record : report.records) {
+    runs.emplace_back(json::Object{{"line", record.line},
+                                   {"directory", (out / record.name).string()},
+                                   {"externalId", record.external_id},
+                                   {"runDigest", record.run_digest},
+                                   {"comparisonKey", record.comparison_key}});
+  }
+  json::Array problems;
+  for (const auto &row : report.skipped_rows) {
+    problems.emplace_back(json::Object{{"line", row.line},
+                                       {"reason", std::string(importers::liger::key(row.reason))},
+                                       {"message", row.message}});
+  }
+  return json::Object{{"source", report.source},           {"out", out.string()},
+                      {"rowsRead", report.rows_read},      {"imported", report.records.size()},
+                      {"skipped", std::move(skipped)},     {"runs", std::move(runs)},
+                      {"skippedRows", std::move(problems)}};
+}
+
+int import_liger(const LigerImportOptions &options) {
+  const std::filesystem::path curated = options.curated.empty()
+                                            ? importers::liger::CuratedTables::default_directory()
+                                            : std::filesystem::path(options.curated);
+  const auto tables = importers::liger::load_jsd_family_tables(curated);
+  const ImportReport report = importers::liger::import_liger_csv(options.csv, tables);
+  print_row_messages(report);
+  if (options.strict && report.row_problems() > 0) {
+    throw InputError(fmt::format("{}: {} of {} rows skipped for a problem (above); --strict: nothing written",
+                                 report.source, report.row_problems(), report.rows_read));
+  }
+  const std::filesystem::path out(options.out);
+  if (!report.records.empty())
+    importers::write_record_directories(out, importers::liger::record_directories(report));
+  if (options.json) {
+    fmt::print("{}\n", json::pretty(summary_json(report, out)));
+  } else {
+    print_summary(report, out);
+  }
+  return 0;
+}
+
+} // namespace
+
+void add_import(CLI::App &app, Action &action) {
+  CLI::App *command =
+      app.add_subcommand("import", "Turn another benchmark's published results into KernelIndex "
+                                   "records.");
+  command->require_subcommand(1);
+  CLI::App *liger = command->add_subcommand(
+      "liger", "Import the JSD-family speed rows of Liger-Kernel's benchmark CSV (all_benchmark_data.csv).");
+  auto options = std::make_shared<LigerImportOptions>();
+  liger->add_option("CSV", options->csv, "Liger-Kernel benchmark CSV (benchmark/data/all_benchmark_data.csv)")
+      ->required();
+  liger->add_option("--out", options->out, "Directory that receives one directory per imported run")
+      ->capture_default_str();
+  liger->add_flag(
+      "--strict", options->strict,
+      "Any row skipped for a problem (malformed, unknown GPU or provider, does not bind, run name "
+      "taken) fails the import: exit 2, nothing written");
+  liger->add_flag("--json", options->json, "Print the summary as JSON (runs with digests, skipped rows)");
+  liger->add_option("--curated", options->curated,
+                    "Directory of KernelIndex's curated Liger manifests (default: $KIBENCH_LIGER_DATA, else "
+                    "lib/importers/liger/data of the source tree)");
+  liger->footer(R"(Rows of jsd, fused_linear_jsd and distill_jsd_loss become records with the digests
+KernelIndex publishes for them. Each run's directory, named after its metadata.name, holds
+run.json, workload.json, operation.json, protocol.json, environment.json,
+implementation.json and project.json; `kibench digest --verify DIR` checks it and prints
+its comparison key. Directories appear whole; nothing is written if one already exists.
+
+Memory rows, other kernels, duplicate external ids and non-finite medians are skipped
+and counted. A row with a problem (bad CSV quoting, a bad number, config JSON that does
+not parse, an unknown GPU or provider, values that do not bind the kernel's operation)
+is reported as FILE:LINE, skipped and counted; the import of the other rows goes on
+unless --strict. docs/import.md has the rules.
+
+Examples:
+  kibench import liger all_benchmark_data.csv
+  kibench import liger all_benchmark_data.csv --out records/liger --strict
+  kibench import liger test/data/liger/jsd-family-rows.csv --json
+  kibench digest --verify imported/liger-distill-jsd-loss-full-torch-nvidia-h100-80gb-hbm3-hidden4096-tokens8192-vocab128256-bf16-2024-
+
+Exit codes: 0 imported (skipped rows are reported, not fatal), 2 unreadable CSV, missing
+column, an existing run directory, or any problem row with --strict (nothing written).)");
+  liger->callback([options, &action] { action = [options] { return import_liger(*options); }; });
+}
+
+} // namespace kibench::cli

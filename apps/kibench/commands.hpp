@@ -1,0 +1,21 @@
+// Each subcommand registers its flags and, when chosen, the action to run.
+// Actions return the process exit code; main() maps exceptions to codes:
+// InputError -> 2, CheckFailed -> 1, anything else -> 3.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace kibench::cli {
+
+using Action = std::function<int()>;
+
+void add_run(CLI::App &app, Action &action);
+void add_digest(CLI::App &app, Action &action);
+void add_list(CLI::App &app, Action &action);
+void add_env(CLI::App &app, Action &action);
+void add_compare(CLI::App &app, Action &action);
+void add_import(CLI::App &app, Action &action);
+
+} // namespace kibench::cli

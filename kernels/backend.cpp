@@ -1,0 +1,123 @@
+// The run pipeline's view of this machine: the registry, the environment
+// (host facts plus the GPU's when there is one), and output comparison on
+// the host or on the device.
+#include <algorithm>
+#include <limits>
+
+#include <fmt/core.h>
+
+#include <cstring>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/gpu_available.hpp"
+#include "gpu_environment.hpp"
+#include "oracle/device_compare.hpp"
+#include "registry.hpp"
+#include "run/backend.hpp"
+
+namespace kibench {
+
+namespace {
+
+std::size_t element_size(ElementType type) {
+  switch (type) {
+  case ElementType::bf16: return 2;
+  case ElementType::fp32: return 4;
+  case ElementType::fp64: return 8;
+  }
+  return 8;
+}
+
+class MachineBackend final : public Backend {
+public:
+  [[nodiscard]] std::optional<std::string> gpu_unavailable_reason() const override {
+    const auto &a = gpu::gpu_availability();
+    if (a.available) return std::nullopt;
+    return a.reason;
+  }
+
+  [[nodiscard]] EnvironmentFacts environment() const override {
+    EnvironmentFacts facts = probe_host_environment();
+    if (gpu_unavailable_reason()) return facts;
+    const gpu::GpuEnvironment g = gpu::probe_gpu_environment(0);
+    facts.labels["host_cpu"] = facts.product;
+    facts.vendor = "nvidia";
+    facts.product = g.name;
+    facts.architecture = fmt::format("sm_{}{}", g.compute_capability_major, g.compute_capability_minor);
+    facts.form_factor.clear();
+    facts.memory_bytes = g.total_memory_bytes;
+    facts.count = gpu::gpu_availability().device_count;
+    facts.driver = g.nvml_driver_version.value_or(gpu::cuda_version_string(g.driver_version));
+    facts.cuda_toolkit = gpu::cuda_version_string(g.runtime_version);
+    facts.libraries["cublaslt"] = std::to_string(g.cublaslt_version);
+    facts.ecc_enabled = g.ecc_enabled;
+    // Readings that drift between runs stay out of the identity.
+    facts.labels["sm_count"] = std::to_string(g.sm_count);
+    facts.labels["l2_bytes"] = std::to_string(g.l2_bytes);
+    if (g.max_sm_clock_mhz) facts.labels["max_sm_clock_mhz"] = std::to_string(*g.max_sm_clock_mhz);
+    if (g.max_memory_clock_mhz) facts.labels["max_memory_clock_mhz"] = std::to_string(*g.max_memory_clock_mhz);
+    if (g.sm_clock_mhz) facts.labels["sm_clock_mhz_at_probe"] = std::to_string(*g.sm_clock_mhz);
+    facts.labels["gpu_uuid"] = g.uuid;
+    facts.labels["nvml"] = g.nvml_status;
+    return facts;
+  }
+
+  [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {
+    std::vector<ImplementationEntry> out;
+    for (const auto &r : implementation_registry()) out.push_back({r.name, r.summary, r.needs_gpu, r.is_oracle});
+    return out;
+  }
+
+  [[nodiscard]] std::unique_ptr<Implementation> make(std::string_view name) const override {
+    const RegisteredImplementation *r = find_implementation(name);
+    return r ? r->make() : nullptr;
+  }
+
+  [[nodiscard]] std::vector<unsigned char> to_host_bytes(const TensorRef &t) const override {
+    const std::size_t bytes = static_cast<std::size_t>(t.count) * element_size(t.type);
+    std::vector<unsigned char> out(bytes);
+    if (bytes == 0) return out;
+    if (t.on_device) {
+      CUDA_CHECK(cudaMemcpy(out.data(), t.data, bytes, cudaMemcpyDeviceToHost));
+    } else {
+      std::memcpy(out.data(), t.data, bytes);
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::vector<ErrorStats> compare(const OutputView &out, const OutputView &ref,
+                                                bool with_gradients) const override {
+    std::vector<ErrorStats> errors{compare_scalar("loss", out.loss, ref.loss)};
+    if (!with_gradients) return errors;
+    auto one = [&](const char *name, const TensorRef &o, const TensorRef &r) {
+      if (r.empty() && o.empty()) return;
+      if (o.count != r.count) {
+        // A missing or mis-sized output is a failed check, not a crash.
+        ErrorStats missing;
+        missing.output = name;
+        missing.count = r.count;
+        missing.nonfinite = std::max(r.count, o.count);
+        missing.max_abs_error = missing.rel_l2_error = std::numeric_limits<double>::infinity();
+        errors.push_back(missing);
+        return;
+      }
+      if (o.on_device || r.on_device) {
+        errors.push_back(gpu::compare_device(name, o, r));
+      } else {
+        errors.push_back(compare_host(name, o, r));
+      }
+    };
+    one("grad_student_input", out.grad_student_input, ref.grad_student_input);
+    one("grad_student_weight", out.grad_student_weight, ref.grad_student_weight);
+    one("grad_student_bias", out.grad_student_bias, ref.grad_student_bias);
+    return errors;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> make_backend() { return std::make_unique<MachineBackend>(); }
+
+} // namespace kibench

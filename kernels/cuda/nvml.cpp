@@ -1,0 +1,138 @@
+#include "cuda/nvml.hpp"
+
+#include <array>
+#include <dlfcn.h>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+namespace kibench::gpu {
+
+namespace {
+
+// The few NVML declarations kibench needs (nvml.h is not on build machines).
+// nvmlReturn_t is a C enum (int); NVML_SUCCESS is 0.
+using NvmlDevice = void *;
+constexpr int kSuccess = 0;
+constexpr int kClockSm = 1;  // NVML_CLOCK_SM
+constexpr int kClockMem = 2; // NVML_CLOCK_MEM
+
+int clock_id(Nvml::Clock clock) {
+  return clock == Nvml::Clock::sm ? kClockSm : kClockMem;
+}
+
+} // namespace
+
+struct Nvml::Api {
+  void *library = nullptr;
+  int (*init)() = nullptr;
+  const char *(*error_string)(int) = nullptr;
+  int (*handle_by_pci_bus_id)(const char *, NvmlDevice *) = nullptr;
+  int (*clock_info)(NvmlDevice, int, unsigned *) = nullptr;
+  int (*max_clock_info)(NvmlDevice, int, unsigned *) = nullptr;
+  int (*ecc_mode)(NvmlDevice, int *, int *) = nullptr;
+  int (*driver_version)(char *, unsigned) = nullptr;
+};
+
+namespace {
+
+template <class F> bool resolve(void *library, const char *symbol, F &target) {
+  target = reinterpret_cast<F>(dlsym(library, symbol));
+  return target != nullptr;
+}
+
+// Built in place once (the Nvml object points at the Api beside it).
+struct Loaded {
+  Nvml::Api api;
+  std::optional<Nvml> nvml;
+  std::string failure;
+
+  Loaded() {
+    api.library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (api.library == nullptr) {
+      const char *error = dlerror();
+      failure = fmt::format("dlopen(libnvidia-ml.so.1): {}", error != nullptr ? error : "unknown error");
+      return;
+    }
+    // The library stays loaded for the life of the process (no dlclose):
+    // timers may read clocks until exit.
+    const bool ok = resolve(api.library, "nvmlInit_v2", api.init) &&
+                    resolve(api.library, "nvmlErrorString", api.error_string) &&
+                    resolve(api.library, "nvmlDeviceGetHandleByPciBusId_v2", api.handle_by_pci_bus_id) &&
+                    resolve(api.library, "nvmlDeviceGetClockInfo", api.clock_info) &&
+                    resolve(api.library, "nvmlDeviceGetMaxClockInfo", api.max_clock_info) &&
+                    resolve(api.library, "nvmlDeviceGetEccMode", api.ecc_mode) &&
+                    resolve(api.library, "nvmlSystemGetDriverVersion", api.driver_version);
+    if (!ok) {
+      failure = "libnvidia-ml.so.1 lacks an expected symbol";
+      return;
+    }
+    if (const int status = api.init(); status != kSuccess) {
+      failure = fmt::format("nvmlInit_v2: {}", api.error_string(status));
+      return;
+    }
+    nvml.emplace(&api);
+  }
+  Loaded(const Loaded &) = delete;
+  Loaded &operator=(const Loaded &) = delete;
+};
+
+Loaded &loaded() {
+  static Loaded instance;
+  return instance;
+}
+
+} // namespace
+
+const Nvml *Nvml::instance() {
+  Loaded &l = loaded();
+  return l.nvml ? &*l.nvml : nullptr;
+}
+
+const std::string &Nvml::load_failure() {
+  return loaded().failure;
+}
+
+void *Nvml::handle(int device) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = handles_.find(device); it != handles_.end()) return it->second;
+  std::array<char, 32> bus_id{};
+  if (cudaDeviceGetPCIBusId(bus_id.data(), static_cast<int>(bus_id.size()), device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  NvmlDevice nvml_device = nullptr;
+  if (api_->handle_by_pci_bus_id(bus_id.data(), &nvml_device) != kSuccess) return nullptr;
+  handles_.emplace(device, nvml_device);
+  return nvml_device;
+}
+
+std::optional<unsigned> Nvml::clock_mhz(int device, Clock clock) const {
+  void *h = handle(device);
+  unsigned mhz = 0;
+  if (h == nullptr || api_->clock_info(h, clock_id(clock), &mhz) != kSuccess) return std::nullopt;
+  return mhz;
+}
+
+std::optional<unsigned> Nvml::max_clock_mhz(int device, Clock clock) const {
+  void *h = handle(device);
+  unsigned mhz = 0;
+  if (h == nullptr || api_->max_clock_info(h, clock_id(clock), &mhz) != kSuccess) return std::nullopt;
+  return mhz;
+}
+
+std::optional<bool> Nvml::ecc_enabled(int device) const {
+  void *h = handle(device);
+  int current = 0, pending = 0;
+  if (h == nullptr || api_->ecc_mode(h, &current, &pending) != kSuccess) return std::nullopt;
+  return current != 0;
+}
+
+std::optional<std::string> Nvml::driver_version() const {
+  std::array<char, 96> version{};
+  if (api_->driver_version(version.data(), static_cast<unsigned>(version.size())) != kSuccess)
+    return std::nullopt;
+  return std::string(version.data());
+}
+
+} // namespace kibench::gpu

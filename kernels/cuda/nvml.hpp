@@ -1,0 +1,40 @@
+// NVML, loaded at run time with dlopen("libnvidia-ml.so.1"). kibench does
+// not link it: machines without a driver (CI) have no such library, and
+// every reading here is optional. Devices are found by PCI bus id, which
+// is the same for CUDA and NVML whatever CUDA_VISIBLE_DEVICES says.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace kibench::gpu {
+
+class Nvml {
+public:
+  // The process-wide instance, or nullptr when NVML cannot be loaded or
+  // initialized (the reason is in load_failure()).
+  static const Nvml *instance();
+  static const std::string &load_failure();
+
+  enum class Clock { sm, memory };
+  // Current and maximum clocks in MHz of the CUDA device `device`.
+  [[nodiscard]] std::optional<unsigned> clock_mhz(int device, Clock clock) const;
+  [[nodiscard]] std::optional<unsigned> max_clock_mhz(int device, Clock clock) const;
+  // Current ECC mode; nullopt where the device has no ECC or NVML says nothing.
+  [[nodiscard]] std::optional<bool> ecc_enabled(int device) const;
+  [[nodiscard]] std::optional<std::string> driver_version() const;
+
+  struct Api; // the resolved entry points (nvml.cpp)
+  explicit Nvml(const Api *api) : api_(api) {}
+
+private:
+  // NVML's handle for a CUDA device, looked up once (timers ask per sample).
+  [[nodiscard]] void *handle(int device) const;
+  const Api *api_;
+  mutable std::mutex mutex_;
+  mutable std::map<int, void *> handles_;
+};
+
+} // namespace kibench::gpu

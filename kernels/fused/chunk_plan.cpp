@@ -1,0 +1,81 @@
+#include "fused/chunk_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cuda/device_allocator.hpp"
+
+namespace kibench::gpu::fused {
+
+namespace {
+
+std::uint64_t allocated(std::uint64_t bytes) {
+  return DeviceAllocator::rounded(bytes);
+}
+
+std::uint64_t u64(std::int64_t n) {
+  return static_cast<std::uint64_t>(n);
+}
+
+// The teacher buffer later holds the chunk's fp32 grad x [R, Hs].
+std::uint64_t teacher_row_bytes(const ChunkShape &s) {
+  return std::max(2 * u64(logits_stride(s.vocab)), 4 * u64(s.student_hidden));
+}
+
+std::uint64_t fixed_bytes(const ChunkShape &s) {
+  return allocated(kCublasWorkspaceBytes) + allocated(4 * u64(s.vocab) * u64(s.student_hidden)) +
+         allocated(4 * u64(s.tokens)) + allocated(64) /* N */ + 4 * allocated(4 * u64(s.tokens)) +
+         allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1));
+}
+
+} // namespace
+
+std::int64_t logits_stride(std::int64_t vocab) {
+  return (vocab + 63) / 64 * 64;
+}
+
+std::uint64_t workspace_bytes(const ChunkShape &s, std::int64_t rows) {
+  const std::uint64_t r = u64(rows);
+  return fixed_bytes(s) + allocated(r * 2 * u64(logits_stride(s.vocab))) +
+         allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0);
+}
+
+std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_bytes,
+                                     std::uint64_t available_bytes, std::int64_t forced_rows,
+                                     std::string *why) {
+  const auto fail = [&](std::string reason) -> std::optional<ChunkPlan> {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (s.tokens <= 0 || s.vocab <= 0 || s.student_hidden <= 0) return fail("empty shape");
+  const std::int64_t cap = std::min(s.tokens, kMaxChunkRows);
+
+  std::int64_t rows = 0;
+  if (forced_rows > 0) {
+    rows = std::min(forced_rows, cap);
+  } else {
+    // Per-row bytes, with the allocator's rounding as slack (3 buffers x 512).
+    const std::uint64_t per_row =
+        2 * u64(logits_stride(s.vocab)) + teacher_row_bytes(s) + (s.student_bias ? 2 : 0);
+    const std::uint64_t limit = std::min(budget_bytes, available_bytes);
+    const std::uint64_t fixed = fixed_bytes(s) + 3 * 512;
+    if (limit <= fixed + per_row)
+      return fail(fmt::format("the fused workspace needs {:.2f} GiB for one token row; {:.2f} GiB allowed",
+                              static_cast<double>(fixed + per_row) / (1u << 30),
+                              static_cast<double>(limit) / (1u << 30)));
+    const auto largest =
+        static_cast<std::int64_t>(std::min<std::uint64_t>((limit - fixed) / per_row, u64(cap)));
+    const std::int64_t chunks = (s.tokens + largest - 1) / largest;
+    const std::int64_t even = (s.tokens + chunks - 1) / chunks;
+    rows = std::min({(even + 127) / 128 * 128, largest, cap});
+  }
+  ChunkPlan plan;
+  plan.rows = rows;
+  plan.chunks = (s.tokens + rows - 1) / rows;
+  plan.ld = logits_stride(s.vocab);
+  plan.workspace_bytes = workspace_bytes(s, rows);
+  return plan;
+}
+
+} // namespace kibench::gpu::fused

@@ -1,0 +1,390 @@
+// The `fused` implementation: buffers, chunk loop and bookkeeping around the
+// row kernel (row_loss.cu). fused_implementation.hpp has the data flow.
+//
+// Why the gradients leave the GEMMs in fp32 and are divided by N only then:
+// the row kernel writes G' = N G (less the one-hot term, one_hot.hpp) in
+// bf16, each entry rounded relative to itself whatever N is. Folding 1/N
+// into the bf16 rows and again rounding the bf16 GEMM results would round
+// twice; when N is no power of two that is up to 2e-3 relative, the whole
+// error budget. N lives on the device, so the division happens in the
+// fp32 -> bf16 conversions, which round each output element exactly once.
+#include "fused/fused_implementation.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <fmt/format.h>
+
+#include "cuda/cublaslt.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_event_timer.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/gpu_available.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda/stream.hpp"
+#include "fused/loss_sum.hpp"
+#include "fused/one_hot.hpp"
+#include "fused/row_loss.hpp"
+#include "fused/scaled_convert.hpp"
+#include "fused/token_count.hpp"
+#include "impl/cpu_common.hpp"
+#include "inputs/device_inputs.hpp"
+#include "inputs/input_set.hpp"
+
+namespace kibench {
+
+namespace {
+
+using gpu::DeviceAllocator;
+using gpu::DeviceBuffer;
+using gpu::MemoryTag;
+using bf16 = __nv_bfloat16;
+
+// Left free for the driver, cuBLASLt's internal state and the harness.
+constexpr std::uint64_t kFreeMemoryMargin = std::uint64_t{512} << 20;
+constexpr std::uint16_t kBf16One = 0x3F80;
+
+std::uint64_t u64(std::int64_t n) {
+  return static_cast<std::uint64_t>(n);
+}
+std::size_t count(std::int64_t n) {
+  return static_cast<std::size_t>(n);
+}
+
+// Asks the GPU (for the sort's scratch size): call with a device present.
+gpu::fused::ChunkShape shape_of(const Workload &w) {
+  return {.tokens = w.tokens,
+          .vocab = w.vocab,
+          .student_hidden = w.student_hidden,
+          .student_bias = w.student_bias.has_value(),
+          .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab)};
+}
+
+// grad x_s, grad W_s (bf16), grad b_s (fp32), the loss (fp64).
+std::uint64_t output_bytes(const Workload &w) {
+  const auto T = u64(w.tokens), V = u64(w.vocab), Hs = u64(w.student_hidden);
+  return 2 * T * Hs + 2 * V * Hs + (w.student_bias ? 4 * V : 0) + 8;
+}
+
+std::uint64_t device_free_bytes() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+class FusedImplementation final : public Implementation {
+public:
+  explicit FusedImplementation(FusedOptions options) : options_(options) {}
+  ~FusedImplementation() override { release(); }
+  FusedImplementation(const FusedImplementation &) = delete;
+  FusedImplementation &operator=(const FusedImplementation &) = delete;
+
+  [[nodiscard]] std::string name() const override { return "fused"; }
+
+  [[nodiscard]] json::Value revision() const override {
+    using json::Array;
+    using json::Object;
+    return Object{
+        {"apiVersion", "kernelindex.dev/v1alpha1"},
+        {"kind", "ImplementationRevision"},
+        {"metadata",
+         Object{{"name", "kibench-fused"},
+                {"title", "kibench fused chunked distillation loss (CUDA)"},
+                {"description",
+                 "Token chunks through cuBLASLt bf16 logit GEMMs, one cluster-per-row kernel that computes "
+                 "both log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, "
+                 "and grad GEMMs accumulating grad W in fp32; never holds a [T, V] matrix."}}},
+        {"spec",
+         Object{
+             {"projectRevision", Object{{"version", KIBENCH_VERSION}}},
+             {"operation", Object{{"specDigest", cpu::kDistillJsdLossOperationDigest}}},
+             {"callable", Object{{"language", "cuda"},
+                                 {"path", "kernels/fused/fused_implementation.cpp"},
+                                 {"symbol", "kibench::make_fused"},
+                                 {"interface", "kibench_implementation"}}},
+             {"support", Object{{"hardwareArchitectures", Array{"sm_90a"}},
+                                {"dtypes", Array{"bf16"}},
+                                {"layouts", Array{"row_major"}}}},
+             {"licensing", Object{}},
+         }},
+    };
+  }
+
+  [[nodiscard]] bool needs_gpu() const override { return true; }
+
+  [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
+    if (!gpu::gpu_available()) return fmt::format("no GPU: {}", gpu::gpu_availability().reason);
+    if (w.dtype != FloatType::bf16) return "fused computes bf16 workloads only";
+    if (w.scalars.temperature == 0.0 || !(w.scalars.beta >= 0.0 && w.scalars.beta <= 1.0))
+      return "temperature must be nonzero and beta in [0, 1]";
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (const std::int64_t max_vocab = gpu::fused::row_loss_max_vocab(device); w.vocab > max_vocab)
+      return fmt::format("vocabulary {} exceeds the {} one cluster of the row kernel holds", w.vocab,
+                         max_vocab);
+    if (w.student_hidden > std::numeric_limits<int>::max() || w.tokens >= std::numeric_limits<int>::max())
+      return "student hidden size or token count beyond int32";
+    // Inputs may not be on the device yet: count them as still to come.
+    const std::uint64_t needed = cpu::planned_input_bytes(w) + output_bytes(w) + kFreeMemoryMargin;
+    const std::uint64_t free_bytes = device_free_bytes();
+    std::string why;
+    if (free_bytes <= needed || !gpu::fused::plan_chunks(shape_of(w), options_.workspace_budget,
+                                                         free_bytes - needed, options_.chunk_rows, &why))
+      return fmt::format("not enough device memory: {}", why.empty() ? "inputs and outputs alone" : why);
+    return std::nullopt;
+  }
+
+  void prepare(const Workload &w, InputSet &inputs) override {
+    release();
+    CUDA_CHECK(cudaGetDevice(&device_));
+    inputs_ = &gpu::device_inputs(inputs);
+    workload_ = &w;
+
+    const gpu::fused::ChunkShape shape = shape_of(w);
+    const std::uint64_t free_bytes = device_free_bytes();
+    const std::uint64_t reserved = output_bytes(w) + kFreeMemoryMargin;
+    std::string why;
+    const auto plan =
+        gpu::fused::plan_chunks(shape, options_.workspace_budget,
+                                free_bytes > reserved ? free_bytes - reserved : 0, options_.chunk_rows, &why);
+    if (!plan) throw std::runtime_error(fmt::format("fused: {}", why));
+    plan_ = *plan;
+
+    const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden, R = plan_.rows;
+    allocator_ = std::make_unique<DeviceAllocator>("fused");
+    flush_allocator_ = std::make_unique<DeviceAllocator>("fused-l2-flush");
+    stream_ = std::make_unique<gpu::Stream>();
+    blas_ = std::make_unique<gpu::CublasLt>(*allocator_, gpu::fused::kCublasWorkspaceBytes);
+    l2_flush_ = std::make_unique<gpu::L2Flush>(*flush_allocator_, device_);
+
+    grad_input_ = DeviceBuffer<bf16>(*allocator_, count(T * Hs), MemoryTag::output);
+    grad_weight_ = DeviceBuffer<bf16>(*allocator_, count(V * Hs), MemoryTag::output);
+    if (w.student_bias) grad_bias_ = DeviceBuffer<float>(*allocator_, count(V), MemoryTag::output);
+    loss_ = DeviceBuffer<double>(*allocator_, 1, MemoryTag::output);
+
+    grad_weight_sum_ = DeviceBuffer<float>(*allocator_, count(V * Hs));
+    student_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * plan_.ld));
+    // Holds z_t, then (as fp32) the chunk's grad x.
+    teacher_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * std::max(plan_.ld, 2 * Hs)));
+    row_loss_ = DeviceBuffer<float>(*allocator_, count(T));
+    token_count_ = DeviceBuffer<gpu::fused::TokenCount>(*allocator_, 1);
+    for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_})
+      *buffer = DeviceBuffer<std::int32_t>(*allocator_, count(T));
+    // Never empty: a null scratch pointer would make the sort a size query.
+    sort_temp_ = DeviceBuffer<std::byte>(*allocator_, std::max<std::size_t>(shape.sort_temp_bytes, 1));
+    order_ = {sort_keys_.data(),     sort_tokens_.data(), sorted_keys_.data(),
+              sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
+    if (w.student_bias) {
+      ones_ = DeviceBuffer<bf16>(*allocator_, count(R));
+      const std::vector<std::uint16_t> host(count(R), kBf16One);
+      CUDA_CHECK(cudaMemcpy(ones_.data(), host.data(), ones_.bytes(), cudaMemcpyHostToDevice));
+    }
+  }
+
+  void poison_outputs() override {
+    require_prepared();
+    // All-ones bytes are NaN in bf16, fp32 and fp64 alike.
+    for (auto [pointer, bytes] : {std::pair<void *, std::size_t>{grad_input_.data(), grad_input_.bytes()},
+                                  {grad_weight_.data(), grad_weight_.bytes()},
+                                  {grad_bias_.data(), grad_bias_.bytes()},
+                                  {loss_.data(), loss_.bytes()}})
+      if (bytes != 0) CUDA_CHECK(cudaMemsetAsync(pointer, 0xFF, bytes, *stream_));
+    host_loss_ = std::numeric_limits<double>::quiet_NaN();
+  }
+
+  // Pass::backward runs the full pass: the gradient rows need the forward's
+  // row statistics, which are never stored across chunks.
+  void run(Pass pass) override {
+    require_prepared();
+    const Workload &w = *workload_;
+    const bool grads = pass != Pass::forward;
+    gpu::fused::count_valid_tokens(inputs_->target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
+                                   token_count_.data(), *stream_);
+    if (grads)
+      gpu::fused::sort_targets(inputs_->target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_,
+                               *stream_);
+    for (std::int64_t c = 0; c < plan_.chunks; ++c) {
+      const std::int64_t begin = c * plan_.rows;
+      enqueue_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
+    }
+    if (grads) {
+      gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(),
+                                          w.student_hidden, static_cast<float>(w.scalars.weight_hard),
+                                          grad_weight_sum_.data(),
+                                          grad_bias_.empty() ? nullptr : grad_bias_.data(), *stream_);
+      gpu::fused::scale_to_bf16(grad_weight_sum_.data(), grad_weight_.data(), w.vocab * w.student_hidden,
+                                token_count_.data(), *stream_);
+      if (!grad_bias_.empty())
+        gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
+    }
+    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), *stream_);
+    has_gradients_ = grads;
+  }
+
+  OutputView outputs() override {
+    require_prepared();
+    stream_->synchronize();
+    CUDA_CHECK(cudaMemcpy(&host_loss_, loss_.data(), sizeof(double), cudaMemcpyDeviceToHost));
+    OutputView view;
+    view.loss = host_loss_;
+    if (has_gradients_) {
+      view.grad_student_input = grad_input_.view();
+      view.grad_student_weight = grad_weight_.view();
+      if (!grad_bias_.empty()) view.grad_student_bias = grad_bias_.view();
+    }
+    return view;
+  }
+
+  [[nodiscard]] MemoryUse memory() const override {
+    MemoryUse use;
+    if (allocator_ == nullptr) return use;
+    use.input_bytes = inputs_->bytes();
+    use.output_bytes = allocator_->live_bytes(MemoryTag::output);
+    use.workspace_bytes = allocator_->live_bytes(MemoryTag::workspace);
+    use.peak_bytes = use.input_bytes + allocator_->peak_bytes();
+    return use;
+  }
+
+  std::unique_ptr<SampleTimer> make_timer() override {
+    require_prepared();
+    return std::make_unique<gpu::CudaEventTimer>(stream_->get(), device_);
+  }
+
+  void flush_caches() override {
+    require_prepared();
+    l2_flush_->flush(*stream_);
+  }
+
+  void release() override {
+    if (stream_ != nullptr) stream_->synchronize();
+    for (auto *buffer : {&student_logits_, &teacher_logits_, &ones_, &grad_input_, &grad_weight_})
+      buffer->reset();
+    for (auto *buffer : {&grad_weight_sum_, &row_loss_, &grad_bias_}) buffer->reset();
+    for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
+    sort_temp_.reset();
+    order_ = {};
+    loss_.reset();
+    token_count_.reset();
+    l2_flush_.reset();
+    blas_.reset();
+    stream_.reset();
+    flush_allocator_.reset();
+    allocator_.reset();
+    inputs_ = nullptr;
+    workload_ = nullptr;
+    has_gradients_ = false;
+  }
+
+private:
+  void require_prepared() const {
+    if (workload_ == nullptr) throw std::logic_error("fused: used before prepare()");
+  }
+
+  // One chunk of `rows` token rows starting at `begin`.
+  void enqueue_chunk(std::int64_t begin, std::int64_t rows, bool grads) {
+    const Workload &w = *workload_;
+    const gpu::DeviceInputs &in = *inputs_;
+    const std::int64_t V = w.vocab, H = w.hidden, Hs = w.student_hidden, ld = plan_.ld;
+    const bf16 *x_s = in.student_input.data() + begin * Hs;
+    const bf16 *x_t = in.teacher_input.data() + begin * H;
+    bf16 *logits = student_logits_.data(); // z_s, then G'
+
+    gpu::RowMajorGemm student = gpu::gemm_abt(rows, V, Hs, x_s, in.student_weight.data(), logits);
+    student.ldc = ld;
+    student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+    blas_->matmul(student, *stream_);
+    gpu::RowMajorGemm teacher =
+        gpu::gemm_abt(rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data());
+    teacher.ldc = ld;
+    teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
+    blas_->matmul(teacher, *stream_);
+
+    gpu::fused::RowLossArgs args;
+    args.student_logits = logits;
+    args.teacher_logits = teacher_logits_.data();
+    args.rows = rows;
+    args.vocab = V;
+    args.ld = ld;
+    args.target = in.target.data() + begin;
+    args.student_input = x_s;
+    args.student_weight = in.student_weight.data();
+    args.student_bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+    args.student_hidden = Hs;
+    args.row_loss = row_loss_.data() + begin;
+    args.beta = w.scalars.beta;
+    args.temperature = w.scalars.temperature;
+    args.weight_hard = w.scalars.weight_hard;
+    args.weight_soft = w.scalars.weight_soft;
+    args.ignore_index = w.scalars.ignore_index;
+    args.write_grad = grads;
+    gpu::fused::launch_row_loss(args, *stream_);
+    if (!grads) return;
+
+    const bool first = begin == 0;
+    // grad x_s rows of this chunk: fp32 into the free teacher buffer, then
+    // the one-hot term and / N.
+    auto *grad_input_sum = reinterpret_cast<float *>(teacher_logits_.data());
+    gpu::RowMajorGemm dx = gpu::gemm_ab(rows, Hs, V, logits, in.student_weight.data(), grad_input_sum);
+    dx.lda = ld;
+    dx.output_type = ElementType::fp32;
+    blas_->matmul(dx, *stream_);
+    gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + begin, rows, V, w.scalars.ignore_index,
+                                  in.student_weight.data(), Hs, static_cast<float>(w.scalars.weight_hard),
+                                  token_count_.data(), grad_input_.data() + begin * Hs, *stream_);
+
+    gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, rows, logits, x_s, grad_weight_sum_.data());
+    dw.lda = ld;
+    dw.output_type = ElementType::fp32;
+    dw.beta = first ? 0.0 : 1.0;
+    blas_->matmul(dw, *stream_);
+
+    if (!grad_bias_.empty()) {
+      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, rows, ones_.data(), logits, grad_bias_.data());
+      db.ldb = ld;
+      db.output_type = ElementType::fp32;
+      db.beta = first ? 0.0 : 1.0;
+      blas_->matmul(db, *stream_);
+    }
+  }
+
+  FusedOptions options_;
+  const Workload *workload_ = nullptr;
+  gpu::DeviceInputs *inputs_ = nullptr;
+  int device_ = 0;
+  gpu::fused::ChunkPlan plan_;
+  bool has_gradients_ = false;
+  double host_loss_ = std::numeric_limits<double>::quiet_NaN();
+
+  // Declared before everything they hand out: destroyed last.
+  std::unique_ptr<DeviceAllocator> allocator_;
+  std::unique_ptr<DeviceAllocator> flush_allocator_; // the harness's L2 flush, not our workspace
+  std::unique_ptr<gpu::Stream> stream_;
+  std::unique_ptr<gpu::CublasLt> blas_;
+  std::unique_ptr<gpu::L2Flush> l2_flush_;
+
+  DeviceBuffer<bf16> grad_input_;       // output [T, Hs]
+  DeviceBuffer<bf16> grad_weight_;      // output [V, Hs]
+  DeviceBuffer<float> grad_bias_;       // output [V], fp32: a [V] vector rounds nowhere
+  DeviceBuffer<double> loss_;           // output
+  DeviceBuffer<float> grad_weight_sum_; // sum over chunks of G'ᵀ x_s, [V, Hs]
+  DeviceBuffer<bf16> student_logits_;   // [R, ld]: z_s, then G'
+  DeviceBuffer<bf16> teacher_logits_;   // [R, ld]: z_t, then fp32 grad x [R, Hs]
+  DeviceBuffer<bf16> ones_;             // [R] for grad b as a GEMM
+  DeviceBuffer<float> row_loss_;        // [T]
+  DeviceBuffer<gpu::fused::TokenCount> token_count_;
+  DeviceBuffer<std::int32_t> sort_keys_, sort_tokens_, sorted_keys_, sorted_tokens_; // [T]
+  DeviceBuffer<std::byte> sort_temp_;
+  gpu::fused::TargetOrder order_;
+};
+
+} // namespace
+
+std::unique_ptr<Implementation> make_fused(FusedOptions options) {
+  return std::make_unique<FusedImplementation>(options);
+}
+
+} // namespace kibench

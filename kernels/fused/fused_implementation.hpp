@@ -1,0 +1,32 @@
+// `fused`: the distillation loss and its student gradients without ever
+// holding a [T, V] matrix. Token chunks of R rows run through
+//   z_s = x_s W_sᵀ (+ b_s), z_t = x_t W_tᵀ (+ b_t)   cuBLASLt, bf16 [R, V]
+//   the row kernel (row_loss.hpp)                    per-row loss terms; G' over z_s
+//   grad x_s[chunk] = (G' W_s - w_h W_s[y]) / N       fp32 GEMM, then one rounding
+//   grad W_s += G'ᵀ x_s[chunk]                        fp32 accumulator (beta = 1)
+//   grad b_s += column sums of G'                     a ones-vector GEMM (bias only)
+// where G' = N G without its one-hot term, which one_hot.hpp adds in fp32;
+// after the last chunk grad W_s and grad b_s get that term, grad W_s / N is
+// rounded once, and the loss is one fixed-order fp64 sum. chunk_plan.hpp
+// says how R is chosen (2048 rows, ~2 GiB of workspace, at the seed size).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "fused/chunk_plan.hpp"
+#include "impl/implementation.hpp"
+
+namespace kibench {
+
+struct FusedOptions {
+  // Rows per chunk; 0 picks them from the shape and free memory. Tests force
+  // small chunks so that several run on a small case.
+  std::int64_t chunk_rows = 0;
+  // Device memory the implementation may hold beyond inputs and outputs.
+  std::uint64_t workspace_budget = gpu::fused::kDefaultWorkspaceBudget;
+};
+
+std::unique_ptr<Implementation> make_fused(FusedOptions options = {});
+
+} // namespace kibench

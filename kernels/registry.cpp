@@ -1,0 +1,39 @@
+#include "registry.hpp"
+
+#include <algorithm>
+
+#include "floor/cublas_floor.hpp"
+#include "fused/fused_implementation.hpp"
+#include "impl/cpu_implementations.hpp"
+#include "oracle/oracle_fp64.hpp"
+#include "reference/reference.hpp"
+
+namespace kibench {
+
+// Factories, each defined beside its implementation.
+
+const std::vector<RegisteredImplementation> &implementation_registry() {
+  static const std::vector<RegisteredImplementation> registry = {
+      {"cpu-fp64", "fp64 oracle on the CPU (loss and student gradients; small cases)", false, true,
+       make_cpu_fp64},
+      {"cpu-reference", "torch-equivalent chain on the CPU: bf16 GEMMs, fp32 loss ops, bf16 grads", false,
+       false, make_cpu_reference},
+      {"fused", "chunked cuBLASLt GEMMs + one cluster-per-row loss/gradient kernel; never holds [T, V]", true,
+       false, [] { return make_fused(); }},
+      {"reference", "torch-equivalent chain on the GPU: full [T, V] fp32 intermediates, one kernel per op", true,
+       false, make_reference},
+      {"cublas-floor", "the four bf16 GEMMs alone (z_s, z_t, grad x_s, grad W_s): the same-run time floor", true,
+       false, make_cublas_floor},
+      {"oracle-fp64", "fp64 oracle on the GPU (token-chunked fp64 GEMMs and row math; big cases)", true, true,
+       make_oracle_fp64},
+  };
+  return registry;
+}
+
+const RegisteredImplementation *find_implementation(std::string_view name) {
+  const auto &all = implementation_registry();
+  auto it = std::find_if(all.begin(), all.end(), [&](const auto &r) { return r.name == name; });
+  return it == all.end() ? nullptr : &*it;
+}
+
+} // namespace kibench

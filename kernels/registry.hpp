@@ -1,0 +1,25 @@
+// The one place implementations are listed. Adding one: a new file that
+// defines its factory, and one line in registry.cpp.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/implementation.hpp"
+
+namespace kibench {
+
+struct RegisteredImplementation {
+  std::string name;
+  std::string summary;    // one line for `kibench list`
+  bool needs_gpu = false; // skipped, with the reason, on a machine without one
+  bool is_oracle = false; // the fp64 references the others are checked against
+  std::function<std::unique_ptr<Implementation>()> make;
+};
+
+const std::vector<RegisteredImplementation> &implementation_registry();
+const RegisteredImplementation *find_implementation(std::string_view name);
+
+} // namespace kibench

@@ -1,0 +1,186 @@
+#include "compare/compare.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "compare/ranking.hpp"
+#include "error.hpp"
+
+namespace kibench::compare {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The implementation names that make a run the default baseline, in order
+// of preference: the torch-equivalent GPU reference, then its CPU twin.
+constexpr std::string_view kDefaultBaselineNames[] = {"reference", "cpu-reference"};
+
+// Among `candidates` (indices in the order given): the first "reference",
+// else the first "cpu-reference", else the first.
+std::size_t preferred(const std::vector<ComparedRun> &runs, const std::vector<std::size_t> &candidates) {
+  for (const std::string_view name : kDefaultBaselineNames) {
+    for (const std::size_t i : candidates) {
+      if (runs[i].implementation == name) return i;
+    }
+  }
+  return candidates.front();
+}
+
+fs::path identity(const fs::path &path) {
+  std::error_code ignored;
+  fs::path canonical = fs::weakly_canonical(path, ignored);
+  return canonical.empty() ? fs::absolute(path).lexically_normal() : canonical;
+}
+
+std::string list_ids(const std::vector<ComparedRun> &runs) {
+  std::vector<std::string> ids;
+  for (const auto &run : runs) ids.push_back(run.id);
+  return fmt::format("{}", fmt::join(ids, ", "));
+}
+
+class CohortBuilder {
+public:
+  CohortBuilder(const std::vector<ComparedRun> &runs, const stats::BootstrapSettings &settings)
+      : runs_(runs), settings_(settings) {}
+
+  Cohort build(std::string key, std::vector<std::size_t> members, std::size_t anchor) {
+    Cohort cohort;
+    cohort.comparison_key = std::move(key);
+    cohort.members = std::move(members);
+    std::vector<std::size_t> rankable;
+    for (const std::size_t i : cohort.members) {
+      if (runs_[i].rankable()) rankable.push_back(i);
+    }
+    const bool holds_anchor =
+        std::find(cohort.members.begin(), cohort.members.end(), anchor) != cohort.members.end();
+    if (!rankable.empty()) {
+      cohort.baseline = holds_anchor && runs_[anchor].rankable() ? anchor : preferred(runs_, rankable);
+      cohort.reference = *cohort.baseline;
+      if (holds_anchor && *cohort.baseline != anchor) {
+        cohort.notes.push_back(fmt::format("the baseline {} cannot anchor a ranking ({}); {} is this cohort's "
+                                           "baseline",
+                                           runs_[anchor].id,
+                                           runs_[anchor].status != "passed"
+                                               ? fmt::format("status {}", runs_[anchor].status)
+                                               : runs_[anchor].raw_missing,
+                                           runs_[*cohort.baseline].id));
+      }
+    } else {
+      cohort.reference = holds_anchor ? anchor : preferred(runs_, cohort.members);
+      cohort.notes.push_back("no member is rankable (each needs status passed and raw samples): no ranking");
+    }
+
+    for (RankEntry &entry : rank_members(runs_, rankable, [&](std::size_t b, std::size_t c) {
+           return pair(b, c);
+         })) {
+      RankedMember member;
+      member.run = entry.run;
+      member.rank = entry.rank;
+      member.tier_leader = entry.tier_leader;
+      member.is_baseline = entry.run == *cohort.baseline;
+      if (!member.is_baseline) member.vs_baseline = pair(*cohort.baseline, entry.run);
+      cohort.ranking.push_back(std::move(member));
+    }
+    for (const std::size_t i : cohort.members) {
+      if (!runs_[i].rankable()) cohort.not_ranked.push_back(view_pair(runs_, cohort.reference, i));
+    }
+    return cohort;
+  }
+
+private:
+  // Each ordered pair is bootstrapped once (ranking and baseline
+  // comparisons often ask for the same one).
+  PairComparison pair(std::size_t baseline, std::size_t candidate) {
+    const auto key = std::make_pair(baseline, candidate);
+    auto found = cache_.find(key);
+    if (found == cache_.end())
+      found = cache_.emplace(key, compare_pair(runs_[baseline], runs_[candidate], settings_)).first;
+    return found->second;
+  }
+
+  const std::vector<ComparedRun> &runs_;
+  const stats::BootstrapSettings &settings_;
+  std::map<std::pair<std::size_t, std::size_t>, PairComparison> cache_;
+};
+
+} // namespace
+
+const Cohort &CompareReport::cohort_of(std::size_t run) const {
+  for (const Cohort &cohort : cohorts) {
+    if (std::find(cohort.members.begin(), cohort.members.end(), run) != cohort.members.end()) return cohort;
+  }
+  throw std::out_of_range("CompareReport::cohort_of: run in no cohort");
+}
+
+std::vector<std::size_t> select_runs(const std::vector<ComparedRun> &runs, std::string_view selector) {
+  std::vector<std::size_t> out;
+  const bool digest_prefix = selector.starts_with("sha256:") && selector.size() >= std::string_view("sha256:").size() + 8;
+  std::error_code error;
+  const bool is_path = fs::exists(fs::path(selector), error);
+  const fs::path wanted = is_path ? identity(fs::path(selector)) : fs::path{};
+  const bool is_directory = is_path && fs::is_directory(wanted, error);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const ComparedRun &run = runs[i];
+    bool match = run.id == selector || run.implementation == selector || run.name == selector ||
+                 (digest_prefix && run.digest.starts_with(selector));
+    if (!match && is_path) {
+      const fs::path file = identity(run.file);
+      match = is_directory ? file.parent_path() == wanted : file == wanted;
+    }
+    if (match) out.push_back(i);
+  }
+  return out;
+}
+
+CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &options) {
+  if (runs.empty()) throw InputError("compare: no run to compare");
+  CompareReport report;
+  report.runs = std::move(runs);
+  report.bootstrap = options.bootstrap;
+
+  std::vector<std::size_t> everyone(report.runs.size());
+  for (std::size_t i = 0; i < everyone.size(); ++i) everyone[i] = i;
+  if (options.baseline) {
+    const auto matches = select_runs(report.runs, *options.baseline);
+    if (matches.empty())
+      throw InputError(fmt::format("--baseline {}: names none of the runs given ({})", *options.baseline,
+                                   list_ids(report.runs)));
+    report.anchor = preferred(report.runs, matches);
+    report.anchor_choice = matches.size() == 1 ? fmt::format("--baseline {}", *options.baseline)
+                                               : fmt::format("--baseline {} (names {} runs; the first given)",
+                                                             *options.baseline, matches.size());
+  } else {
+    report.anchor = preferred(report.runs, everyone);
+    const std::string &name = report.runs[report.anchor].implementation;
+    const bool by_name = std::find(std::begin(kDefaultBaselineNames), std::end(kDefaultBaselineNames), name) !=
+                         std::end(kDefaultBaselineNames);
+    report.anchor_choice = by_name ? fmt::format("the run named {}", name) : "the first run given";
+  }
+
+  // Cohorts in the order their first member was given.
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (const std::size_t i : everyone) {
+    const std::string &key = report.runs[i].comparison_key;
+    if (!members.contains(key)) keys.push_back(key);
+    members[key].push_back(i);
+  }
+  CohortBuilder builder(report.runs, report.bootstrap);
+  for (const auto &key : keys) report.cohorts.push_back(builder.build(key, members[key], report.anchor));
+
+  const std::string &anchor_key = report.runs[report.anchor].comparison_key;
+  for (const std::size_t i : everyone) {
+    if (report.runs[i].comparison_key != anchor_key)
+      report.not_comparable.push_back(view_pair(report.runs, report.anchor, i));
+  }
+  if (options.fail_if_slower_percent)
+    report.gate = evaluate_gate(report, *options.fail_if_slower_percent);
+  return report;
+}
+
+} // namespace kibench::compare

@@ -1,0 +1,32 @@
+// `kibench compare` as a library call: group runs into cohorts by
+// comparison key, choose baselines, rank each cohort, describe what cannot
+// be ranked, and apply the regression gate. docs/compare.md has the
+// algorithm in full.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compare/compare_report.hpp"
+#include "compare/compared_run.hpp"
+#include "stats/bootstrap.hpp"
+
+namespace kibench::compare {
+
+struct CompareOptions {
+  std::optional<std::string> baseline; // a selector (see select_runs)
+  stats::BootstrapSettings bootstrap;
+  std::optional<double> fail_if_slower_percent;
+};
+
+// The runs a --baseline selector names: its id, implementation name, run
+// metadata.name, run digest (or a prefix of at least "sha256:" + 8 hex),
+// or a path: the run file itself or a directory holding it.
+std::vector<std::size_t> select_runs(const std::vector<ComparedRun> &runs, std::string_view selector);
+
+// InputError when --baseline names no run.
+CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &options);
+
+} // namespace kibench::compare

@@ -1,0 +1,49 @@
+// Everything `kibench compare` found, as data: the printers (table,
+// markdown, json) only format it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/compared_run.hpp"
+#include "compare/pair_comparison.hpp"
+#include "compare/pair_view.hpp"
+#include "compare/regression_gate.hpp"
+#include "stats/bootstrap.hpp"
+
+namespace kibench::compare {
+
+struct RankedMember {
+  std::size_t run = 0;
+  std::size_t rank = 1;
+  std::size_t tier_leader = 0;
+  bool is_baseline = false;
+  std::optional<PairComparison> vs_baseline; // absent for the baseline itself
+};
+
+// Runs that share one comparison key.
+struct Cohort {
+  std::string comparison_key;
+  std::vector<std::size_t> members;    // in the order given
+  std::optional<std::size_t> baseline; // the rankable member candidates are measured against
+  std::size_t reference = 0;           // who unranked members are described against (the baseline if any)
+  std::vector<RankedMember> ranking;   // fastest first
+  std::vector<PairView> not_ranked;    // members that are not rankable, against `reference`
+  std::vector<std::string> notes;
+};
+
+struct CompareReport {
+  std::vector<ComparedRun> runs;
+  std::size_t anchor = 0;    // the baseline run (--baseline, else "reference"/"cpu-reference", else the first)
+  std::string anchor_choice; // how it was chosen, in words
+  std::vector<Cohort> cohorts;
+  std::vector<PairView> not_comparable; // each run outside the anchor's cohort, against the anchor
+  stats::BootstrapSettings bootstrap;
+  std::optional<GateResult> gate;
+
+  [[nodiscard]] const Cohort &cohort_of(std::size_t run) const;
+};
+
+} // namespace kibench::compare

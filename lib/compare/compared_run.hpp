@@ -1,0 +1,60 @@
+// One BenchmarkRun as compare sees it: its identity, the digests that make
+// up its comparison key, what its protocol says about effects and
+// interleaving, and its raw samples when it has them (an imported record
+// has only the median its source reported).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/harness.hpp"
+#include "json/value.hpp"
+
+namespace kibench::compare {
+
+struct RawSeries {
+  std::filesystem::path file; // the raw samples file, digest already verified
+  std::string invocation;     // shared by every run of one interleaved `kibench run`
+  std::vector<Sample> samples;
+
+  [[nodiscard]] std::vector<double> nanoseconds() const;
+};
+
+struct ComparedRun {
+  std::string id;             // unique, short: the implementation, "[k]" appended when repeated
+  std::string implementation; // labels.implementation, else the ImplementationRevision's name
+  std::string name;           // metadata.name of the run
+  std::string label;          // where it was read: "dir/run.fused.json", "batch.json#2"
+  std::filesystem::path file;
+  std::size_t argument = 0; // index of the RUN argument it came from
+  std::string digest;       // the run's identity digest
+  std::string status;
+
+  // The comparison key and its parts.
+  std::string operation_digest, workload_digest, protocol_digest, environment_digest, implementation_digest;
+  json::Value correctness; // the WorkloadCase's spec.correctness
+  std::string metric;      // "latency:median:ns"
+  std::string comparison_key;
+
+  // Names for people; the digests above decide.
+  std::string workload_name, environment_name, protocol_name;
+  std::string protocol_family; // BenchmarkProtocol spec.comparability.family
+  std::string upstream_source; // spec.sourceNative.source of an imported record; "" for our own
+
+  double minimum_effect = 0.01;         // relative; from the protocol's notes, else 1 %
+  bool minimum_effect_stated = false;   // false: the 1 % default
+  bool interleaved = true;              // the protocol interleaves implementations round by round
+
+  std::optional<double> median_ns; // from the raw samples, else as reported
+  std::optional<RawSeries> raw;
+  std::string raw_missing; // why there are no raw samples (empty when there are)
+  std::vector<std::string> caveats;
+
+  // Rankable: passed its correctness check and has samples to resample.
+  [[nodiscard]] bool rankable() const { return status == "passed" && raw.has_value(); }
+};
+
+} // namespace kibench::compare

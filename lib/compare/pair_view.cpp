@@ -1,0 +1,57 @@
+#include "compare/pair_view.hpp"
+
+#include <fmt/core.h>
+
+namespace kibench::compare {
+namespace {
+
+bool same_harness(const ComparedRun &a, const ComparedRun &b) {
+  if (!a.upstream_source.empty() && a.upstream_source == b.upstream_source) return true;
+  if (!a.protocol_family.empty() && a.protocol_family == b.protocol_family) return true;
+  return a.protocol_digest == b.protocol_digest;
+}
+
+} // namespace
+
+std::string_view to_string(ViewProfile profile) {
+  switch (profile) {
+  case ViewProfile::none: return "none";
+  case ViewProfile::source_native: return "source_native";
+  case ViewProfile::compatible_workload: return "compatible_workload";
+  }
+  return "none";
+}
+
+PairView view_pair(const std::vector<ComparedRun> &runs, std::size_t anchor, std::size_t run) {
+  const ComparedRun &a = runs[anchor];
+  const ComparedRun &b = runs[run];
+  PairView out;
+  out.anchor = anchor;
+  out.run = run;
+  out.reasons = reasons_between(a, b);
+  if (a.operation_digest != b.operation_digest) return out; // nothing in common to show
+
+  out.profile = same_harness(a, b) ? ViewProfile::source_native : ViewProfile::compatible_workload;
+  if (a.median_ns && b.median_ns && *b.median_ns > 0) out.speedup = *a.median_ns / *b.median_ns;
+  if (out.profile == ViewProfile::compatible_workload) {
+    out.caveats.push_back("discovery only: the same operation measured on another workload, environment or "
+                          "protocol; the ratio is not a speedup on one problem, never a record or a ranking");
+  } else {
+    out.caveats.push_back("as the same harness reported them: a ratio without an interval, never a record or a "
+                          "ranking");
+  }
+  for (const Reason &reason : out.reasons) {
+    if (reason.code == ReasonCode::status_not_passed) {
+      out.caveats.push_back("a run that did not pass its correctness check: its time is not evidence of a "
+                            "correct result");
+    } else if (reason.code == ReasonCode::missing_raw_samples) {
+      out.caveats.push_back("without raw samples there is no interval and no noise floor: reported medians only");
+    } else if (reason.code == ReasonCode::metric_mismatch) {
+      out.caveats.push_back("the two medians summarize different primary statistics");
+    }
+  }
+  if (!out.speedup) out.caveats.push_back("no ratio: a median is missing");
+  return out;
+}
+
+} // namespace kibench::compare

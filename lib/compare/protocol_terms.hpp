@@ -1,0 +1,31 @@
+// What compare reads from a BenchmarkProtocol beyond its digest: the
+// smallest effect it calls a win and whether its samples were interleaved.
+// Both are stated in prose in spec.comparability.notes (kibench writes
+// "A difference smaller than 0.01 relative is not called a win." and
+// "interleaved round by round: yes"); other sources may write
+// "minimum effect 2 %".
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "json/value.hpp"
+
+namespace kibench::compare {
+
+inline constexpr double kDefaultMinimumEffect = 0.01;
+
+// The relative minimum effect stated in `notes`, if any: "smaller than X
+// relative" (X a fraction) or "smaller than X %" / "minimum effect [of|:] X
+// [%|relative]".
+std::optional<double> minimum_effect_in(std::string_view notes);
+
+// spec.comparability.notes of a protocol manifest ("" when absent).
+std::string_view comparability_notes(const json::Value &protocol);
+
+// False only when the notes say the samples were not interleaved
+// ("interleaved round by round: no"): then equal rounds of two runs were
+// not taken together and must not be paired.
+bool states_interleaving(std::string_view notes);
+
+} // namespace kibench::compare

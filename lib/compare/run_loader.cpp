@@ -1,0 +1,291 @@
+#include "compare/run_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "compare/protocol_terms.hpp"
+#include "digest/digest.hpp"
+#include "digest/manifest_set.hpp"
+#include "error.hpp"
+#include "harness/raw_samples.hpp"
+#include "json/parse.hpp"
+#include "stats/summary.hpp"
+
+namespace kibench::compare {
+namespace {
+
+namespace fs = std::filesystem;
+
+const json::Value *member_at(const json::Value &value, std::string_view dotted_path) {
+  const json::Value *current = &value;
+  while (current != nullptr && !dotted_path.empty()) {
+    const std::size_t dot = dotted_path.find('.');
+    current = current->find(dotted_path.substr(0, dot));
+    dotted_path = dot == std::string_view::npos ? std::string_view{} : dotted_path.substr(dot + 1);
+  }
+  return current;
+}
+
+std::string string_at(const json::Value &value, std::string_view dotted_path) {
+  const json::Value *member = member_at(value, dotted_path);
+  return member != nullptr && member->is_string() ? member->as_string() : std::string{};
+}
+
+std::size_t count_runs(const ManifestSet &set, std::size_t from) {
+  std::size_t runs = 0;
+  for (std::size_t i = from; i < set.entries().size(); ++i) runs += set.entries()[i].kind == "BenchmarkRun";
+  return runs;
+}
+
+// A run directory, or else a directory of run directories (one level).
+void add_run_directory(ManifestSet &set, const fs::path &directory) {
+  const std::size_t before = set.entries().size();
+  set.add_directory(directory);
+  if (count_runs(set, before) > 0) return;
+  std::vector<fs::path> children;
+  for (const auto &item : fs::directory_iterator(directory)) {
+    if (item.is_directory()) children.push_back(item.path());
+  }
+  std::sort(children.begin(), children.end());
+  for (const auto &child : children) set.add_directory(child);
+}
+
+class RunReader {
+public:
+  explicit RunReader(const ManifestSet &set) : set_(set) {
+    for (std::size_t i = 0; i < set.entries().size(); ++i) by_digest_.emplace(set.entries()[i].digest, i);
+  }
+
+  ComparedRun read(const ManifestEntry &entry, std::size_t argument) const {
+    const json::Value &run = entry.manifest;
+    ComparedRun out;
+    out.label = entry.label;
+    out.file = entry.file;
+    out.argument = argument;
+    out.digest = entry.digest;
+    out.name = entry.name;
+    out.status = string_at(run, "spec.status");
+    if (out.status.empty()) throw InputError(fmt::format("{}: spec.status: missing", entry.label));
+
+    const ManifestEntry &workload = resolve(entry, "spec.workloadDigest", "WorkloadCase");
+    const ManifestEntry &protocol = resolve(entry, "spec.protocolDigest", "BenchmarkProtocol");
+    const ManifestEntry &environment = resolve(entry, "spec.environmentDigest", "ExecutionEnvironment");
+    const ManifestEntry &implementation = resolve(entry, "spec.implementationDigest", "ImplementationRevision");
+
+    out.workload_digest = workload.digest;
+    out.protocol_digest = protocol.digest;
+    out.environment_digest = environment.digest;
+    out.implementation_digest = implementation.digest;
+    out.operation_digest = string_at(workload.manifest, "spec.operationSpecDigest");
+    if (out.operation_digest.empty())
+      throw InputError(fmt::format("{}: spec.operationSpecDigest: missing", workload.label));
+    const json::Value *correctness = member_at(workload.manifest, "spec.correctness");
+    if (correctness == nullptr || !correctness->is_object())
+      throw InputError(fmt::format("{}: spec.correctness: missing (the correctness policy is part of the "
+                                   "comparison key)",
+                                   workload.label));
+    out.correctness = *correctness;
+    // The metric names the primary statistic of latency in ns, as
+    // `kibench digest --verify` computes the key.
+    std::string statistic = string_at(run, "spec.timing.primaryStatistic");
+    if (statistic.empty()) statistic = string_at(protocol.manifest, "spec.measurement.primaryStatistic");
+    out.metric = fmt::format("latency:{}:ns", statistic.empty() ? "median" : statistic);
+    out.comparison_key = comparison_key(ComparisonKeyParts{.operation = out.operation_digest,
+                                                           .workload = out.workload_digest,
+                                                           .protocol = out.protocol_digest,
+                                                           .environment = out.environment_digest,
+                                                           .correctness = out.correctness,
+                                                           .metric = out.metric});
+
+    out.workload_name = workload.name.empty() ? workload.digest : workload.name;
+    out.environment_name = environment.name.empty() ? environment.digest : environment.name;
+    out.protocol_name = protocol.name.empty() ? protocol.digest : protocol.name;
+    out.protocol_family = string_at(protocol.manifest, "spec.comparability.family");
+    out.upstream_source = string_at(run, "spec.sourceNative.source");
+    const std::string_view notes = comparability_notes(protocol.manifest);
+    if (const auto effect = minimum_effect_in(notes)) {
+      out.minimum_effect = *effect;
+      out.minimum_effect_stated = true;
+    }
+    out.interleaved = states_interleaving(notes);
+
+    out.implementation = string_at(run, "metadata.labels.implementation");
+    if (out.implementation.empty()) out.implementation = implementation.name;
+    if (out.implementation.empty()) out.implementation = out.name.empty() ? out.digest.substr(0, 19) : out.name;
+
+    std::optional<double> reported;
+    if (const json::Value *median = member_at(run, "spec.timing.latencyNs.median")) {
+      reported = latency_ns(*median);
+      if (!reported)
+        throw InputError(fmt::format("{}: spec.timing.latencyNs.median: not a latency (integer ns or "
+                                     "\"<number> ns|us|µs|ms|s\")",
+                                     entry.label));
+    }
+    read_raw_samples_of(entry, out);
+    if (out.raw) {
+      out.median_ns = stats::median(out.raw->nanoseconds());
+      if (reported && std::fabs(std::round(*out.median_ns) - *reported) > 1.0) {
+        out.caveats.push_back(fmt::format("its raw samples' median ({} ns) differs from the median it reports "
+                                          "({} ns); the raw samples are used",
+                                          std::round(*out.median_ns), *reported));
+      }
+    } else {
+      out.median_ns = reported;
+    }
+    return out;
+  }
+
+private:
+  // The manifest of `kind` whose digest the run names at `field`.
+  const ManifestEntry &resolve(const ManifestEntry &run, std::string_view field, std::string_view kind) const {
+    const std::string digest = string_at(run.manifest, field);
+    if (digest.empty()) throw InputError(fmt::format("{}: {}: missing (the digest of its {})", run.label, field, kind));
+    for (auto [it, end] = by_digest_.equal_range(digest); it != end; ++it) {
+      const ManifestEntry &candidate = set_.entries()[it->second];
+      if (candidate.kind == kind) return candidate;
+    }
+    // Name the manifests of that kind beside the run: one of them with
+    // another digest means an edited file, not a missing one.
+    std::vector<std::string> beside;
+    for (const ManifestEntry *other : set_.of_kind(kind)) {
+      if (other->file.parent_path() == run.file.parent_path())
+        beside.push_back(fmt::format("{} is {}", other->label, other->digest));
+    }
+    if (!beside.empty()) {
+      throw CheckFailed(fmt::format("{}: {}: {} does not match its {} ({})", run.label, field, digest, kind,
+                                    fmt::join(beside, "; ")));
+    }
+    throw InputError(fmt::format("{}: {}: {}: no {} with this digest among the manifests given or beside them "
+                                 "(give the run's whole directory)",
+                                 run.label, field, digest, kind));
+  }
+
+  static void read_raw_samples_of(const ManifestEntry &run, ComparedRun &out) {
+    std::string_view field = "spec.timing.rawSamples";
+    const json::Value *pointer = member_at(run.manifest, field);
+    if (pointer == nullptr) {
+      field = "spec.evidence.rawSamples";
+      pointer = member_at(run.manifest, field);
+    }
+    if (pointer == nullptr) {
+      out.raw_missing = "no raw samples (spec.timing.rawSamples absent): only the median it reports";
+      return;
+    }
+    const std::string uri = string_at(*pointer, "uri");
+    const std::string digest = string_at(*pointer, "digest");
+    if (uri.empty() || digest.empty())
+      throw InputError(fmt::format("{}: {}: needs a string \"uri\" and \"digest\"", run.label, field));
+    std::string_view location = uri;
+    if (location.starts_with("file://")) {
+      location.remove_prefix(std::string_view("file://").size());
+    } else if (location.find("://") != std::string_view::npos) {
+      out.raw_missing = fmt::format("raw samples at {} are not a local file: only the median it reports", uri);
+      return;
+    }
+    fs::path path(location);
+    if (path.is_relative()) path = run.file.parent_path() / path;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(fmt::format("{}: {}.uri: cannot read {}", run.label, field, path.string()));
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (const std::string actual = sha256_digest(bytes); actual != digest) {
+      throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path.string(), actual,
+                                    field, digest, run.label));
+    }
+    RawSeries series;
+    series.file = path;
+    const Measurement measurement = read_raw_samples(json::parse(bytes, path.string()), path.string(),
+                                                     &series.invocation);
+    for (std::size_t i = 0; i < measurement.samples.size(); ++i) {
+      if (!(measurement.samples[i].ns > 0.0))
+        throw InputError(fmt::format("{}: $.samples[{}].ns: a latency must be positive", path.string(), i));
+    }
+    series.samples = measurement.samples;
+    out.raw = std::move(series);
+  }
+
+  const ManifestSet &set_;
+  std::multimap<std::string, std::size_t> by_digest_;
+};
+
+// Implementation names, made unique: a name given once stays as it is; a
+// repeated one gets the (1-based) number of its RUN argument, then a
+// sequence number if that is not enough.
+void assign_ids(std::vector<ComparedRun> &runs) {
+  std::map<std::string, std::size_t> uses;
+  for (const auto &run : runs) ++uses[run.implementation];
+  std::map<std::string, std::size_t> taken;
+  for (auto &run : runs) {
+    std::string id = run.implementation;
+    if (uses[id] > 1) id = fmt::format("{}[{}]", id, run.argument + 1);
+    const std::size_t seen = taken[id]++;
+    run.id = seen == 0 ? id : fmt::format("{}.{}", id, seen + 1);
+  }
+}
+
+} // namespace
+
+std::vector<double> RawSeries::nanoseconds() const {
+  std::vector<double> out;
+  out.reserve(samples.size());
+  for (const auto &sample : samples) out.push_back(sample.ns);
+  return out;
+}
+
+std::optional<double> latency_ns(const json::Value &value) {
+  if (value.is_number()) return value.as_number() >= 0 ? std::optional<double>(value.as_number()) : std::nullopt;
+  if (!value.is_string()) return std::nullopt;
+  static const std::regex pattern(R"(^(\d+(?:\.\d+)?)\s?(ns|us|µs|ms|s)$)");
+  std::smatch match;
+  if (!std::regex_match(value.as_string(), match, pattern)) return std::nullopt;
+  const double number = std::stod(match[1].str());
+  const std::string unit = match[2].str();
+  if (unit == "ns") return number;
+  if (unit == "us" || unit == "µs") return number * 1e3;
+  if (unit == "ms") return number * 1e6;
+  return number * 1e9;
+}
+
+std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {
+  if (arguments.empty()) throw InputError("compare: no RUN given");
+  ManifestSet set;
+  std::vector<std::size_t> argument_of; // per entry of the set
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const fs::path &path = arguments[i];
+    const std::size_t before = set.entries().size();
+    if (fs::is_directory(path)) {
+      add_run_directory(set, path);
+    } else if (fs::exists(path)) {
+      set.add_file(path);
+    } else {
+      throw InputError(fmt::format("{}: no such file or directory", path.string()));
+    }
+    if (count_runs(set, before) == 0) {
+      throw InputError(fmt::format("{}: no BenchmarkRun in it not read already (give a run manifest, a run "
+                                   "directory or an imported record directory)",
+                                   path.string()));
+    }
+    argument_of.resize(set.entries().size(), i);
+  }
+  // Neighbours after every named path, so that a named file is never
+  // demoted to one merely found beside another.
+  for (const auto &path : arguments) {
+    if (!fs::is_directory(path)) set.add_beside(path);
+  }
+
+  const RunReader reader(set);
+  std::vector<ComparedRun> runs;
+  for (std::size_t i = 0; i < argument_of.size(); ++i) {
+    const ManifestEntry &entry = set.entries()[i];
+    if (entry.kind == "BenchmarkRun") runs.push_back(reader.read(entry, argument_of[i]));
+  }
+  assign_ids(runs);
+  return runs;
+}
+
+} // namespace kibench::compare

@@ -1,0 +1,43 @@
+// What a result was measured on. Only facts that stay the same from run to
+// run on one machine enter the manifest's spec (and so its digest); readings
+// that drift (current clocks, hostnames) go into metadata labels.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "json/value.hpp"
+
+namespace kibench {
+
+struct EnvironmentFacts {
+  std::string vendor;       // "nvidia", "intel", "amd"
+  std::string product;      // "NVIDIA H200"
+  std::string architecture; // "sm_90", "x86_64"
+  std::string form_factor;  // e.g. "141GB HBM3e"; empty when unknown
+  std::optional<std::uint64_t> memory_bytes;
+  int count = 1;
+
+  std::string operating_system; // "Ubuntu 24.04.1 LTS"
+  std::string kernel;           // uname -r
+  std::string driver;           // GPU driver
+  std::string cuda_toolkit;     // CUDA runtime version
+  std::string compiler;         // the compiler kibench was built with
+  std::map<std::string, std::string> libraries; // cublaslt, fmt, libsodium, simdjson, kibench
+
+  std::optional<bool> ecc_enabled;
+  std::optional<bool> persistence_mode;
+  bool clocks_locked = false; // kibench never locks clocks
+
+  std::map<std::string, std::string> labels; // drifting readings (metadata only)
+};
+
+// Facts about the host: CPU, OS, kernel, compiler and library versions.
+EnvironmentFacts probe_host_environment();
+
+// The ExecutionEnvironment manifest (schema-valid).
+json::Value environment_manifest(const EnvironmentFacts &facts);
+
+} // namespace kibench

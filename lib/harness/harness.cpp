@@ -1,0 +1,108 @@
+#include "harness/harness.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "harness/stopping_rule.hpp"
+
+namespace kibench {
+
+namespace {
+
+struct Lane {
+  Implementation *impl;
+  std::unique_ptr<SampleTimer> timer;
+  StoppingRule rule;
+  Measurement result;
+};
+
+double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample) {
+  if (settings.cold) lane.impl->flush_caches();
+  lane.impl->before_sample(settings.pass);
+  lane.timer->start();
+  lane.impl->run(settings.pass);
+  lane.timer->stop();
+  sample.ns = lane.timer->elapsed_ns();
+  sample.clock_mhz = lane.timer->clock_mhz();
+  return sample.ns;
+}
+
+void flag_throttled(Measurement &m, double threshold) {
+  double highest = 0.0;
+  for (const auto &s : m.samples)
+    if (s.clock_mhz) highest = std::max(highest, *s.clock_mhz);
+  for (auto &s : m.samples) s.throttled = s.clock_mhz && *s.clock_mhz < threshold * highest;
+}
+
+} // namespace
+
+std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
+                                 const ProtocolSettings &settings, const ProgressCallback &progress) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<Lane> lanes;
+  lanes.reserve(implementations.size());
+  for (Implementation *impl : implementations) {
+    Lane lane{impl, impl->make_timer(), StoppingRule(settings), {}};
+    lane.result.implementation = impl->name();
+    lane.result.timer = lane.timer->name();
+    lanes.push_back(std::move(lane));
+  }
+  for (auto &lane : lanes) {
+    for (std::size_t i = 0; i < settings.warmup_runs; ++i) {
+      Sample discarded;
+      take_sample(lane, settings, discarded);
+    }
+  }
+
+  // Interleaved: one sample per unfinished lane per round. Not interleaved:
+  // each lane runs to completion in turn.
+  auto sample_lane = [&](Lane &lane, std::size_t round) {
+    Sample s;
+    s.round = round;
+    lane.rule.add_sample(take_sample(lane, settings, s));
+    lane.result.samples.push_back(s);
+    if (progress) {
+      Progress p;
+      p.implementation = lane.result.implementation;
+      p.sample = lane.result.samples.size();
+      p.round = round;
+      p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      // Left: the remaining minimum samples of the slowest lane, at its mean.
+      for (const auto &l : lanes) {
+        if (l.rule.finished() || l.result.samples.empty()) continue;
+        double mean_s = 0;
+        for (const auto &x : l.result.samples) mean_s += x.ns * 1e-9;
+        mean_s /= static_cast<double>(l.result.samples.size());
+        const double remaining = static_cast<double>(settings.min_samples) -
+                                 static_cast<double>(std::min(settings.min_samples, l.result.samples.size()));
+        p.estimated_left_s = std::max(p.estimated_left_s, remaining * mean_s * static_cast<double>(lanes.size()));
+      }
+      progress(p);
+    }
+  };
+  if (settings.interleave) {
+    for (std::size_t round = 0;; ++round) {
+      bool any = false;
+      for (auto &lane : lanes) {
+        if (lane.rule.finished()) continue;
+        any = true;
+        sample_lane(lane, round);
+      }
+      if (!any) break;
+    }
+  } else {
+    for (auto &lane : lanes)
+      for (std::size_t round = 0; !lane.rule.finished(); ++round) sample_lane(lane, round);
+  }
+
+  std::vector<Measurement> results;
+  for (auto &lane : lanes) {
+    lane.result.stop_reason = lane.rule.reason();
+    flag_throttled(lane.result, settings.throttle_fraction);
+    results.push_back(std::move(lane.result));
+  }
+  return results;
+}
+
+} // namespace kibench

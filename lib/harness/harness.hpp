@@ -1,0 +1,43 @@
+// The timing loop: warm-up, then rounds in which every unfinished
+// implementation takes one sample (interleaved, so a later compare can pair
+// sample k of A with sample k of B: both saw the same machine state).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/protocol_settings.hpp"
+#include "impl/implementation.hpp"
+
+namespace kibench {
+
+struct Sample {
+  double ns = 0.0;
+  std::optional<double> clock_mhz;
+  std::size_t round = 0; // interleave index: the round this sample was taken in
+  bool throttled = false;
+};
+
+struct Measurement {
+  std::string implementation;
+  std::vector<Sample> samples;
+  std::string stop_reason;
+  std::string timer;
+};
+
+struct Progress {
+  std::string implementation;
+  std::size_t sample = 0;     // samples taken by this implementation so far
+  std::size_t round = 0;
+  double elapsed_s = 0.0;
+  double estimated_left_s = 0.0; // rough: from the slowest unfinished implementation
+};
+
+using ProgressCallback = std::function<void(const Progress &)>;
+
+std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
+                                 const ProtocolSettings &settings, const ProgressCallback &progress = {});
+
+} // namespace kibench

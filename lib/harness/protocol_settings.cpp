@@ -1,0 +1,29 @@
+#include "harness/protocol_settings.hpp"
+
+#include <fmt/core.h>
+
+#include "json/canonical.hpp"
+
+namespace kibench {
+
+std::string ProtocolSettings::describe() const {
+  const std::string cache = cold ? "the GPU L2 cache flushed (a write of twice its size) before every sample"
+                                 : "caches left warm between samples";
+  return fmt::format(
+      "Timed: the {} pass, one invocation per sample, with {} ({}). {} untimed warm-up invocations first. "
+      "Sampling stops when the median's relative standard error (1.4826·MAD/median/sqrt(n)) is at most {} "
+      "after at least {} samples and {} s of sampled time, or at {} samples, or after {} s. Samples of "
+      "several implementations are interleaved round by round: {}. Samples whose SM clock is under {} of "
+      "the highest clock seen are flagged as throttled and kept. Every output is checked against the fp64 "
+      "oracle before timing; inputs are generated once, deterministically (Philox4x32-10). A difference "
+      "smaller than {} relative is not called a win.",
+      to_string(pass), timer, cache, warmup_runs, json::format_number(max_noise), min_samples,
+      json::format_number(min_time_s), max_samples, json::format_number(timeout_s), interleave ? "yes" : "no",
+      json::format_number(throttle_fraction), json::format_number(minimum_effect));
+}
+
+std::string ProtocolSettings::family() const {
+  return fmt::format("kibench_{}_{}_{}", timer, cold ? "cold" : "hot", to_string(pass));
+}
+
+} // namespace kibench

@@ -1,0 +1,33 @@
+// Every knob of the measurement, recorded in the BenchmarkProtocol so a
+// reader knows exactly how a number was taken.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "impl/implementation.hpp"
+
+namespace kibench {
+
+struct ProtocolSettings {
+  Pass pass = Pass::full;
+  bool cold = true;                // flush the L2 before each sample (GPU)
+  std::size_t warmup_runs = 3;     // untimed invocations before sampling
+  std::size_t min_samples = 10;    // never stop before this many
+  std::size_t max_samples = 1000;  // always stop at this many
+  double min_time_s = 0.5;         // never stop before this much sampled time
+  double max_noise = 0.005;        // stop once the median's relative standard error is below this
+  double timeout_s = 60.0;         // always stop after this much wall time per implementation
+  bool interleave = true;          // A B C A B C ... rounds across implementations
+  double throttle_fraction = 0.95; // flag samples whose SM clock is below this × the max observed
+  double minimum_effect = 0.01;    // smallest relative difference compare calls a win
+  std::string timer;               // "cuda_events" or "steady_clock"
+
+  // A stable, human-readable statement of all of the above (goes into the
+  // protocol's comparability notes, and so into its digest).
+  [[nodiscard]] std::string describe() const;
+  // e.g. "kibench_cuda_events_cold_full": runs are comparable only within one.
+  [[nodiscard]] std::string family() const;
+};
+
+} // namespace kibench

@@ -1,0 +1,21 @@
+// The raw samples file written beside every BenchmarkRun and referenced from
+// it by digest (spec.timing.rawSamples): one entry per sample with its time,
+// SM clock, interleave round and throttle flag, so a compare can recompute
+// every statistic and pair samples across implementations.
+#pragma once
+
+#include <string>
+
+#include "harness/harness.hpp"
+#include "json/value.hpp"
+
+namespace kibench {
+
+inline constexpr std::string_view kRawSamplesFormat = "kibench.dev/raw-samples/v1";
+
+json::Value raw_samples_document(const Measurement &m, const std::string &invocation_id);
+
+// Reads one back (for compare); InputError naming the file on a bad one.
+Measurement read_raw_samples(const json::Value &doc, const std::string &source, std::string *invocation_id);
+
+} // namespace kibench

@@ -1,0 +1,36 @@
+#include "harness/stopping_rule.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "stats/summary.hpp"
+
+namespace kibench {
+
+StoppingRule::StoppingRule(const ProtocolSettings &settings)
+    : settings_(settings), started_(std::chrono::steady_clock::now()) {}
+
+void StoppingRule::add_sample(double ns) {
+  samples_.push_back(ns);
+  sampled_ns_ += ns;
+}
+
+double StoppingRule::relative_error() const {
+  if (samples_.size() < 2) return std::numeric_limits<double>::infinity();
+  const stats::Summary s = stats::summarize(samples_);
+  // The median's standard error is about 1.2533·sigma/sqrt(n) for normal
+  // data; sigma estimated robustly as 1.4826·MAD.
+  return 1.2533 * s.relative_noise / std::sqrt(static_cast<double>(s.count));
+}
+
+bool StoppingRule::finished() const { return !reason().empty(); }
+
+std::string StoppingRule::reason() const {
+  if (samples_.size() >= settings_.max_samples) return "max_samples";
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (elapsed >= settings_.timeout_s && samples_.size() >= 1) return "timeout";
+  if (samples_.size() < settings_.min_samples || sampled_ns_ < settings_.min_time_s * 1e9) return "";
+  return relative_error() <= settings_.max_noise ? "noise_target" : "";
+}
+
+} // namespace kibench

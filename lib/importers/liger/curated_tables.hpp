@@ -1,0 +1,58 @@
+// The manifests KernelIndex curated for Liger-Kernel's benchmarks, used
+// verbatim so imported records carry KernelIndex's digests: an OperationSpec
+// per kernel, a BenchmarkProtocol per timed pass, an ImplementationRevision
+// per (kernel, provider), a SoftwareProject per provider and an
+// ExecutionEnvironment per CSV gpu_name. data/README.md says where each
+// file comes from.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "json/value.hpp"
+
+namespace kibench::importers::liger {
+
+struct CuratedManifest {
+  json::Value manifest; // with its metadata, as curated
+  std::string digest;   // identity digest
+};
+
+class CuratedTables {
+public:
+  // Reads operation-<kernel>.json for each kernel, protocols-by-mode.json,
+  // implementations-by-kernel-provider.json, projects-by-provider.json and
+  // every environments-*.json of `directory`. Throws InputError naming the
+  // file and entry when one is missing, is not the expected kind, names a
+  // GPU twice, or when an implementation's operation.specDigest is not its
+  // kernel's OperationSpec digest.
+  static CuratedTables load(const std::filesystem::path &directory,
+                            std::span<const std::string_view> kernels);
+
+  // $KIBENCH_LIGER_DATA when set, else lib/importers/liger/data of the
+  // source tree kibench was built from.
+  static std::filesystem::path default_directory();
+
+  // nullptr when not curated.
+  [[nodiscard]] const CuratedManifest *operation(std::string_view kernel) const;
+  [[nodiscard]] const CuratedManifest *protocol(std::string_view mode) const;
+  [[nodiscard]] const CuratedManifest *implementation(std::string_view kernel,
+                                                      std::string_view provider) const;
+  [[nodiscard]] const CuratedManifest *project(std::string_view provider) const;
+  [[nodiscard]] const CuratedManifest *environment(std::string_view gpu_name) const;
+
+private:
+  using Table = std::map<std::string, CuratedManifest, std::less<>>;
+  static const CuratedManifest *lookup(const Table &table, std::string_view key);
+
+  Table operations_;
+  Table protocols_;
+  Table implementations_;
+  Table projects_;
+  Table environments_;
+};
+
+} // namespace kibench::importers::liger

@@ -1,0 +1,12 @@
+#include "inputs/input_set.hpp"
+
+#include "inputs/generate.hpp"
+
+namespace kibench {
+
+const HostInputs &InputSet::host() {
+  if (!host_) host_ = std::make_unique<HostInputs>(generate_host_inputs(workload_));
+  return *host_;
+}
+
+} // namespace kibench

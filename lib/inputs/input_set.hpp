@@ -1,0 +1,46 @@
+// The generated inputs of one workload, shared by every implementation in a
+// run: the host copy (CPU Philox) and the device copy (GPU Philox, bit-
+// identical) are each made on first use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "workload/workload.hpp"
+
+namespace kibench {
+
+// bf16 tensors as raw bit patterns, row-major.
+struct HostInputs {
+  std::vector<std::uint16_t> student_input;  // [T, Hs]
+  std::vector<std::uint16_t> student_weight; // [V, Hs]
+  std::vector<std::uint16_t> teacher_input;  // [T, H]
+  std::vector<std::uint16_t> teacher_weight; // [V, H]
+  std::vector<std::int64_t> target;          // [T]
+  std::vector<std::uint16_t> student_bias;   // [V] or empty
+  std::vector<std::uint16_t> teacher_bias;   // [V] or empty
+};
+
+class InputSet {
+public:
+  explicit InputSet(const Workload &workload) : workload_(workload) {}
+
+  [[nodiscard]] const Workload &workload() const { return workload_; }
+  // Generated on the CPU at first call.
+  const HostInputs &host();
+  [[nodiscard]] bool has_host() const { return host_ != nullptr; }
+
+  // The device copy is owned here but typed in kernels/ (device_inputs.hpp),
+  // so this library stays free of CUDA types.
+  [[nodiscard]] const std::shared_ptr<void> &device_slot() const { return device_; }
+  void set_device_slot(std::shared_ptr<void> device) { device_ = std::move(device); }
+  void release_device() { device_.reset(); }
+
+private:
+  const Workload &workload_;
+  std::unique_ptr<HostInputs> host_;
+  std::shared_ptr<void> device_;
+};
+
+} // namespace kibench

@@ -1,0 +1,34 @@
+#include "manifest/protocol_manifest.hpp"
+
+#include <fmt/core.h>
+
+#include "manifest/envelope.hpp"
+
+namespace kibench {
+
+json::Value protocol_manifest(const ProtocolSettings &s, const std::string &oracle) {
+  json::Object measurement{
+      {"timer", s.timer},
+      {"synchronization", s.timer == "cuda_events" ? "event_synchronize" : "host_blocking"},
+      {"compileIncluded", false},
+      {"setupIncluded", false},
+      {"warmupIterations", static_cast<std::uint64_t>(s.warmup_runs)},
+      {"inputRegeneration", "none"},
+      {"outlierPolicy", "none: every sample is kept; throttled samples are flagged in the raw samples"},
+      {"primaryStatistic", "median"},
+  };
+  json::Object spec{
+      {"harness", json::Object{{"name", "kibench"}, {"version", KIBENCH_VERSION}}},
+      {"measurement", std::move(measurement)},
+      {"correctness", json::Object{{"reference", fmt::format("{} (fp64 loss and gradients)", oracle)},
+                                   {"comparator", "fp64_oracle_rel_l2"}}},
+      {"devicePolicy", json::Object{{"clocksLocked", false}}},
+      {"comparability", json::Object{{"family", s.family()}, {"notes", s.describe()}}},
+  };
+  json::Object metadata{{"name", kebab(s.family())},
+                        {"title", fmt::format("kibench · {} pass · {} · {}", to_string(s.pass), s.timer,
+                                              s.cold ? "cold L2" : "warm caches")}};
+  return make_manifest("BenchmarkProtocol", std::move(metadata), std::move(spec));
+}
+
+} // namespace kibench

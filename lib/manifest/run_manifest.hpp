@@ -1,0 +1,35 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "json/value.hpp"
+#include "oracle/correctness.hpp"
+#include "stats/summary.hpp"
+
+namespace kibench {
+
+struct RunRecord {
+  std::string name;  // metadata.name
+  std::string title;
+  std::string implementation_digest, workload_digest, protocol_digest, environment_digest;
+  std::string status;       // "passed", "incorrect_numerical", ...
+  std::string comparator;   // the policy's comparator
+  std::optional<CorrectnessVerdict> verdict; // absent for pseudo-implementations
+  stats::Summary latency_ns;
+  std::string raw_samples_uri, raw_samples_digest;
+  std::string observed_at;  // RFC 3339 UTC with milliseconds
+  json::Array extra_measurements;
+  json::Object labels;
+};
+
+json::Value run_manifest(const RunRecord &record);
+
+// {"metric", "unit", "statistic", "value"}
+json::Value measurement(std::string metric, std::string unit, std::string statistic, double value);
+
+// Now, as 2026-12-02T12:34:56.789Z.
+std::string utc_timestamp_now();
+
+} // namespace kibench

@@ -1,0 +1,43 @@
+// What the run pipeline needs from the machine: implementations by name,
+// the environment, and a way to compare outputs wherever they live. The CUDA
+// build provides it (kernels/backend.cpp), so lib/ stays free of CUDA.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "environment/environment.hpp"
+#include "impl/implementation.hpp"
+#include "oracle/correctness.hpp"
+
+namespace kibench {
+
+struct ImplementationEntry {
+  std::string name;
+  std::string summary;
+  bool needs_gpu = false;
+  bool is_oracle = false;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  // nullopt when a GPU is usable; else why not ("no CUDA driver found", ...).
+  [[nodiscard]] virtual std::optional<std::string> gpu_unavailable_reason() const = 0;
+  [[nodiscard]] virtual EnvironmentFacts environment() const = 0;
+  [[nodiscard]] virtual std::vector<ImplementationEntry> implementations() const = 0;
+  // nullptr for an unknown name.
+  [[nodiscard]] virtual std::unique_ptr<Implementation> make(std::string_view name) const = 0;
+  // Errors of every output of `out` against the oracle's `ref`.
+  // The bytes of a tensor wherever it lives (for --save-tensors).
+  [[nodiscard]] virtual std::vector<unsigned char> to_host_bytes(const TensorRef &tensor) const = 0;
+  [[nodiscard]] virtual std::vector<ErrorStats> compare(const OutputView &out, const OutputView &ref,
+                                                        bool with_gradients) const = 0;
+};
+
+// The backend of this build (defined in kernels/backend.cpp).
+std::unique_ptr<Backend> make_backend();
+
+} // namespace kibench

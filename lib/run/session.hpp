@@ -1,0 +1,72 @@
+// `kibench run` as a library call: load and validate every workload first
+// (bad input writes nothing), check each implementation against the fp64
+// oracle, time them interleaved, and write one run directory per workload:
+//
+//   <out>/<timestamp>-<workload>-<pass>/
+//     operation.json  workload.json  protocol.json  environment.json
+//     implementation.<impl>.json  run.<impl>.json  samples.<impl>.json
+//     summary.json   (the printed table as data; not a manifest)
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/harness.hpp"
+#include "harness/protocol_settings.hpp"
+#include "impl/implementation.hpp"
+#include "json/value.hpp"
+#include "oracle/correctness.hpp"
+#include "run/backend.hpp"
+#include "stats/summary.hpp"
+#include "workload/workload.hpp"
+
+namespace kibench {
+
+struct SessionOptions {
+  std::vector<std::filesystem::path> workload_files; // empty: the default workload
+  std::vector<std::string> implementations;          // empty: the defaults for this machine
+  std::filesystem::path out_dir = "runs";
+  ProtocolSettings settings;
+  // --save-tensors: inputs and outputs as .npy under this folder (one
+  // subfolder per workload, named like its run directory).
+  std::optional<std::filesystem::path> save_tensors;
+  std::function<void(const std::string &)> note; // one-line notices ("GPU implementations skipped: ...")
+  ProgressCallback progress;
+};
+
+struct ImplementationOutcome {
+  std::string name;
+  std::string status; // BenchmarkRun status
+  std::optional<CorrectnessVerdict> verdict;
+  Measurement measurement;
+  stats::Summary latency_ns;
+  MemoryUse memory;
+  double tflops = 0.0; // effective: the workload's GEMM FLOPs / median
+  bool computes_loss = true;
+  double loss = 0.0;
+  std::string run_digest;
+};
+
+struct WorkloadOutcome {
+  Workload workload;
+  std::filesystem::path run_dir;
+  std::string oracle;
+  double oracle_loss = 0.0;
+  std::vector<ImplementationOutcome> implementations;
+  std::vector<std::pair<std::string, std::string>> skipped; // name, reason
+};
+
+// The workload `kibench run` uses when none is named.
+std::filesystem::path default_workload(const Backend &backend);
+// The implementations it runs when none is named.
+std::vector<std::string> default_implementations(const Backend &backend);
+
+std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options);
+
+// summary.json of one outcome (also used for printing).
+json::Value outcome_summary(const WorkloadOutcome &outcome);
+
+} // namespace kibench

@@ -1,0 +1,38 @@
+// --save-tensors: the generated inputs and every implementation's outputs as
+// .npy files, with an index.json naming each file's tensor, logical dtype,
+// storage dtype, shape and sha256, so a run can be re-checked in NumPy or
+// PyTorch. File names carry the logical dtype: `student_input.bf16.npy`
+// holds bf16 bit patterns as uint16.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "impl/implementation.hpp"
+#include "inputs/input_set.hpp"
+#include "io/atomic_write.hpp"
+#include "json/value.hpp"
+#include "run/backend.hpp"
+
+namespace kibench {
+
+class TensorDump {
+public:
+  TensorDump(std::filesystem::path directory, const Backend &backend);
+  void add_inputs(InputSet &inputs);
+  // `who` is the implementation (or oracle) name.
+  void add_outputs(const std::string &who, const OutputView &outputs, const Workload &workload);
+  // Writes index.json and moves the directory into place.
+  void commit();
+
+private:
+  void add(const std::string &file, const std::string &tensor, const std::string &dtype, std::string_view descr,
+           const std::vector<std::int64_t> &shape, const void *data, std::size_t element_bytes);
+
+  io::StagedDirectory dir_;
+  const Backend &backend_;
+  json::Array index_;
+};
+
+} // namespace kibench

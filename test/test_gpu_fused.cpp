@@ -1,0 +1,301 @@
+// The `fused` implementation on the GPU against the fp64 CPU oracle: fresh
+// inputs per case (each case its own seeds), outputs poisoned before every
+// run, chunks forced small so that several run (and the last is short),
+// and the bounds the fused path promises: gradients within 2e-3 relative
+// L2 of the oracle, the loss within 1e-5 relative.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "cuda/gpu_available.hpp"
+#include "fused/chunk_plan.hpp"
+#include "fused/fused_implementation.hpp"
+#include "fused/one_hot.hpp"
+#include "impl/cpu_common.hpp"
+#include "inputs/input_set.hpp"
+#include "oracle/correctness.hpp"
+#include "oracle/cpu_oracle.hpp"
+#include "oracle/device_compare.hpp"
+#include "registry.hpp"
+
+using namespace kibench;
+
+namespace {
+
+constexpr double kGradientBound = 2e-3;
+constexpr double kLossBound = 1e-5;
+
+struct Case {
+  std::string label;
+  std::uint64_t seed = 1;
+  std::int64_t tokens = 48, vocab = 3000, hidden = 128;
+  double beta = 0.5, temperature = 1.0, ignore_fraction = 0.0;
+  bool bias = false;
+  std::int64_t chunk_rows = 16; // 0: the implementation's own choice
+};
+
+GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
+  return GeneratorSpec{.name = "uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+}
+
+// The seed's generators (torch.rand inputs, nn.Linear's +-1/sqrt(fan_in)
+// weights, uniform targets), scaled down, with this case's own seeds.
+Workload make_workload(const Case &c) {
+  Workload w;
+  w.name = "fused-" + c.label;
+  w.tokens = c.tokens;
+  w.vocab = c.vocab;
+  w.hidden = c.hidden;
+  w.student_hidden = c.hidden / 2;
+  const double student_bound = 1.0 / std::sqrt(static_cast<double>(w.student_hidden));
+  const double teacher_bound = 1.0 / std::sqrt(static_cast<double>(w.hidden));
+  const std::uint64_t s = 1000 * c.seed;
+  w.student_input = uniform(s + 1, 0.0, 1.0);
+  w.student_weight = uniform(s + 2, -student_bound, student_bound);
+  w.teacher_input = uniform(s + 3, 0.0, 1.0);
+  w.teacher_weight = uniform(s + 4, -teacher_bound, teacher_bound);
+  w.target = GeneratorSpec{.name = "uniform_int",
+                           .seed = s + 5,
+                           .low = 0.0,
+                           .high = static_cast<double>(c.vocab),
+                           .ignore_fraction = c.ignore_fraction};
+  if (c.bias) {
+    w.student_bias = uniform(s + 6, -student_bound, student_bound);
+    w.teacher_bias = uniform(s + 7, -teacher_bound, teacher_bound);
+  }
+  w.scalars.beta = c.beta;
+  w.scalars.temperature = c.temperature;
+  w.correctness.max_relative_error = kGradientBound;
+  w.correctness.max_absolute_error = 0.0;
+  return w;
+}
+
+bool skip_without_gpu() {
+  if (gpu::gpu_available()) return false;
+  WARN("no GPU: " << gpu::gpu_availability().reason << "; GPU test skipped");
+  return true;
+}
+
+TensorRef host_view(const std::vector<double> &v) {
+  return TensorRef{v.data(), ElementType::fp64, static_cast<std::int64_t>(v.size()), false};
+}
+
+double relative_error(double out, double ref) {
+  if (ref == 0.0) return out == 0.0 ? 0.0 : INFINITY;
+  return std::abs(out - ref) / std::abs(ref);
+}
+
+// One gradient against the oracle's: every element written and finite,
+// within the relative bound (exactly zero where the oracle is zero).
+void check_gradient(const char *name, const TensorRef &out, const std::vector<double> &ref) {
+  REQUIRE_FALSE(out.empty());
+  REQUIRE(out.on_device);
+  const ErrorStats e = gpu::compare_device(name, out, host_view(ref));
+  INFO(fmt::format("{}: rel L2 {:.3e}, max abs {:.3e}, |ref| {:.3e}, nonfinite {}", name, e.rel_l2_error,
+                   e.max_abs_error, e.ref_l2_norm, e.nonfinite));
+  CHECK(e.count == static_cast<std::int64_t>(ref.size()));
+  CHECK(e.nonfinite == 0);
+  if (e.ref_l2_norm == 0.0) {
+    CHECK(e.max_abs_error == 0.0);
+  } else {
+    CHECK(e.rel_l2_error <= kGradientBound);
+  }
+}
+
+// prepare, poison, run, compare with the oracle; returns the loss.
+double check_case(const Case &c, Pass pass = Pass::full) {
+  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk={}", c.label, c.tokens,
+                   c.vocab, c.hidden, c.beta, c.temperature, c.ignore_fraction, c.bias, c.chunk_rows));
+  const Workload w = make_workload(c);
+  InputSet inputs(w);
+  auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows});
+  const auto why_not = impl->unsupported(w);
+  INFO(why_not.value_or("supported"));
+  REQUIRE_FALSE(why_not.has_value());
+  impl->prepare(w, inputs);
+  impl->poison_outputs();
+  impl->run(pass);
+  const OutputView out = impl->outputs();
+
+  const bool gradients = pass != Pass::forward;
+  const OracleResult ref = run_oracle(oracle_problem(w, inputs.host()), gradients);
+  INFO(fmt::format("loss {:.12g}, oracle {:.12g}", out.loss, ref.loss));
+  CHECK(std::isfinite(out.loss));
+  CHECK(relative_error(out.loss, ref.loss) <= kLossBound);
+  if (!gradients) {
+    CHECK(out.grad_student_input.empty());
+    CHECK(out.grad_student_weight.empty());
+    CHECK(out.grad_student_bias.empty());
+    return out.loss;
+  }
+  check_gradient("grad_student_input", out.grad_student_input, ref.gradients.student_input);
+  check_gradient("grad_student_weight", out.grad_student_weight, ref.gradients.student_weight);
+  if (c.bias) {
+    check_gradient("grad_student_bias", out.grad_student_bias, ref.gradients.student_bias);
+  } else {
+    CHECK(out.grad_student_bias.empty());
+  }
+  return out.loss;
+}
+
+std::vector<unsigned char> device_bytes(const TensorRef &t) {
+  const std::size_t bytes = static_cast<std::size_t>(t.count) * (t.type == ElementType::bf16 ? 2 : 4);
+  std::vector<unsigned char> host(bytes);
+  REQUIRE(cudaMemcpy(host.data(), t.data, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+  return host;
+}
+
+} // namespace
+
+TEST_CASE("fused: mixture JSD (beta 0.5), three chunks, the last one short", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "beta0.5", .seed = 1, .tokens = 56, .vocab = 4096, .chunk_rows = 24});
+}
+
+TEST_CASE("fused: beta 0 is the forward KL(p||q)", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "beta0", .seed = 2, .beta = 0.0});
+}
+
+TEST_CASE("fused: beta 1 is the reverse KL(q||p)", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "beta1", .seed = 3, .beta = 1.0, .chunk_rows = 20});
+}
+
+TEST_CASE("fused: temperature 2 (softmax of z/tau for the JSD, raw z for the CE)", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "tau2", .seed = 4, .temperature = 2.0});
+  check_case(Case{.label = "tau2-beta0", .seed = 5, .beta = 0.0, .temperature = 2.0});
+  check_case(Case{.label = "tau0.5-beta1", .seed = 6, .beta = 1.0, .temperature = 0.5});
+}
+
+TEST_CASE("fused: 25% of targets ignored (N is no power of two)", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "ignore25", .seed = 7, .tokens = 64, .vocab = 4096, .ignore_fraction = 0.25});
+}
+
+TEST_CASE("fused: all targets ignored gives loss 0 and exactly zero gradients", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  const double loss = check_case(Case{.label = "ignore100", .seed = 8, .ignore_fraction = 1.0, .bias = true});
+  CHECK(loss == 0.0);
+}
+
+TEST_CASE("fused: vocabulary 50257 (a partial last vector, padded rows), four chunks", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "v50257", .seed = 9, .tokens = 16, .vocab = 50257, .hidden = 64, .chunk_rows = 5});
+}
+
+TEST_CASE("fused: a single token", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "t1", .seed = 10, .tokens = 1, .vocab = 3000});
+  check_case(Case{.label = "t1-v50257", .seed = 11, .tokens = 1, .vocab = 50257, .hidden = 64});
+}
+
+TEST_CASE("fused: biases on both heads, grad b accumulated over chunks", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "bias", .seed = 12, .tokens = 50, .vocab = 1000, .bias = true, .chunk_rows = 16});
+  check_case(Case{.label = "bias-ignore25-tau2",
+                  .seed = 13,
+                  .tokens = 40,
+                  .vocab = 2000,
+                  .temperature = 2.0,
+                  .ignore_fraction = 0.25,
+                  .bias = true,
+                  .chunk_rows = 7});
+}
+
+TEST_CASE("fused: odd sizes (Hs = 33, V = 517) and its own chunk choice", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  check_case(Case{.label = "odd", .seed = 14, .tokens = 40, .vocab = 517, .hidden = 66, .chunk_rows = 9});
+  check_case(
+      Case{.label = "auto-chunk", .seed = 15, .tokens = 160, .vocab = 32000, .hidden = 256, .chunk_rows = 0});
+}
+
+TEST_CASE("fused: forward-only computes the loss and no gradients", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  for (double beta : {0.0, 0.5, 1.0}) {
+    const Case c{.label = "forward", .seed = 16, .beta = beta, .temperature = 1.5, .chunk_rows = 13};
+    const double forward = check_case(c, Pass::forward);
+    const double full = check_case(c, Pass::full);
+    // The same row kernel sweeps, with and without the gradient sweep.
+    CHECK(relative_error(forward, full) <= 1e-6);
+  }
+}
+
+TEST_CASE("fused: repeated runs are bit-identical and every output is rewritten", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  const Workload w = make_workload(Case{.label = "repeat", .seed = 17, .ignore_fraction = 0.1, .bias = true});
+  InputSet inputs(w);
+  auto impl = make_fused(FusedOptions{.chunk_rows = 11});
+  impl->prepare(w, inputs);
+
+  impl->run(Pass::full);
+  const OutputView first = impl->outputs();
+  const double loss = first.loss;
+  const auto grad_x = device_bytes(first.grad_student_input);
+  const auto grad_w = device_bytes(first.grad_student_weight);
+  const auto grad_b = device_bytes(first.grad_student_bias);
+
+  impl->poison_outputs();
+  {
+    const OutputView poisoned = impl->outputs();
+    CHECK(std::isnan(poisoned.loss));
+    for (const TensorRef *t :
+         {&poisoned.grad_student_input, &poisoned.grad_student_weight, &poisoned.grad_student_bias}) {
+      const ErrorStats e = gpu::compare_device("poisoned", *t, *t);
+      CHECK(e.nonfinite == t->count);
+    }
+  }
+  impl->run(Pass::full);
+  const OutputView second = impl->outputs();
+  CHECK(second.loss == loss);
+  CHECK(device_bytes(second.grad_student_input) == grad_x);
+  CHECK(device_bytes(second.grad_student_weight) == grad_w);
+  CHECK(device_bytes(second.grad_student_bias) == grad_b);
+}
+
+TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  const Case c{.label = "memory", .seed = 18, .tokens = 40, .vocab = 1000, .bias = true, .chunk_rows = 12};
+  const Workload w = make_workload(c);
+  InputSet inputs(w);
+  auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows});
+  impl->prepare(w, inputs);
+  impl->run(Pass::full);
+  const MemoryUse use = impl->memory();
+  const gpu::fused::ChunkShape shape{.tokens = c.tokens,
+                                     .vocab = c.vocab,
+                                     .student_hidden = c.hidden / 2,
+                                     .student_bias = true,
+                                     .sort_temp_bytes =
+                                         gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab)};
+  CHECK(use.workspace_bytes == gpu::fused::workspace_bytes(shape, c.chunk_rows));
+  // Inputs as stored, each of the 7 buffers rounded up to the allocator's 512 bytes.
+  CHECK(use.input_bytes >= cpu::planned_input_bytes(w));
+  CHECK(use.input_bytes <= cpu::planned_input_bytes(w) + 7 * 512);
+  CHECK(use.output_bytes >= 2 * std::uint64_t(40 * 64 + 1000 * 64) + 4 * 1000 + 8);
+  CHECK(use.peak_bytes >= use.input_bytes + use.output_bytes + use.workspace_bytes);
+  impl->release();
+  CHECK(impl->memory().workspace_bytes == 0);
+}
+
+TEST_CASE("fused is registered as a GPU implementation", "[gpu][fused]") {
+  const RegisteredImplementation *r = find_implementation("fused");
+  REQUIRE(r != nullptr);
+  CHECK(r->needs_gpu);
+  CHECK_FALSE(r->is_oracle);
+  auto impl = r->make();
+  CHECK(impl->name() == "fused");
+  CHECK(impl->needs_gpu());
+  if (skip_without_gpu()) return;
+  Workload too_wide = make_workload(Case{.label = "wide", .vocab = 4'000'000});
+  const auto why = impl->unsupported(too_wide);
+  REQUIRE(why.has_value());
+  CHECK(why->find("vocabulary") != std::string::npos);
+}

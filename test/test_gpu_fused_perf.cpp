@@ -1,0 +1,223 @@
+// Timings of the fused implementation on the seed workload (hidden: run
+// `kibench_tests "[gpu-perf]"` on a GPU machine). Prints, per pass, the
+// median and p20-p80 of cold samples (L2 flushed, CUDA events on the
+// implementation's stream), the four cuBLASLt GEMMs of the same shapes
+// alone (the floor the fused path is measured against), the row kernel
+// alone at the chunk size, and, where the registry has the GPU oracle, the
+// errors against it. docs/perf.md records what these printed.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <fmt/format.h>
+
+#include "cuda/cublaslt.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/gpu_available.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda/stream.hpp"
+#include "fused/chunk_plan.hpp"
+#include "fused/fused_implementation.hpp"
+#include "fused/row_loss.hpp"
+#include "inputs/device_inputs.hpp"
+#include "inputs/input_set.hpp"
+#include "oracle/device_compare.hpp"
+#include "registry.hpp"
+#include "workload/workload.hpp"
+
+using namespace kibench;
+
+namespace {
+
+constexpr int kWarmup = 3;
+constexpr int kSamples = 25;
+
+struct Timing {
+  double median_ms = 0, p20_ms = 0, p80_ms = 0;
+};
+
+Timing summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  const auto at = [&](double q) {
+    return ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1) + 0.5)];
+  };
+  return {at(0.5), at(0.2), at(0.8)};
+}
+
+// Cold samples of impl.run(pass) through the implementation's own timer.
+Timing time_implementation(Implementation &impl, Pass pass) {
+  for (int i = 0; i < kWarmup; ++i) {
+    impl.run(pass);
+    (void)impl.outputs();
+  }
+  auto timer = impl.make_timer();
+  std::vector<double> ms;
+  for (int i = 0; i < kSamples; ++i) {
+    impl.flush_caches();
+    timer->start();
+    impl.run(pass);
+    timer->stop();
+    ms.push_back(timer->elapsed_ns() * 1e-6);
+  }
+  return summarize(ms);
+}
+
+// Cold samples of whatever `work` enqueues on `stream`.
+Timing time_work(const std::function<void()> &work, cudaStream_t stream, gpu::L2Flush &flush) {
+  for (int i = 0; i < kWarmup; ++i) work();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  gpu::Event start, stop;
+  std::vector<double> ms;
+  for (int i = 0; i < kSamples; ++i) {
+    flush.flush(stream);
+    start.record(stream);
+    work();
+    stop.record(stream);
+    stop.synchronize();
+    ms.push_back(gpu::Event::elapsed_ms(start, stop));
+  }
+  return summarize(ms);
+}
+
+double gigabytes(std::uint64_t bytes) {
+  return static_cast<double>(bytes) * 1e-9;
+}
+
+void print_timing(const std::string &what, const Timing &t, double tflop) {
+  fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.1f} TFLOP/s\n", what, t.median_ms, t.p20_ms,
+             t.p80_ms, tflop / (t.median_ms * 1e-3));
+}
+
+} // namespace
+
+TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
+  if (!gpu::gpu_available()) {
+    WARN("no GPU: " << gpu::gpu_availability().reason << "; GPU test skipped");
+    return;
+  }
+  const Workload w = load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
+  InputSet inputs(w);
+  const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
+  const double full_tflop = w.gemm_flops(true) * 1e-12, forward_tflop = w.gemm_flops(false) * 1e-12;
+  fmt::print("seed: T={} V={} H={} Hs={}; GEMM work {:.2f} TFLOP full, {:.2f} forward\n", w.tokens, w.vocab,
+             w.hidden, w.student_hidden, full_tflop, forward_tflop);
+
+  Timing fused_full, fused_forward;
+  {
+    auto fused = make_fused();
+    REQUIRE_FALSE(fused->unsupported(w).has_value());
+    fused->prepare(w, inputs);
+    const MemoryUse use = fused->memory();
+    fmt::print("fused memory: inputs {:.3f} GB, outputs {:.3f} GB, workspace {:.3f} GB ({:.3f} GiB), peak "
+               "{:.3f} GB\n",
+               gigabytes(use.input_bytes), gigabytes(use.output_bytes), gigabytes(use.workspace_bytes),
+               static_cast<double>(use.workspace_bytes) / (1u << 30), gigabytes(use.peak_bytes));
+    CHECK(use.workspace_bytes <= gpu::fused::kDefaultWorkspaceBudget);
+    fused_full = time_implementation(*fused, Pass::full);
+    print_timing("fused full (auto chunks)", fused_full, full_tflop);
+    fused_forward = time_implementation(*fused, Pass::forward);
+    print_timing("fused forward (auto chunks)", fused_forward, forward_tflop);
+
+    // Correctness at the seed size, where the GPU oracle exists.
+    if (const RegisteredImplementation *entry = find_implementation("oracle-fp64")) {
+      auto oracle = entry->make();
+      oracle->prepare(w, inputs);
+      oracle->run(Pass::full);
+      const OutputView ref = oracle->outputs();
+      fused->poison_outputs();
+      fused->run(Pass::full);
+      const OutputView out = fused->outputs();
+      const double loss_error = std::abs(out.loss - ref.loss) / std::abs(ref.loss);
+      fmt::print("vs oracle-fp64: loss {:.10g} (oracle {:.10g}, rel {:.3e})\n", out.loss, ref.loss,
+                 loss_error);
+      CHECK(loss_error <= 1e-5);
+      for (const auto &[name, o, r] :
+           {std::tuple{"grad_student_input", out.grad_student_input, ref.grad_student_input},
+            std::tuple{"grad_student_weight", out.grad_student_weight, ref.grad_student_weight}}) {
+        const ErrorStats e = gpu::compare_device(name, o, r);
+        fmt::print("vs oracle-fp64: {} rel L2 {:.3e}, max abs {:.3e}, nonfinite {}\n", name, e.rel_l2_error,
+                   e.max_abs_error, e.nonfinite);
+        CHECK(e.nonfinite == 0);
+        CHECK(e.rel_l2_error <= 2e-3);
+      }
+    } else {
+      fmt::print("no oracle-fp64 in the registry: seed-size errors not checked here\n");
+    }
+  }
+  if (const RegisteredImplementation *entry = find_implementation("cublas-floor")) {
+    auto floor = entry->make();
+    floor->prepare(w, inputs);
+    print_timing("cublas-floor (registry), full", time_implementation(*floor, Pass::full), full_tflop);
+  }
+  {
+    auto fused = make_fused(FusedOptions{.chunk_rows = 1024});
+    fused->prepare(w, inputs);
+    print_timing("fused full (1024-row chunks)", time_implementation(*fused, Pass::full), full_tflop);
+  }
+
+  // The four GEMMs alone over all T rows, and the row kernel alone at the
+  // seed's chunk size, on buffers of our own.
+  gpu::DeviceAllocator allocator("fused-perf");
+  gpu::Stream stream;
+  gpu::CublasLt blas(allocator, gpu::fused::kCublasWorkspaceBytes);
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  gpu::L2Flush flush(allocator, device);
+  const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
+  using bf16 = __nv_bfloat16;
+  gpu::DeviceBuffer<bf16> zs(allocator, static_cast<std::size_t>(T * V)),
+      zt(allocator, static_cast<std::size_t>(T * V));
+  gpu::DeviceBuffer<bf16> gx(allocator, static_cast<std::size_t>(T * Hs)),
+      gw(allocator, static_cast<std::size_t>(V * Hs));
+  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(T));
+  const auto forward_gemms = [&] {
+    blas.matmul(gpu::gemm_abt(T, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
+                stream);
+    blas.matmul(gpu::gemm_abt(T, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()), stream);
+  };
+  const auto backward_gemms = [&] {
+    blas.matmul(gpu::gemm_ab(T, Hs, V, zs.data(), in.student_weight.data(), gx.data()), stream);
+    blas.matmul(gpu::gemm_atb(V, Hs, T, zs.data(), in.student_input.data(), gw.data()), stream);
+  };
+  const Timing gemms = time_work(
+      [&] {
+        forward_gemms();
+        backward_gemms();
+      },
+      stream, flush);
+  print_timing("four cuBLASLt GEMMs alone (T rows)", gemms, full_tflop);
+  const Timing gemms_forward = time_work(forward_gemms, stream, flush);
+  print_timing("two logit GEMMs alone (T rows)", gemms_forward, forward_tflop);
+
+  const std::int64_t rows = 2048;
+  forward_gemms(); // real logits for the row kernel
+  for (bool grad : {false, true}) {
+    gpu::fused::RowLossArgs args;
+    args.student_logits = zs.data();
+    args.teacher_logits = zt.data();
+    args.rows = rows;
+    args.vocab = V;
+    args.ld = V;
+    args.target = in.target.data();
+    args.student_input = in.student_input.data();
+    args.student_weight = in.student_weight.data();
+    args.student_hidden = Hs;
+    args.row_loss = row_loss.data();
+    args.write_grad = grad;
+    const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
+    const double bytes = static_cast<double>(rows * V) * (grad ? 6.0 : 4.0);
+    fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n",
+               fmt::format("row kernel alone, {} rows, {}", rows, grad ? "with G'" : "loss only"),
+               t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
+  }
+
+  fmt::print(
+      "\nsummary: fused full {:.3f} ms = {:.3f} x the four GEMMs ({:.3f} ms); fused forward {:.3f} ms\n",
+      fused_full.median_ms, fused_full.median_ms / gemms.median_ms, gemms.median_ms, fused_forward.median_ms);
+}
