@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "cli_process.hpp"
-#include "json/parse.hpp"
 #include "test_compare_support.hpp"
+#include "json/parse.hpp"
 
 namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 using kibench::json::Value;
 using kibench::test::FixtureCase;
 using kibench::test::FixtureRun;
@@ -19,8 +21,6 @@ using kibench::test::quiet_samples;
 using kibench::test::quoted;
 using kibench::test::run_kibench;
 using kibench::test::TempDir;
-using Catch::Matchers::Contains;
-using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -31,8 +31,8 @@ const fs::path kSmall = fs::path(KIBENCH_SOURCE_DIR) / "workloads/small/small-v1
 const std::string kQuick = "--min-samples 10 --min-time 0 --warmup 1 --max-samples 40";
 
 fs::path kibench_run(const fs::path &out, const std::string &implementations) {
-  const auto run = run_kibench("run " + quoted(kSmall) + " --impl " + implementations + " --out " + quoted(out) +
-                               " " + kQuick);
+  const auto run = run_kibench("run " + quoted(kSmall) + " --impl " + implementations + " --out " +
+                               quoted(out) + " " + kQuick);
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == 0);
   std::vector<fs::path> dirs;
@@ -108,7 +108,8 @@ TEST_CASE("compare on two invocations of the same run: one cohort, independent s
   TempDir tmp;
   const fs::path first = kibench_run(tmp.path() / "first", "cpu-reference");
   const fs::path second = kibench_run(tmp.path() / "second", "cpu-reference");
-  const Value report = json_of(run_kibench("compare " + quoted(first) + " " + quoted(second) + " --format json"));
+  const Value report =
+      json_of(run_kibench("compare " + quoted(first) + " " + quoted(second) + " --format json"));
   const auto &runs = at(report, "runs").as_array();
   REQUIRE(runs.size() == 2);
   CHECK(at(runs[0], "id").as_string() == "cpu-reference[1]");
@@ -145,7 +146,8 @@ TEST_CASE("compare --format markdown: sections and tables for a CI job summary",
 
 TEST_CASE("compare --format json: one reproducible document", "[cli][compare]") {
   GateFixture fixture(1100);
-  const std::string args = "compare " + quoted(fixture.cohort) + " " + quoted(fixture.other) + " --format json";
+  const std::string args =
+      "compare " + quoted(fixture.cohort) + " " + quoted(fixture.other) + " --format json";
   const auto first = run_kibench(args);
   const auto again = run_kibench(args);
   CHECK(first.out == again.out);
@@ -160,7 +162,8 @@ TEST_CASE("compare --format json: one reproducible document", "[cli][compare]") 
   const Value &candidate = at(cohorts[0], "ranking").as_array()[1];
   CHECK(at(candidate, "rank").as_number() == 2);
   CHECK(at(at(candidate, "vsBaseline"), "verdict").as_string() == "slower");
-  CHECK(at(at(at(candidate, "vsBaseline"), "speedup"), "estimate").as_number() == Approx(1000.0 / 1100).epsilon(0.01));
+  CHECK(at(at(at(candidate, "vsBaseline"), "speedup"), "estimate").as_number() ==
+        Approx(1000.0 / 1100).epsilon(0.01));
   const auto &not_comparable = at(report, "notComparable").as_array();
   REQUIRE(not_comparable.size() == 1);
   CHECK(at(not_comparable[0], "run").as_string() == "elsewhere");
@@ -169,7 +172,8 @@ TEST_CASE("compare --format json: one reproducible document", "[cli][compare]") 
 
   const Value reseeded = json_of(run_kibench(args + " --seed 2"));
   const Value &versus_1 = at(at(cohorts[0], "ranking").as_array()[1], "vsBaseline");
-  const Value &versus_2 = at(at(at(reseeded, "cohorts").as_array()[0], "ranking").as_array()[1], "vsBaseline");
+  const Value &versus_2 =
+      at(at(at(reseeded, "cohorts").as_array()[0], "ranking").as_array()[1], "vsBaseline");
   CHECK(at(at(versus_1, "differenceNs"), "estimate") == at(at(versus_2, "differenceNs"), "estimate"));
   CHECK(at(at(versus_1, "differenceNs"), "low") != at(at(versus_2, "differenceNs"), "low"));
 }
@@ -196,7 +200,8 @@ TEST_CASE("compare --fail-if-slower: the CI regression gate", "[cli][compare][ga
   }
   SECTION("in json the gate is part of the document") {
     GateFixture fixture(1100);
-    const auto result = run_kibench("compare " + quoted(fixture.cohort) + " --fail-if-slower 5 --format json");
+    const auto result =
+        run_kibench("compare " + quoted(fixture.cohort) + " --fail-if-slower 5 --format json");
     CHECK(result.exit_code == 1);
     const Value report = json_of(result);
     CHECK_FALSE(at(at(report, "gate"), "passed").as_bool());

@@ -15,6 +15,7 @@
 #include "test_digest_support.hpp"
 
 namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
 using kibench::compare::CompareReport;
 using kibench::compare::ReasonCode;
 using kibench::compare::ViewProfile;
@@ -24,7 +25,6 @@ using kibench::test::quiet_samples;
 using kibench::test::ScratchDirectory;
 using kibench::test::spec_of;
 using kibench::test::write_run_directory;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -50,15 +50,12 @@ const kibench::compare::PairView &only_view(const std::vector<kibench::compare::
 // reasons the second is not comparable with the first (the baseline).
 std::set<std::string> reasons_for(const FixtureCase &other) {
   ScratchDirectory scratch("compare-reasons");
-  write_run_directory(scratch / "a", FixtureCase::standard(), {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
+  write_run_directory(scratch / "a", FixtureCase::standard(),
+                      {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
   write_run_directory(scratch / "b", other, {FixtureRun("cpu-reference", quiet_samples(1000, 2))});
   const CompareReport report = compare_paths({scratch / "a", scratch / "b"});
   REQUIRE(report.cohorts.size() == 2);
   return codes(only_view(report.not_comparable));
-}
-
-kibench::json::Value &member(kibench::json::Value &value, std::string_view key) {
-  return *value.as_object().find(key);
 }
 
 } // namespace
@@ -95,9 +92,9 @@ TEST_CASE("runs of one interleaved invocation form one cohort, ranked and paired
 TEST_CASE("the baseline: --baseline by name, path or digest; else reference, cpu-reference, the first",
           "[compare][baseline]") {
   ScratchDirectory scratch("compare-baseline");
-  write_run_directory(scratch / "run", FixtureCase::standard(),
-                      {FixtureRun("alpha", quiet_samples(1000, 1)),
-                       FixtureRun("beta", quiet_samples(1000, 2))});
+  write_run_directory(
+      scratch / "run", FixtureCase::standard(),
+      {FixtureRun("alpha", quiet_samples(1000, 1)), FixtureRun("beta", quiet_samples(1000, 2))});
   const auto first_given = compare_paths({scratch / "run"});
   CHECK(first_given.runs[first_given.anchor].id == "alpha");
   CHECK(first_given.anchor_choice == "the first run given");
@@ -212,16 +209,19 @@ TEST_CASE("every reason code comes from an actual difference", "[compare][reason
 TEST_CASE("an imported record beside our runs: a compatible_workload view, never a ranking",
           "[compare][imported]") {
   ScratchDirectory scratch("compare-imported");
-  write_run_directory(scratch / "ours", FixtureCase::standard(), {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
+  write_run_directory(scratch / "ours", FixtureCase::standard(),
+                      {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
   // An imported record directory: the seed row's manifests, one per file.
   const auto bodies = kibench::json::parse_file(kibench::test::liger_seed_row_file());
   const fs::path imported = scratch / "liger-seed";
   fs::create_directories(imported);
-  const std::pair<const char *, const char *> files[] = {
-      {"OperationSpec", "operation.json"},          {"WorkloadCase", "workload.json"},
-      {"SoftwareProject", "project.json"},          {"ImplementationRevision", "implementation.json"},
-      {"BenchmarkProtocol", "protocol.json"},       {"ExecutionEnvironment", "environment.json"},
-      {"BenchmarkRun", "run.json"}};
+  const std::pair<const char *, const char *> files[] = {{"OperationSpec", "operation.json"},
+                                                         {"WorkloadCase", "workload.json"},
+                                                         {"SoftwareProject", "project.json"},
+                                                         {"ImplementationRevision", "implementation.json"},
+                                                         {"BenchmarkProtocol", "protocol.json"},
+                                                         {"ExecutionEnvironment", "environment.json"},
+                                                         {"BenchmarkRun", "run.json"}};
   for (const auto &[kind, file] : files) kibench::test::write_manifest(imported / file, *bodies.find(kind));
 
   const auto report = compare_paths({scratch / "ours", imported});
@@ -230,8 +230,9 @@ TEST_CASE("an imported record beside our runs: a compatible_workload view, never
   CHECK(report.runs[1].comparison_key == kibench::test::kSeedRowComparisonKey);
   CHECK(report.cohorts[1].ranking.empty());
   const auto &view = only_view(report.not_comparable);
-  CHECK(codes(view) == std::set<std::string>{"WORKLOAD_MISMATCH", "PROTOCOL_INCOMPARABLE", "ENVIRONMENT_MISMATCH",
-                                             "CORRECTNESS_POLICY_MISMATCH", "MISSING_RAW_SAMPLES"});
+  CHECK(codes(view) == std::set<std::string>{"WORKLOAD_MISMATCH", "PROTOCOL_INCOMPARABLE",
+                                             "ENVIRONMENT_MISMATCH", "CORRECTNESS_POLICY_MISMATCH",
+                                             "MISSING_RAW_SAMPLES"});
   CHECK(view.profile == ViewProfile::compatible_workload);
   REQUIRE(view.speedup);
   CHECK(*view.speedup == Approx(1000.0 / 213159866.0).epsilon(0.01));
@@ -240,7 +241,8 @@ TEST_CASE("an imported record beside our runs: a compatible_workload view, never
   SECTION("two rows of the same source and cohort: a source_native view") {
     auto run = *bodies.find("BenchmarkRun");
     auto implementation = *bodies.find("ImplementationRevision");
-    member(implementation, "metadata").as_object().set("name", "liger-bench-distill-jsd-loss-liger");
+    implementation.as_object().set("metadata",
+                                   kibench::json::Object{{"name", "liger-bench-distill-jsd-loss-liger"}});
     spec_of(implementation).set("callable", kibench::json::Object{{"language", "triton"}});
     spec_of(run).set("implementationDigest", kibench::manifest_digest(implementation));
     spec_of(run).find("timing")->as_object().find("latencyNs")->as_object().set("median", 106579933);
@@ -255,6 +257,12 @@ TEST_CASE("an imported record beside our runs: a compatible_workload view, never
     const auto &cohort = both.cohorts.front();
     CHECK(cohort.ranking.empty());
     REQUIRE(cohort.not_ranked.size() == 2);
+    // The first given is the reference point: its own reason, no view.
+    const auto &reference_point = cohort.not_ranked[0];
+    CHECK(reference_point.anchor == reference_point.run);
+    CHECK(codes(reference_point) == std::set<std::string>{"MISSING_RAW_SAMPLES"});
+    CHECK(reference_point.reasons.size() == 1);
+    CHECK_FALSE(reference_point.speedup);
     const auto &sibling_view = cohort.not_ranked[1];
     CHECK(codes(sibling_view) == std::set<std::string>{"MISSING_RAW_SAMPLES"});
     CHECK(sibling_view.profile == ViewProfile::source_native);
@@ -265,7 +273,8 @@ TEST_CASE("an imported record beside our runs: a compatible_workload view, never
 
 TEST_CASE("broken evidence is refused, naming the file", "[compare][refuse]") {
   ScratchDirectory scratch("compare-refuse");
-  write_run_directory(scratch / "run", FixtureCase::standard(), {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
+  write_run_directory(scratch / "run", FixtureCase::standard(),
+                      {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
 
   SECTION("an edited raw samples file fails its digest") {
     std::string text = kibench::test::read_file(scratch / "run" / "samples.cpu-reference.json");

@@ -16,12 +16,12 @@
 #include "digest/digest.hpp"
 #include "harness/protocol_settings.hpp"
 #include "harness/raw_samples.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
 #include "manifest/envelope.hpp"
 #include "manifest/protocol_manifest.hpp"
 #include "manifest/run_manifest.hpp"
 #include "stats/summary.hpp"
+#include "json/canonical.hpp"
+#include "json/parse.hpp"
 
 namespace kibench::test {
 
@@ -54,8 +54,8 @@ inline std::vector<double> noisy_series(std::size_t n, double median_ns, double 
 
 // A rankable in-memory run: status passed, raw samples with round = index,
 // in one cohort with every other synthetic run.
-inline compare::ComparedRun synthetic_run(std::string id, const std::vector<double> &ns, std::string invocation,
-                                          double minimum_effect = 0.01) {
+inline compare::ComparedRun synthetic_run(std::string id, const std::vector<double> &ns,
+                                          std::string invocation, double minimum_effect = 0.01) {
   compare::ComparedRun run;
   run.id = run.implementation = run.name = id;
   run.digest = sha256_digest(id);
@@ -85,7 +85,9 @@ inline void write_manifest(const std::filesystem::path &path, const json::Value 
   write_file(path, json::pretty(manifest) + "\n");
 }
 
-inline json::Object &spec_of(json::Value &manifest) { return manifest.as_object().find("spec")->as_object(); }
+inline json::Object &spec_of(json::Value &manifest) {
+  return manifest.as_object().find("spec")->as_object();
+}
 
 // What the runs of one directory share.
 struct FixtureCase {
@@ -101,12 +103,11 @@ struct FixtureCase {
     settings.timer = "steady_clock";
     settings.cold = false;
     c.protocol = protocol_manifest(settings, "cpu-fp64");
-    c.environment =
-        make_manifest("ExecutionEnvironment", json::Object{{"name", "test-host"}},
-                      json::Object{{"hardware", json::Object{{"vendor", "test"},
-                                                             {"product", "Test CPU"},
-                                                             {"architecture", "x86_64"}}},
-                                   {"software", json::Object{}}});
+    c.environment = make_manifest(
+        "ExecutionEnvironment", json::Object{{"name", "test-host"}},
+        json::Object{{"hardware",
+                      json::Object{{"vendor", "test"}, {"product", "Test CPU"}, {"architecture", "x86_64"}}},
+                     {"software", json::Object{}}});
     return c;
   }
 };

@@ -17,8 +17,8 @@
 using kibench::compare::compare_pair;
 using kibench::compare::Pairing;
 using kibench::compare::Verdict;
-using kibench::test::Normal;
 using kibench::test::noisy_series;
+using kibench::test::Normal;
 using kibench::test::synthetic_run;
 
 namespace {
@@ -34,7 +34,8 @@ kibench::stats::BootstrapSettings bootstrap(std::uint64_t seed, std::size_t resa
 // jitter, 5 % in all: the machine state both implementations saw.
 std::vector<double> shared_drift(std::size_t n, Normal &normal) {
   std::vector<double> drift(n);
-  for (std::size_t k = 0; k < n; ++k) drift[k] = 1.0 + 0.04 * std::sin(0.7 * static_cast<double>(k)) + 0.03 * normal();
+  for (std::size_t k = 0; k < n; ++k)
+    drift[k] = 1.0 + 0.04 * std::sin(0.7 * static_cast<double>(k)) + 0.03 * normal();
   return drift;
 }
 
@@ -77,7 +78,8 @@ TEST_CASE("a 3 % shift with 1 % noise is a strict winner (and the other way a st
   }
 }
 
-TEST_CASE("pairing by interleave round cancels shared drift that hides a 1 % effect", "[compare][statistics]") {
+TEST_CASE("pairing by interleave round cancels shared drift that hides a 1 % effect",
+          "[compare][statistics]") {
   int paired_detects = 0, independent_detects = 0, paired_narrower = 0;
   const int seeds = 20;
   for (int seed = 0; seed < seeds; ++seed) {
@@ -88,7 +90,8 @@ TEST_CASE("pairing by interleave round cancels shared drift that hides a 1 % eff
     // The same samples, read as one interleaved invocation and as two.
     const double minimum_effect = 0.005;
     const auto paired = compare_pair(synthetic_run("b", b, "one", minimum_effect),
-                                     synthetic_run("c", c, "one", minimum_effect), bootstrap(static_cast<std::uint64_t>(seed)));
+                                     synthetic_run("c", c, "one", minimum_effect),
+                                     bootstrap(static_cast<std::uint64_t>(seed)));
     const auto independent = compare_pair(synthetic_run("b", b, "one", minimum_effect),
                                           synthetic_run("c", c, "two", minimum_effect),
                                           bootstrap(static_cast<std::uint64_t>(seed)));
@@ -169,9 +172,10 @@ TEST_CASE("ranks: strict where a difference is significant, shared otherwise, ti
     runs.push_back(synthetic_run("r" + std::to_string(static_cast<int>(medians[i])),
                                  kibench::test::quiet_samples(medians[i], 40 + i, 60, 0.001), "one"));
   }
-  const auto ranking = kibench::compare::rank_members(runs, {0, 1, 2, 3, 4, 5}, [&](std::size_t b, std::size_t c) {
-    return compare_pair(runs[b], runs[c], bootstrap(9));
-  });
+  const auto ranking =
+      kibench::compare::rank_members(runs, {0, 1, 2, 3, 4, 5}, [&](std::size_t b, std::size_t c) {
+        return compare_pair(runs[b], runs[c], bootstrap(9)).verdict == Verdict::slower;
+      });
   std::map<std::string, std::size_t> rank;
   for (const auto &entry : ranking) rank[runs[entry.run].id] = entry.rank;
   CHECK(rank["r1000"] == 1);
@@ -181,6 +185,10 @@ TEST_CASE("ranks: strict where a difference is significant, shared otherwise, ti
   CHECK(rank["r1024"] == 4);
   CHECK(rank["r1100"] == 6);
   CHECK(runs[ranking.front().run].id == "r1000");
+  for (const auto &entry : ranking) {
+    if (entry.rank == 1) CHECK(runs[entry.tier_leader].id == "r1000");
+    if (entry.rank == 4) CHECK(runs[entry.tier_leader].id == "r1016");
+  }
 }
 
 TEST_CASE("the minimum effect is read from the protocol's notes", "[compare][protocol]") {

@@ -108,13 +108,15 @@ void check_gradient(const char *name, const TensorRef &out, const std::vector<do
   }
 }
 
-// prepare, poison, run, compare with the oracle; returns the loss.
-double check_case(const Case &c, Pass pass = Pass::full) {
-  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk={}", c.label, c.tokens,
-                   c.vocab, c.hidden, c.beta, c.temperature, c.ignore_fraction, c.bias, c.chunk_rows));
+// prepare, poison, run with row kernel `version`, compare with the oracle;
+// returns the loss.
+double check_version(const Case &c, Pass pass, int version) {
+  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk={} row kernel v{}",
+                   c.label, c.tokens, c.vocab, c.hidden, c.beta, c.temperature, c.ignore_fraction, c.bias,
+                   c.chunk_rows, version));
   const Workload w = make_workload(c);
   InputSet inputs(w);
-  auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows});
+  auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .row_kernel = version});
   const auto why_not = impl->unsupported(w);
   INFO(why_not.value_or("supported"));
   REQUIRE_FALSE(why_not.has_value());
@@ -142,6 +144,15 @@ double check_case(const Case &c, Pass pass = Pass::full) {
     CHECK(out.grad_student_bias.empty());
   }
   return out.loss;
+}
+
+// Both row kernel versions against the oracle; they compute the same
+// function, so their losses agree to fp32 rounding. Returns the loss.
+double check_case(const Case &c, Pass pass = Pass::full) {
+  const double v1 = check_version(c, pass, 1);
+  const double v2 = check_version(c, pass, 2);
+  CHECK(relative_error(v1, v2) <= 1e-6);
+  return v2;
 }
 
 std::vector<unsigned char> device_bytes(const TensorRef &t) {

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -150,6 +152,12 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
       fmt::print("no oracle-fp64 in the registry: seed-size errors not checked here\n");
     }
   }
+  {
+    auto fused = make_fused(FusedOptions{.row_kernel = 1});
+    fused->prepare(w, inputs);
+    print_timing("fused full, row kernel v1", time_implementation(*fused, Pass::full), full_tflop);
+    print_timing("fused forward, row kernel v1", time_implementation(*fused, Pass::forward), forward_tflop);
+  }
   if (const RegisteredImplementation *entry = find_implementation("cublas-floor")) {
     auto floor = entry->make();
     floor->prepare(w, inputs);
@@ -197,8 +205,10 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
 
   const std::int64_t rows = 2048;
   forward_gemms(); // real logits for the row kernel
-  for (bool grad : {false, true}) {
+  for (const auto &[version, grad] :
+       {std::pair{1, false}, std::pair{1, true}, std::pair{2, false}, std::pair{2, true}}) {
     gpu::fused::RowLossArgs args;
+    args.version = version;
     args.student_logits = zs.data();
     args.teacher_logits = zt.data();
     args.rows = rows;
@@ -212,12 +222,54 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
     args.write_grad = grad;
     const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
     const double bytes = static_cast<double>(rows * V) * (grad ? 6.0 : 4.0);
-    fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n",
-               fmt::format("row kernel alone, {} rows, {}", rows, grad ? "with G'" : "loss only"),
-               t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
+    fmt::print(
+        "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n",
+        fmt::format("row kernel v{} alone, {} rows, {}", version, rows, grad ? "with G'" : "loss only"),
+        t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
   }
 
   fmt::print(
       "\nsummary: fused full {:.3f} ms = {:.3f} x the four GEMMs ({:.3f} ms); fused forward {:.3f} ms\n",
       fused_full.median_ms, fused_full.median_ms / gemms.median_ms, gemms.median_ms, fused_forward.median_ms);
+}
+
+// One launch of each row kernel version on a seed-sized chunk and nothing
+// else, for a profiler: `ncu -k regex:row_loss kibench_tests "[gpu-profile]"`.
+TEST_CASE("fused: each row kernel once on a seed chunk", "[.][gpu-profile]") {
+  if (!gpu::gpu_available()) {
+    WARN("no GPU: " << gpu::gpu_availability().reason << "; GPU test skipped");
+    return;
+  }
+  const Workload w = load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
+  InputSet inputs(w);
+  const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
+  const std::int64_t rows = 2048, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
+  gpu::DeviceAllocator allocator("fused-profile");
+  gpu::Stream stream;
+  gpu::CublasLt blas(allocator, gpu::fused::kCublasWorkspaceBytes);
+  using bf16 = __nv_bfloat16;
+  gpu::DeviceBuffer<bf16> zs(allocator, static_cast<std::size_t>(rows * V)),
+      zt(allocator, static_cast<std::size_t>(rows * V));
+  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(rows));
+  for (int version : {1, 2}) {
+    blas.matmul(gpu::gemm_abt(rows, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
+                stream);
+    blas.matmul(gpu::gemm_abt(rows, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
+                stream);
+    gpu::fused::RowLossArgs args;
+    args.version = version;
+    args.student_logits = zs.data();
+    args.teacher_logits = zt.data();
+    args.rows = rows;
+    args.vocab = V;
+    args.ld = V;
+    args.target = in.target.data();
+    args.student_input = in.student_input.data();
+    args.student_weight = in.student_weight.data();
+    args.student_hidden = Hs;
+    args.row_loss = row_loss.data();
+    gpu::fused::launch_row_loss(args, stream);
+  }
+  stream.synchronize();
+  SUCCEED("both row kernels ran");
 }

@@ -339,7 +339,7 @@ TEST_CASE("a missing column refuses the file: exit 2, nothing written", "[import
   CHECK_FALSE(fs::exists(dir.path() / "out"));
 }
 
-TEST_CASE("bad rows are reported by line and skipped; the others import", "[import][malformed]") {
+TEST_CASE("bad rows are reported by line and skipped, the others import", "[import][malformed]") {
   TempDir dir;
   const RowsCsv rows = rows_csv();
   const std::string config =
@@ -401,7 +401,28 @@ TEST_CASE("bad rows are reported by line and skipped; the others import", "[impo
   }
 }
 
-TEST_CASE("--strict passes a file whose skips are all policy", "[import][malformed]") {
+TEST_CASE("runs whose names agree in their first 100 characters cannot share a directory",
+          "[import][malformed]") {
+  TempDir dir;
+  const RowsCsv rows = rows_csv();
+  // Same row a second later: another external id, but the name is cut
+  // before the time of day.
+  const fs::path csv = write_csv(
+      dir, "later.csv",
+      {rows.header, rows.seed_row, replaced(rows.seed_row, "2024-12-03 08:00:25", "2024-12-03 08:00:26")});
+  const auto result = import_rows(csv, dir.path() / "out", "--json");
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.err,
+             Contains(csv.string() + ":3: error: run name " + kSeedRunName + " is already line 2's"));
+  const auto summary = kibench::json::parse(result.out, "summary");
+  CHECK(at(summary, {"imported"}).as_int() == 1);
+  CHECK(skipped_count(summary, "name_collision") == 1);
+  CHECK(import_rows(csv, dir.path() / "strict", "--strict").exit_code == 2);
+  CHECK_FALSE(fs::exists(dir.path() / "strict"));
+}
+
+TEST_CASE("with --strict, a file whose skips are all policy imports", "[import][malformed]") {
   TempDir dir;
   const auto result = import_rows(kRowsCsv, dir.path() / "out", "--strict");
   INFO(result.out << result.err);

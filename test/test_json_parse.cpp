@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "json/canonical.hpp"
 #include "json/parse.hpp"
 
 using Catch::Matchers::Contains;
@@ -62,4 +63,24 @@ TEST_CASE("parse_file reads files and names the unreadable ones", "[json][parse]
   CHECK_THROWS_WITH(kibench::json::parse_file("/nonexistent/kibench/x.json"),
                     "/nonexistent/kibench/x.json: cannot read: No such file or directory");
   CHECK_THROWS_WITH(kibench::json::parse_file(KIBENCH_TEST_DATA), Contains("cannot read"));
+}
+
+TEST_CASE("integers beyond 64 bits read back as the doubles JCS wrote", "[json][parse]") {
+  using kibench::json::canonical;
+  using kibench::json::parse;
+  const auto value = parse(R"({"a": 100000000000000000000, "b": [-123456789012345678901234]})", "big.json");
+  CHECK(value.find("a")->as_number() == 1e20);
+  CHECK(canonical(*value.find("a")) == "100000000000000000000");
+  CHECK(value.find("b")->as_array()[0].as_number() == -1.2345678901234568e23);
+  CHECK(canonical(parse(canonical(value), "again.json")) == canonical(value));
+}
+
+TEST_CASE("a duplicate key with a control character is reported on one line", "[json][parse]") {
+  try {
+    kibench::json::parse("{\"a\\n\": 1, \"a\\n\": 2}", "dup.json");
+    FAIL("accepted a duplicate key");
+  } catch (const kibench::InputError &e) {
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    CHECK(std::string(e.what()).find("duplicate key") != std::string::npos);
+  }
 }

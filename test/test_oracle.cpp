@@ -44,7 +44,9 @@ OracleProblem tiny_problem(double beta, double temperature, std::uint64_t seed =
   return p;
 }
 
-double loss_of(const OracleProblem &p) { return run_oracle(p, false).loss; }
+double loss_of(const OracleProblem &p) {
+  return run_oracle(p, false).loss;
+}
 
 // Central differences of the loss w.r.t. every element of one input tensor,
 // compared with the oracle's gradient of that tensor.
@@ -147,8 +149,8 @@ TEST_CASE("all tokens ignored: loss 0 and zero gradients, no NaN", "[oracle]") {
   p.target = {kIgnore, kIgnore, kIgnore};
   const OracleResult result = run_oracle(p);
   CHECK(result.loss == 0.0);
-  for (const auto *grad : {&result.gradients.student_input, &result.gradients.student_weight,
-                           &result.gradients.student_bias}) {
+  for (const auto *grad :
+       {&result.gradients.student_input, &result.gradients.student_weight, &result.gradients.student_bias}) {
     REQUIRE_FALSE(grad->empty());
     for (double g : *grad) REQUIRE(g == 0.0);
   }
@@ -187,8 +189,7 @@ TEST_CASE("beta = 0 and beta = 1 are the limits of J/beta and J/(1-beta)", "[ora
   }
 }
 
-TEST_CASE("adding a constant to every logit of both heads leaves loss and gradients unchanged",
-          "[oracle]") {
+TEST_CASE("adding a constant to every logit of both heads leaves loss and gradients unchanged", "[oracle]") {
   const double beta = GENERATE(0.0, 0.5, 1.0);
   const OracleProblem p = tiny_problem(beta, 0.7);
   OracleProblem shifted = p;
@@ -207,10 +208,18 @@ TEST_CASE("adding a constant to every logit of both heads leaves loss and gradie
 
 TEST_CASE("oracle rejects inconsistent problems", "[oracle]") {
   OracleProblem p = tiny_problem(0.5, 1.0);
-  SECTION("temperature 0") { p.scalars.temperature = 0.0; }
-  SECTION("beta outside [0, 1]") { p.scalars.beta = 1.5; }
-  SECTION("target out of range") { p.target[0] = 7; }
-  SECTION("wrong shape") { p.student_weight.pop_back(); }
+  SECTION("temperature 0") {
+    p.scalars.temperature = 0.0;
+  }
+  SECTION("beta outside [0, 1]") {
+    p.scalars.beta = 1.5;
+  }
+  SECTION("target out of range") {
+    p.target[0] = 7;
+  }
+  SECTION("wrong shape") {
+    p.student_weight.pop_back();
+  }
   CHECK_THROWS_AS(run_oracle(p), std::invalid_argument);
 }
 
@@ -221,9 +230,9 @@ TEST_CASE("oracle_problem widens the bf16 inputs exactly", "[oracle]") {
   w.hidden = 2;
   w.student_hidden = 1;
   HostInputs in;
-  in.student_input = {0x3F80};           // 1
-  in.student_weight = {0xC040, 0x3E00};  // -3, 0.125
-  in.teacher_input = {0x3F00, 0x4000};   // 0.5, 2
+  in.student_input = {0x3F80};          // 1
+  in.student_weight = {0xC040, 0x3E00}; // -3, 0.125
+  in.teacher_input = {0x3F00, 0x4000};  // 0.5, 2
   in.teacher_weight = {0, 0x8000, 0x3F80, 0xBF80};
   in.target = {1};
   const OracleProblem p = oracle_problem(w, in);

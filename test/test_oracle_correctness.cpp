@@ -70,7 +70,8 @@ TEST_CASE("compare_host counts NaN and Inf and the gate rejects them", "[correct
 
   // Poison left in a bf16 output is caught the same way.
   const std::vector<std::uint16_t> poisoned(3, bf16::from_float(std::numeric_limits<float>::quiet_NaN()));
-  CHECK(compare_host("p", ref_of(poisoned, ElementType::bf16), ref_of(ref, ElementType::fp64)).nonfinite == 3);
+  CHECK(compare_host("p", ref_of(poisoned, ElementType::bf16), ref_of(ref, ElementType::fp64)).nonfinite ==
+        3);
 }
 
 TEST_CASE("apply_policy: relative L2 bound, or max abs where the reference is exactly zero",
@@ -125,11 +126,10 @@ TEST_CASE("make_verdict passes only when every output passes and names the worst
   const std::vector<double> ref = {1.0, 2.0};
   const std::vector<double> close = {1.0, 2.001}, far = {1.5, 2.0};
 
-  const CorrectnessVerdict good =
-      make_verdict({compare_scalar("loss", 1.0, 1.0),
-                    compare_host("grad_student_weight", ref_of(close, ElementType::fp64),
-                                 ref_of(ref, ElementType::fp64))},
-                   p);
+  const CorrectnessVerdict good = make_verdict(
+      {compare_scalar("loss", 1.0, 1.0),
+       compare_host("grad_student_weight", ref_of(close, ElementType::fp64), ref_of(ref, ElementType::fp64))},
+      p);
   CHECK(good.passed);
   CHECK(good.summary.find("pass") == 0);
   CHECK(good.summary.find("grad_student_weight") != std::string::npos);

@@ -25,7 +25,8 @@ TEST_CASE("parallel_for covers the range begin..end once for any worker count", 
         for (std::int64_t i = lo; i < hi; ++i) ++hits[static_cast<std::size_t>(i)];
       },
       1, workers);
-  for (std::int64_t i = 0; i <= end; ++i) CHECK(hits[static_cast<std::size_t>(i)].load() == (i >= begin && i < end ? 1 : 0));
+  for (std::int64_t i = 0; i <= end; ++i)
+    CHECK(hits[static_cast<std::size_t>(i)].load() == (i >= begin && i < end ? 1 : 0));
   CHECK(ranges <= static_cast<int>(workers));
 }
 

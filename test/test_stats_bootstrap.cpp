@@ -14,8 +14,8 @@
 #include "test_compare_support.hpp"
 
 using kibench::stats::BootstrapSettings;
-using kibench::test::Normal;
 using kibench::test::noisy_series;
+using kibench::test::Normal;
 
 TEST_CASE("median by selection equals the interpolated median for odd and even sizes", "[stats][bootstrap]") {
   Normal normal(7);
@@ -32,26 +32,34 @@ TEST_CASE("median by selection equals the interpolated median for odd and even s
 
 TEST_CASE("random indices are reproducible, in range and uniform", "[stats][bootstrap]") {
   kibench::stats::RandomIndex a(42), b(42), c(43);
-  std::vector<std::size_t> counts(7, 0);
   bool differs = false;
-  for (int i = 0; i < 70000; ++i) {
+  for (int i = 0; i < 1000; ++i) {
     const std::size_t x = a.below(7);
     REQUIRE(x < 7);
     CHECK(x == b.below(7));
     differs = differs || x != c.below(7);
-    ++counts[x];
   }
   CHECK(differs);
-  // Each residue expects 10000; a chi-square with 6 degrees of freedom is
-  // below 22.5 with probability 0.999.
-  double chi_square = 0;
-  for (const auto count : counts) chi_square += std::pow(static_cast<double>(count) - 10000.0, 2) / 10000.0;
-  CHECK(chi_square < 22.5);
+  // Uniformity: 7000 draws over 7 residues per seed give a chi-square with
+  // 6 degrees of freedom (mean 6, variance 12); over 200 seeds its mean has
+  // a standard deviation of sqrt(12/200) = 0.245, so a fair draw lands in
+  // [5, 7] (four standard deviations) and a biased one drifts far above.
+  double chi_square_sum = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    kibench::stats::RandomIndex random(seed);
+    std::vector<double> counts(7, 0.0);
+    for (int i = 0; i < 7000; ++i) counts[random.below(7)] += 1;
+    for (const double count : counts) chi_square_sum += (count - 1000.0) * (count - 1000.0) / 1000.0;
+  }
+  const double mean_chi_square = chi_square_sum / 200;
+  CHECK(mean_chi_square > 5.0);
+  CHECK(mean_chi_square < 7.0);
   CHECK(kibench::stats::derive_seed(1, "a|b") != kibench::stats::derive_seed(1, "b|a"));
   CHECK(kibench::stats::derive_seed(1, "a|b") == kibench::stats::derive_seed(1, "a|b"));
 }
 
-TEST_CASE("bootstrap intervals bracket the estimate and are reproducible from the seed", "[stats][bootstrap]") {
+TEST_CASE("bootstrap intervals bracket the estimate and are reproducible from the seed",
+          "[stats][bootstrap]") {
   Normal normal(11);
   const auto baseline = noisy_series(80, 1000.0, 0.02, normal);
   const auto candidate = noisy_series(80, 1050.0, 0.02, normal);
@@ -67,7 +75,8 @@ TEST_CASE("bootstrap intervals bracket the estimate and are reproducible from th
 
   CHECK(first.difference.estimate ==
         Approx(kibench::stats::median(candidate) - kibench::stats::median(baseline)));
-  CHECK(first.speedup.estimate == Approx(kibench::stats::median(baseline) / kibench::stats::median(candidate)));
+  CHECK(first.speedup.estimate ==
+        Approx(kibench::stats::median(baseline) / kibench::stats::median(candidate)));
   CHECK(first.difference.low <= first.difference.estimate);
   CHECK(first.difference.estimate <= first.difference.high);
   CHECK(first.speedup.low <= first.speedup.estimate);
@@ -90,7 +99,8 @@ TEST_CASE("bootstrap rejects what is not a pair of latency series", "[stats][boo
   CHECK_THROWS_AS(kibench::stats::bootstrap_paired(ok, ok, settings), std::invalid_argument);
 }
 
-TEST_CASE("a 95 % interval of identical distributions excludes zero about 5 % of the time", "[stats][bootstrap]") {
+TEST_CASE("a 95 % interval of identical distributions excludes zero about 5 % of the time",
+          "[stats][bootstrap]") {
   // Coverage check over 200 independent data sets: the count of intervals
   // excluding zero is Binomial(200, ~0.05) for a calibrated interval (mean
   // 10, sd 3.1); more than 22 would mean the interval is far too narrow.
@@ -108,7 +118,8 @@ TEST_CASE("a 95 % interval of identical distributions excludes zero about 5 % of
   CHECK(excluded <= 22);
 }
 
-TEST_CASE("noise floors: relative MAD noise, and paired noise with shared drift divided out", "[stats][noise]") {
+TEST_CASE("noise floors: relative MAD noise, and paired noise with shared drift divided out",
+          "[stats][noise]") {
   Normal normal(5);
   const auto series = noisy_series(2000, 1000.0, 0.01, normal);
   // 1.4826·MAD/median estimates the relative standard deviation.

@@ -57,18 +57,21 @@ void add_compare(CLI::App &app, Action &action) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App *command = app.add_subcommand(
       "compare", "Rank runs of one cohort with bootstrap intervals; say why others are not comparable.");
-  command->add_option("RUN", args->runs,
-                      "Run manifests, run directories, imported record directories, or directories of them")
+  command
+      ->add_option("RUN", args->runs,
+                   "Run manifests, run directories, imported record directories, or directories of them")
       ->required();
-  command->add_option("--baseline", args->baseline,
-                      "The run candidates are measured against: an implementation name, run id, run name, run "
-                      "digest (prefix), run file or directory (default: \"reference\", else \"cpu-reference\", "
-                      "else the first run given)");
+  command->add_option(
+      "--baseline", args->baseline,
+      "The run candidates are measured against: an implementation name, run id, run name, run "
+      "digest (prefix), run file or directory (default: \"reference\", else \"cpu-reference\", "
+      "else the first run given)");
   command->add_option("--format", args->format, "Output: table (default), markdown (CI job summaries), json")
       ->check(CLI::IsMember({"table", "markdown", "json"}));
-  command->add_option("--fail-if-slower", args->fail_if_slower,
-                      "Exit 1 when a candidate is significantly slower than its baseline (interval above zero) "
-                      "by more than PCT percent")
+  command
+      ->add_option("--fail-if-slower", args->fail_if_slower,
+                   "Exit 1 when a candidate is significantly slower than its baseline (interval above zero) "
+                   "by more than PCT percent")
       ->type_name("PCT")
       ->check(CLI::Range(0.0, 1e6));
   command->add_option("--seed", args->seed, "Bootstrap seed (default 1: output is reproducible)");

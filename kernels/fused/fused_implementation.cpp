@@ -321,6 +321,7 @@ private:
     args.weight_soft = w.scalars.weight_soft;
     args.ignore_index = w.scalars.ignore_index;
     args.write_grad = grads;
+    args.version = options_.row_kernel;
     gpu::fused::launch_row_loss(args, *stream_);
     if (!grads) return;
 

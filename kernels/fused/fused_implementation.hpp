@@ -25,6 +25,8 @@ struct FusedOptions {
   std::int64_t chunk_rows = 0;
   // Device memory the implementation may hold beyond inputs and outputs.
   std::uint64_t workspace_budget = gpu::fused::kDefaultWorkspaceBudget;
+  // Row kernel version (kernels/fused/row_loss_v*.cu): 2, or 1 to compare.
+  int row_kernel = 2;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

@@ -62,22 +62,29 @@ public:
       cohort.baseline = holds_anchor && runs_[anchor].rankable() ? anchor : preferred(runs_, rankable);
       cohort.reference = *cohort.baseline;
       if (holds_anchor && *cohort.baseline != anchor) {
-        cohort.notes.push_back(fmt::format("the baseline {} cannot anchor a ranking ({}); {} is this cohort's "
-                                           "baseline",
-                                           runs_[anchor].id,
-                                           runs_[anchor].status != "passed"
-                                               ? fmt::format("status {}", runs_[anchor].status)
-                                               : runs_[anchor].raw_missing,
-                                           runs_[*cohort.baseline].id));
+        cohort.notes.push_back(
+            fmt::format("the baseline {} cannot anchor a ranking ({}); {} is this cohort's "
+                        "baseline",
+                        runs_[anchor].id,
+                        runs_[anchor].status != "passed" ? fmt::format("status {}", runs_[anchor].status)
+                                                         : runs_[anchor].raw_missing,
+                        runs_[*cohort.baseline].id));
       }
     } else {
       cohort.reference = holds_anchor ? anchor : preferred(runs_, cohort.members);
       cohort.notes.push_back("no member is rankable (each needs status passed and raw samples): no ranking");
     }
 
-    for (RankEntry &entry : rank_members(runs_, rankable, [&](std::size_t b, std::size_t c) {
-           return pair(b, c);
-         })) {
+    const auto baseline = cohort.baseline;
+    // A pair that includes the baseline is judged by its comparison with
+    // the baseline, in the baseline's orientation, so that a rank never
+    // contradicts the verdict printed beside it.
+    const auto slower = [&](std::size_t leader, std::size_t member) {
+      if (member == baseline) return pair(*baseline, leader).verdict == Verdict::faster;
+      if (leader == baseline) return pair(*baseline, member).verdict == Verdict::slower;
+      return pair(leader, member).verdict == Verdict::slower;
+    };
+    for (const RankEntry &entry : rank_members(runs_, rankable, slower)) {
       RankedMember member;
       member.run = entry.run;
       member.rank = entry.rank;
@@ -119,7 +126,8 @@ const Cohort &CompareReport::cohort_of(std::size_t run) const {
 
 std::vector<std::size_t> select_runs(const std::vector<ComparedRun> &runs, std::string_view selector) {
   std::vector<std::size_t> out;
-  const bool digest_prefix = selector.starts_with("sha256:") && selector.size() >= std::string_view("sha256:").size() + 8;
+  const bool digest_prefix =
+      selector.starts_with("sha256:") && selector.size() >= std::string_view("sha256:").size() + 8;
   std::error_code error;
   const bool is_path = fs::exists(fs::path(selector), error);
   const fs::path wanted = is_path ? identity(fs::path(selector)) : fs::path{};
@@ -157,8 +165,8 @@ CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &
   } else {
     report.anchor = preferred(report.runs, everyone);
     const std::string &name = report.runs[report.anchor].implementation;
-    const bool by_name = std::find(std::begin(kDefaultBaselineNames), std::end(kDefaultBaselineNames), name) !=
-                         std::end(kDefaultBaselineNames);
+    const bool by_name = std::find(std::begin(kDefaultBaselineNames), std::end(kDefaultBaselineNames),
+                                   name) != std::end(kDefaultBaselineNames);
     report.anchor_choice = by_name ? fmt::format("the run named {}", name) : "the first run given";
   }
 
@@ -178,8 +186,7 @@ CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &
     if (report.runs[i].comparison_key != anchor_key)
       report.not_comparable.push_back(view_pair(report.runs, report.anchor, i));
   }
-  if (options.fail_if_slower_percent)
-    report.gate = evaluate_gate(report, *options.fail_if_slower_percent);
+  if (options.fail_if_slower_percent) report.gate = evaluate_gate(report, *options.fail_if_slower_percent);
   return report;
 }
 

@@ -36,7 +36,7 @@ struct Cohort {
 
 struct CompareReport {
   std::vector<ComparedRun> runs;
-  std::size_t anchor = 0;    // the baseline run (--baseline, else "reference"/"cpu-reference", else the first)
+  std::size_t anchor = 0; // the baseline run (--baseline, else "reference"/"cpu-reference", else the first)
   std::string anchor_choice; // how it was chosen, in words
   std::vector<Cohort> cohorts;
   std::vector<PairView> not_comparable; // each run outside the anchor's cohort, against the anchor

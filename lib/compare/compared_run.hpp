@@ -44,9 +44,9 @@ struct ComparedRun {
   std::string protocol_family; // BenchmarkProtocol spec.comparability.family
   std::string upstream_source; // spec.sourceNative.source of an imported record; "" for our own
 
-  double minimum_effect = 0.01;         // relative; from the protocol's notes, else 1 %
-  bool minimum_effect_stated = false;   // false: the 1 % default
-  bool interleaved = true;              // the protocol interleaves implementations round by round
+  double minimum_effect = 0.01;       // relative; from the protocol's notes, else 1 %
+  bool minimum_effect_stated = false; // false: the 1 % default
+  bool interleaved = true;            // the protocol interleaves implementations round by round
 
   std::optional<double> median_ns; // from the raw samples, else as reported
   std::optional<RawSeries> raw;

@@ -16,25 +16,26 @@ json::Value interval(const stats::Interval &i) {
 }
 
 json::Value run_document(const ComparedRun &run) {
-  json::Object out{{"id", run.id},
-                   {"implementation", run.implementation},
-                   {"name", run.name},
-                   {"file", run.label},
-                   {"digest", run.digest},
-                   {"status", run.status},
-                   {"comparisonKey", run.comparison_key},
-                   {"operationDigest", run.operation_digest},
-                   {"workload", json::Object{{"name", run.workload_name}, {"digest", run.workload_digest}}},
-                   {"protocol", json::Object{{"name", run.protocol_name},
-                                             {"family", run.protocol_family},
-                                             {"digest", run.protocol_digest}}},
-                   {"environment", json::Object{{"name", run.environment_name}, {"digest", run.environment_digest}}},
-                   {"implementationDigest", run.implementation_digest},
-                   {"metric", run.metric},
-                   {"minimumEffect", run.minimum_effect},
-                   {"minimumEffectSource", run.minimum_effect_stated ? "protocol" : "default"},
-                   {"medianNs", optional_number(run.median_ns)},
-                   {"medianSource", run.raw ? "raw_samples" : "reported"}};
+  json::Object out{
+      {"id", run.id},
+      {"implementation", run.implementation},
+      {"name", run.name},
+      {"file", run.label},
+      {"digest", run.digest},
+      {"status", run.status},
+      {"comparisonKey", run.comparison_key},
+      {"operationDigest", run.operation_digest},
+      {"workload", json::Object{{"name", run.workload_name}, {"digest", run.workload_digest}}},
+      {"protocol", json::Object{{"name", run.protocol_name},
+                                {"family", run.protocol_family},
+                                {"digest", run.protocol_digest}}},
+      {"environment", json::Object{{"name", run.environment_name}, {"digest", run.environment_digest}}},
+      {"implementationDigest", run.implementation_digest},
+      {"metric", run.metric},
+      {"minimumEffect", run.minimum_effect},
+      {"minimumEffectSource", run.minimum_effect_stated ? "protocol" : "default"},
+      {"medianNs", optional_number(run.median_ns)},
+      {"medianSource", run.raw ? "raw_samples" : "reported"}};
   if (run.raw) {
     out.set("rawSamples", json::Object{{"file", run.raw->file.string()},
                                        {"samples", static_cast<std::uint64_t>(run.raw->samples.size())},
@@ -51,37 +52,39 @@ json::Value run_document(const ComparedRun &run) {
 }
 
 json::Value comparison_document(const CompareReport &report, std::size_t baseline, const PairComparison &c) {
-  return json::Object{{"baseline", report.runs[baseline].id},
-                      {"pairing", std::string(to_string(c.pairing))},
-                      {"pairingNote", c.pairing_note},
-                      {"baselineSamples", static_cast<std::uint64_t>(c.baseline_samples)},
-                      {"candidateSamples", static_cast<std::uint64_t>(c.candidate_samples)},
-                      {"baselineMedianNs", c.medians.baseline_median},
-                      {"candidateMedianNs", c.medians.candidate_median},
-                      {"differenceNs", interval(c.medians.difference)},
-                      {"relativeDifference", json::Object{{"estimate", c.relative_effect},
-                                                          {"low", c.relative_low},
-                                                          {"high", c.relative_high}}},
-                      {"speedup", interval(c.medians.speedup)},
-                      {"significant", c.significant()},
-                      {"minimumEffect", c.minimum_effect},
-                      {"noiseFloor", c.noise_floor},
-                      {"threshold", c.threshold},
-                      {"verdict", std::string(to_string(c.verdict))},
-                      {"explanation", c.explanation}};
+  return json::Object{
+      {"baseline", report.runs[baseline].id},
+      {"pairing", std::string(to_string(c.pairing))},
+      {"pairingNote", c.pairing_note},
+      {"baselineSamples", static_cast<std::uint64_t>(c.baseline_samples)},
+      {"candidateSamples", static_cast<std::uint64_t>(c.candidate_samples)},
+      {"baselineMedianNs", c.medians.baseline_median},
+      {"candidateMedianNs", c.medians.candidate_median},
+      {"differenceNs", interval(c.medians.difference)},
+      {"relativeDifference",
+       json::Object{{"estimate", c.relative_effect}, {"low", c.relative_low}, {"high", c.relative_high}}},
+      {"speedup", interval(c.medians.speedup)},
+      {"significant", c.significant()},
+      {"minimumEffect", c.minimum_effect},
+      {"noiseFloor", c.noise_floor},
+      {"threshold", c.threshold},
+      {"verdict", std::string(to_string(c.verdict))},
+      {"explanation", c.explanation}};
 }
 
 json::Value view_document(const CompareReport &report, const PairView &view) {
   json::Array reasons;
   for (const Reason &reason : view.reasons)
-    reasons.emplace_back(json::Object{{"code", std::string(to_string(reason.code))}, {"detail", reason.detail}});
+    reasons.emplace_back(
+        json::Object{{"code", std::string(to_string(reason.code))}, {"detail", reason.detail}});
   json::Array caveats;
   for (const auto &caveat : view.caveats) caveats.emplace_back(caveat);
   return json::Object{{"run", report.runs[view.run].id},
                       {"against", report.runs[view.anchor].id},
                       {"reasons", std::move(reasons)},
-                      {"profile", view.profile == ViewProfile::none ? json::Value(nullptr)
-                                                                    : json::Value(std::string(to_string(view.profile)))},
+                      {"profile", view.profile == ViewProfile::none
+                                      ? json::Value(nullptr)
+                                      : json::Value(std::string(to_string(view.profile)))},
                       {"speedup", optional_number(view.speedup)},
                       {"caveats", std::move(caveats)}};
 }
@@ -94,29 +97,31 @@ json::Value cohort_document(const CompareReport &report, const Cohort &cohort) {
                        {"rank", static_cast<std::uint64_t>(member.rank)},
                        {"tierLeader", report.runs[member.tier_leader].id},
                        {"baseline", member.is_baseline}};
-    entry.set("vsBaseline", member.vs_baseline ? comparison_document(report, *cohort.baseline, *member.vs_baseline)
-                                               : json::Value(nullptr));
+    entry.set("vsBaseline", member.vs_baseline
+                                ? comparison_document(report, *cohort.baseline, *member.vs_baseline)
+                                : json::Value(nullptr));
     ranking.emplace_back(std::move(entry));
   }
   for (const PairView &view : cohort.not_ranked) not_ranked.push_back(view_document(report, view));
   for (const auto &note : cohort.notes) notes.emplace_back(note);
-  return json::Object{{"comparisonKey", cohort.comparison_key},
-                      {"profile", cohort.ranking.empty() ? "reported" : "strict_exact"},
-                      {"members", std::move(members)},
-                      {"baseline", cohort.baseline ? json::Value(report.runs[*cohort.baseline].id) : json::Value(nullptr)},
-                      {"ranking", std::move(ranking)},
-                      {"notRanked", std::move(not_ranked)},
-                      {"notes", std::move(notes)}};
+  return json::Object{
+      {"comparisonKey", cohort.comparison_key},
+      {"profile", cohort.ranking.empty() ? "reported" : "strict_exact"},
+      {"members", std::move(members)},
+      {"baseline", cohort.baseline ? json::Value(report.runs[*cohort.baseline].id) : json::Value(nullptr)},
+      {"ranking", std::move(ranking)},
+      {"notRanked", std::move(not_ranked)},
+      {"notes", std::move(notes)}};
 }
 
 json::Value gate_document(const CompareReport &report, const GateResult &gate) {
   json::Array regressions;
   for (const Regression &r : gate.regressions) {
-    regressions.emplace_back(json::Object{{"candidate", report.runs[r.candidate].id},
-                                          {"baseline", report.runs[r.baseline].id},
-                                          {"relativeDifference", json::Object{{"estimate", r.relative_effect},
-                                                                              {"low", r.relative_low},
-                                                                              {"high", r.relative_high}}}});
+    regressions.emplace_back(json::Object{
+        {"candidate", report.runs[r.candidate].id},
+        {"baseline", report.runs[r.baseline].id},
+        {"relativeDifference",
+         json::Object{{"estimate", r.relative_effect}, {"low", r.relative_low}, {"high", r.relative_high}}}});
   }
   return json::Object{{"failIfSlowerPercent", gate.percent},
                       {"checked", static_cast<std::uint64_t>(gate.checked)},

@@ -35,17 +35,24 @@ PairedSeries pair_by_round(const RawSeries &baseline, const RawSeries &candidate
   return out;
 }
 
-std::string percent(double fraction) { return fmt::format("{:.2f} %", fraction * 100.0); }
+std::string percent(double fraction) {
+  return fmt::format("{:.2f} %", fraction * 100.0);
+}
 
 } // namespace
 
-std::string_view to_string(Pairing pairing) { return pairing == Pairing::paired ? "paired" : "independent"; }
+std::string_view to_string(Pairing pairing) {
+  return pairing == Pairing::paired ? "paired" : "independent";
+}
 
 std::string_view to_string(Verdict verdict) {
   switch (verdict) {
-  case Verdict::faster: return "faster";
-  case Verdict::slower: return "slower";
-  case Verdict::shared: return "shared";
+  case Verdict::faster:
+    return "faster";
+  case Verdict::slower:
+    return "slower";
+  case Verdict::shared:
+    return "shared";
   }
   return "shared";
 }
@@ -77,9 +84,8 @@ PairComparison compare_pair(const ComparedRun &baseline, const ComparedRun &cand
     } else if (!baseline.interleaved) {
       out.pairing_note = "independent: the protocol did not interleave implementations";
     } else {
-      out.pairing_note =
-          fmt::format("independent: only {} rounds in common (fewer than {})", pairs.baseline.size(),
-                      kMinimumSamples);
+      out.pairing_note = fmt::format("independent: only {} rounds in common (fewer than {})",
+                                     pairs.baseline.size(), kMinimumSamples);
     }
     const std::vector<double> bs = b.nanoseconds();
     const std::vector<double> cs = c.nanoseconds();
@@ -107,12 +113,12 @@ PairComparison compare_pair(const ComparedRun &baseline, const ComparedRun &cand
     out.explanation = "the interval of the difference includes zero";
   } else if (std::fabs(out.relative_effect) <= out.threshold) {
     out.verdict = Verdict::shared;
-    out.explanation = fmt::format("the effect {} does not exceed the threshold {}",
-                                  percent(std::fabs(out.relative_effect)), percent(out.threshold));
+    out.explanation =
+        fmt::format("the effect {} does not exceed the threshold", percent(std::fabs(out.relative_effect)));
   } else {
     out.verdict = out.relative_effect < 0 ? Verdict::faster : Verdict::slower;
-    out.explanation = fmt::format("the interval excludes zero and the effect {} exceeds the threshold {}",
-                                  percent(std::fabs(out.relative_effect)), percent(out.threshold));
+    out.explanation = fmt::format("the interval excludes zero and the effect {} exceeds the threshold",
+                                  percent(std::fabs(out.relative_effect)));
   }
   return out;
 }

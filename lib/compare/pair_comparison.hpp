@@ -34,9 +34,9 @@ struct PairComparison {
   Pairing pairing = Pairing::independent;
   std::string pairing_note; // "paired on 40 interleave rounds" or why not paired
   std::size_t baseline_samples = 0, candidate_samples = 0; // analysed (paired: both = the pairs)
-  stats::MedianComparison medians;                          // difference (ns) and speedup, with intervals
-  double relative_effect = 0.0;                             // difference / baseline median
-  double relative_low = 0.0, relative_high = 0.0;           // the difference's interval, relative
+  stats::MedianComparison medians;                         // difference (ns) and speedup, with intervals
+  double relative_effect = 0.0;                            // difference / baseline median
+  double relative_low = 0.0, relative_high = 0.0;          // the difference's interval, relative
   double minimum_effect = 0.0, noise_floor = 0.0, threshold = 0.0;
   Verdict verdict = Verdict::shared;
   std::string explanation; // why this verdict, in words

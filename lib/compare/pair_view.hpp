@@ -4,11 +4,13 @@
 // discovery, never a record or a ranking.
 //
 // Profiles (KernelIndex's comparison profiles):
-//   source_native        same harness: the same upstream source
+//   source_native        the same workload and environment, measured by
+//                        the same harness: the same upstream source
 //                        (spec.sourceNative.source), the same protocol, or
-//                        the same protocol family
-//   compatible_workload  the same operation otherwise (another workload,
-//                        environment or protocol)
+//                        the same protocol family — the source's own
+//                        comparison, short only of what ranking needs
+//   compatible_workload  the same operation otherwise (another workload or
+//                        environment, or another harness)
 //   none                 different operations: reasons only
 // (strict_exact — one cohort, both rankable — is the ranking itself;
 // `reported` is what a run without raw samples carries: its median as its
@@ -39,6 +41,7 @@ struct PairView {
   std::vector<std::string> caveats;
 };
 
+// anchor == run describes a reference point: its own reasons, no view.
 PairView view_pair(const std::vector<ComparedRun> &runs, std::size_t anchor, std::size_t run);
 
 } // namespace kibench::compare

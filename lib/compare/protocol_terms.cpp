@@ -8,8 +8,9 @@ namespace kibench::compare {
 std::optional<double> minimum_effect_in(std::string_view notes) {
   // "smaller than 0.01 relative", "smaller than 1 %", "minimum effect of 2%",
   // "minimum effect: 0.5 %"; the unit decides the scale.
-  static const std::regex pattern(R"((smaller than|minimum effect(?: of|:)?)\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(%|relative))",
-                                  std::regex::icase);
+  static const std::regex pattern(
+      R"((smaller than|minimum effect(?: of|:)?)\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(%|relative))",
+      std::regex::icase);
   const std::string text(notes);
   std::smatch match;
   if (!std::regex_search(text, match, pattern)) return std::nullopt;

@@ -6,7 +6,7 @@
 namespace kibench::compare {
 
 std::vector<RankEntry> rank_members(const std::vector<ComparedRun> &runs, std::vector<std::size_t> members,
-                                    const PairFunction &compare) {
+                                    const SlowerThan &slower) {
   const auto median = [&](std::size_t i) {
     return runs[i].median_ns.value_or(std::numeric_limits<double>::infinity());
   };
@@ -16,22 +16,11 @@ std::vector<RankEntry> rank_members(const std::vector<ComparedRun> &runs, std::v
   std::size_t leader = 0, rank = 1;
   for (std::size_t position = 0; position < members.size(); ++position) {
     const std::size_t run = members[position];
-    RankEntry entry;
-    entry.run = run;
-    if (position == 0) {
+    if (position == 0 || slower(leader, run)) {
       leader = run;
-    } else {
-      PairComparison versus = compare(leader, run);
-      if (versus.verdict == Verdict::slower) {
-        leader = run;
-        rank = position + 1;
-      } else {
-        entry.vs_leader = std::move(versus);
-      }
+      rank = position + 1;
     }
-    entry.rank = rank;
-    entry.tier_leader = leader;
-    out.push_back(std::move(entry));
+    out.push_back(RankEntry{run, rank, leader});
   }
   return out;
 }

@@ -3,9 +3,9 @@
 // Members are ordered by median (fastest first; equal medians keep the
 // order given). Ranks are built in tiers: the fastest member leads the
 // first tier; each following member joins the current tier unless it is
-// significantly slower than the tier's leader (verdict "slower" of
-// compare_pair(leader, member): interval excludes zero and the effect
-// exceeds the threshold), in which case it leads a new tier. Every member
+// significantly slower than the tier's leader (the verdict of their
+// comparison: interval excludes zero and the effect exceeds the threshold),
+// in which case it leads a new tier. Every member
 // of a tier shares its rank, numbered like a competition (1, 1, 3): one
 // plus the number of members in faster tiers. So a strict ordering appears
 // exactly where a significant difference exists, and nobody in a tier is
@@ -18,25 +18,23 @@
 
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <vector>
 
 #include "compare/compared_run.hpp"
-#include "compare/pair_comparison.hpp"
 
 namespace kibench::compare {
 
 struct RankEntry {
   std::size_t run = 0;         // index into the runs
   std::size_t rank = 1;        // competition rank, 1 = fastest tier
-  std::size_t tier_leader = 0; // the run this one was compared with (itself for a leader)
-  std::optional<PairComparison> vs_leader; // absent for the leaders
+  std::size_t tier_leader = 0; // the leader of its tier (itself for a leader)
 };
 
-// compare(baseline, candidate) gives the comparison of two runs by index.
-using PairFunction = std::function<PairComparison(std::size_t baseline, std::size_t candidate)>;
+// slower(leader, member): whether `member` is significantly slower than
+// `leader` (the verdict "slower" of their comparison).
+using SlowerThan = std::function<bool(std::size_t leader, std::size_t member)>;
 
 std::vector<RankEntry> rank_members(const std::vector<ComparedRun> &runs, std::vector<std::size_t> members,
-                                    const PairFunction &compare);
+                                    const SlowerThan &slower);
 
 } // namespace kibench::compare

@@ -16,8 +16,8 @@ std::string short_digest(const std::string &digest) {
 }
 
 // Names when they differ, else the digests (same name, edited content).
-std::string names_or_digests(const std::string &name_a, const std::string &digest_a, const std::string &name_b,
-                             const std::string &digest_b) {
+std::string names_or_digests(const std::string &name_a, const std::string &digest_a,
+                             const std::string &name_b, const std::string &digest_b) {
   if (name_a != name_b) return fmt::format("{} vs {}", name_a, name_b);
   return fmt::format("{} ({} vs {})", name_a, short_digest(digest_a), short_digest(digest_b));
 }
@@ -31,14 +31,22 @@ std::string comparator_of(const json::Value &correctness) {
 
 std::string_view to_string(ReasonCode code) {
   switch (code) {
-  case ReasonCode::operation_mismatch: return "OPERATION_MISMATCH";
-  case ReasonCode::workload_mismatch: return "WORKLOAD_MISMATCH";
-  case ReasonCode::protocol_incomparable: return "PROTOCOL_INCOMPARABLE";
-  case ReasonCode::environment_mismatch: return "ENVIRONMENT_MISMATCH";
-  case ReasonCode::correctness_policy_mismatch: return "CORRECTNESS_POLICY_MISMATCH";
-  case ReasonCode::metric_mismatch: return "METRIC_MISMATCH";
-  case ReasonCode::status_not_passed: return "STATUS_NOT_PASSED";
-  case ReasonCode::missing_raw_samples: return "MISSING_RAW_SAMPLES";
+  case ReasonCode::operation_mismatch:
+    return "OPERATION_MISMATCH";
+  case ReasonCode::workload_mismatch:
+    return "WORKLOAD_MISMATCH";
+  case ReasonCode::protocol_incomparable:
+    return "PROTOCOL_INCOMPARABLE";
+  case ReasonCode::environment_mismatch:
+    return "ENVIRONMENT_MISMATCH";
+  case ReasonCode::correctness_policy_mismatch:
+    return "CORRECTNESS_POLICY_MISMATCH";
+  case ReasonCode::metric_mismatch:
+    return "METRIC_MISMATCH";
+  case ReasonCode::status_not_passed:
+    return "STATUS_NOT_PASSED";
+  case ReasonCode::missing_raw_samples:
+    return "MISSING_RAW_SAMPLES";
   }
   return "UNKNOWN";
 }
@@ -46,21 +54,22 @@ std::string_view to_string(ReasonCode code) {
 std::vector<Reason> reasons_between(const ComparedRun &a, const ComparedRun &b) {
   std::vector<Reason> out;
   if (a.operation_digest != b.operation_digest) {
-    out.push_back({ReasonCode::operation_mismatch,
-                   fmt::format("operation {} vs {}", short_digest(a.operation_digest),
-                               short_digest(b.operation_digest))});
+    out.push_back(
+        {ReasonCode::operation_mismatch, fmt::format("operation {} vs {}", short_digest(a.operation_digest),
+                                                     short_digest(b.operation_digest))});
   }
   if (a.workload_digest != b.workload_digest) {
-    out.push_back({ReasonCode::workload_mismatch,
-                   "workload " + names_or_digests(a.workload_name, a.workload_digest, b.workload_name,
-                                                  b.workload_digest)});
+    out.push_back(
+        {ReasonCode::workload_mismatch, "workload " + names_or_digests(a.workload_name, a.workload_digest,
+                                                                       b.workload_name, b.workload_digest)});
   }
   if (a.protocol_digest != b.protocol_digest) {
     const bool same_family = !a.protocol_family.empty() && a.protocol_family == b.protocol_family;
-    out.push_back({ReasonCode::protocol_incomparable,
-                   "protocol " +
-                       names_or_digests(a.protocol_name, a.protocol_digest, b.protocol_name, b.protocol_digest) +
-                       (same_family ? fmt::format(" (same family {}, other settings)", a.protocol_family) : "")});
+    out.push_back(
+        {ReasonCode::protocol_incomparable,
+         "protocol " +
+             names_or_digests(a.protocol_name, a.protocol_digest, b.protocol_name, b.protocol_digest) +
+             (same_family ? fmt::format(" (same family {}, other settings)", a.protocol_family) : "")});
   }
   if (a.environment_digest != b.environment_digest) {
     out.push_back({ReasonCode::environment_mismatch,
@@ -79,15 +88,19 @@ std::vector<Reason> reasons_between(const ComparedRun &a, const ComparedRun &b) 
   if (a.metric != b.metric) {
     out.push_back({ReasonCode::metric_mismatch, fmt::format("metric {} vs {}", a.metric, b.metric)});
   }
+  // A run described against itself (a cohort's reference point) is
+  // listed once.
+  const std::vector<const ComparedRun *> both =
+      &a == &b ? std::vector<const ComparedRun *>{&a} : std::vector<const ComparedRun *>{&a, &b};
   std::vector<std::string> not_passed;
-  for (const ComparedRun *run : {&a, &b}) {
+  for (const ComparedRun *run : both) {
     if (run->status != "passed") not_passed.push_back(fmt::format("{} has status {}", run->id, run->status));
   }
   if (!not_passed.empty()) {
     out.push_back({ReasonCode::status_not_passed, fmt::format("{}", fmt::join(not_passed, "; "))});
   }
   std::vector<std::string> missing;
-  for (const ComparedRun *run : {&a, &b}) {
+  for (const ComparedRun *run : both) {
     if (!run->raw) missing.push_back(fmt::format("{}: {}", run->id, run->raw_missing));
   }
   if (!missing.empty()) {

@@ -16,8 +16,8 @@ GateResult evaluate_gate(const CompareReport &report, double percent) {
       ++gate.checked;
       const bool significantly_slower = c.medians.difference.low > 0.0;
       if (significantly_slower && c.relative_effect * 100.0 > percent) {
-        gate.regressions.push_back(Regression{*cohort.baseline, member.run, c.relative_effect, c.relative_low,
-                                              c.relative_high});
+        gate.regressions.push_back(
+            Regression{*cohort.baseline, member.run, c.relative_effect, c.relative_low, c.relative_high});
       }
     }
   }
@@ -37,8 +37,8 @@ std::string gate_summary(const CompareReport &report, const GateResult &gate) {
   std::vector<std::string> parts;
   for (const Regression &r : gate.regressions) {
     parts.push_back(fmt::format("{} is {:+.2f} % [{:+.2f} %, {:+.2f} %] slower than {}",
-                                report.runs[r.candidate].id, r.relative_effect * 100.0, r.relative_low * 100.0,
-                                r.relative_high * 100.0, report.runs[r.baseline].id));
+                                report.runs[r.candidate].id, r.relative_effect * 100.0,
+                                r.relative_low * 100.0, r.relative_high * 100.0, report.runs[r.baseline].id));
   }
   return fmt::format("regression gate failed (more than {} % slower, interval above zero): {}", gate.percent,
                      fmt::join(parts, "; "));

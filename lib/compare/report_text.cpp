@@ -17,7 +17,10 @@ std::string duration(double ns) {
     if (std::fabs(ns) >= unit.scale || unit.scale == 1.0) {
       const double value = ns / unit.scale;
       // Four significant digits: 1.235, 12.35, 123.5, 1235 (ns stay whole).
-      const int decimals = unit.scale == 1.0 ? 0 : std::fabs(value) >= 100 ? 1 : std::fabs(value) >= 10 ? 2 : 3;
+      const int decimals = unit.scale == 1.0         ? 0
+                           : std::fabs(value) >= 100 ? 1
+                           : std::fabs(value) >= 10  ? 2
+                                                     : 3;
       return fmt::format("{:.{}f} {}", value, decimals, unit.name);
     }
   }
@@ -31,7 +34,9 @@ std::string signed_percent(double fraction) {
   return (value < 0 ? "−" : "+") + digits;
 }
 
-std::string percent(double fraction) { return fmt::format("{:.2f} %", fraction * 100.0); }
+std::string percent(double fraction) {
+  return fmt::format("{:.2f} %", fraction * 100.0);
+}
 
 std::string short_digest(const std::string &digest) {
   constexpr std::size_t shown = std::string_view("sha256:").size() + 12;
@@ -54,14 +59,15 @@ std::string pairing(const PairComparison &c) {
 }
 
 std::string verdict(const PairComparison &c) {
-  return fmt::format("{}: {} (threshold {} = max(minimum effect {}, noise floor {}); {})", to_string(c.verdict),
-                     c.explanation, percent(c.threshold), percent(c.minimum_effect), percent(c.noise_floor),
-                     c.pairing_note);
+  return fmt::format("{}: {} (threshold {} = max(minimum effect {}, noise floor {}); {})",
+                     to_string(c.verdict), c.explanation, percent(c.threshold), percent(c.minimum_effect),
+                     percent(c.noise_floor), c.pairing_note);
 }
 
 std::string minimum_effect(const ComparedRun &run) {
   return fmt::format("{} ({})", percent(run.minimum_effect),
-                     run.minimum_effect_stated ? "stated by the protocol" : "default: the protocol states none");
+                     run.minimum_effect_stated ? "stated by the protocol"
+                                               : "default: the protocol states none");
 }
 
 std::string reason_codes(const PairView &view) {
@@ -71,6 +77,7 @@ std::string reason_codes(const PairView &view) {
 }
 
 std::string view_summary(const PairView &view, const CompareReport &report) {
+  if (view.anchor == view.run) return "the reference point the others are described against";
   if (view.profile == ViewProfile::none) return "no view: different operations";
   const std::string ratio =
       view.speedup ? fmt::format("speedup {:.3f}× over {}", *view.speedup, report.runs[view.anchor].id)
@@ -78,7 +85,9 @@ std::string view_summary(const PairView &view, const CompareReport &report) {
   return fmt::format("{} view: {} (not a ranking)", to_string(view.profile), ratio);
 }
 
-std::string cohort_profile(const Cohort &cohort) { return cohort.ranking.empty() ? "reported" : "strict_exact"; }
+std::string cohort_profile(const Cohort &cohort) {
+  return cohort.ranking.empty() ? "reported" : "strict_exact";
+}
 
 std::string median(const ComparedRun &run) {
   if (!run.median_ns) return "—";

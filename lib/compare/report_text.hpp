@@ -30,7 +30,8 @@ std::string verdict(const PairComparison &c);
 std::string minimum_effect(const ComparedRun &run);
 // "WORKLOAD_MISMATCH, ENVIRONMENT_MISMATCH"
 std::string reason_codes(const PairView &view);
-// "compatible_workload view: speedup 3.2× (not a ranking)" or "no view: different operations"
+// "compatible_workload view: speedup 3.2× over x (not a ranking)", "no view: different operations",
+// or that it is the reference point itself.
 std::string view_summary(const PairView &view, const CompareReport &report);
 // "strict_exact" when the cohort has a ranking, else "reported".
 std::string cohort_profile(const Cohort &cohort);

@@ -14,8 +14,8 @@
 #include "digest/manifest_set.hpp"
 #include "error.hpp"
 #include "harness/raw_samples.hpp"
-#include "json/parse.hpp"
 #include "stats/summary.hpp"
+#include "json/parse.hpp"
 
 namespace kibench::compare {
 namespace {
@@ -35,6 +35,14 @@ const json::Value *member_at(const json::Value &value, std::string_view dotted_p
 std::string string_at(const json::Value &value, std::string_view dotted_path) {
   const json::Value *member = member_at(value, dotted_path);
   return member != nullptr && member->is_string() ? member->as_string() : std::string{};
+}
+
+// metadata.name, else (canonical bodies carry no metadata) enough of the
+// digest to tell manifests apart.
+std::string display_name(const ManifestEntry &entry) {
+  if (!entry.name.empty()) return entry.name;
+  constexpr std::size_t shown = std::string_view("sha256:").size() + 12;
+  return entry.digest.substr(0, shown);
 }
 
 std::size_t count_runs(const ManifestSet &set, std::size_t from) {
@@ -76,7 +84,8 @@ public:
     const ManifestEntry &workload = resolve(entry, "spec.workloadDigest", "WorkloadCase");
     const ManifestEntry &protocol = resolve(entry, "spec.protocolDigest", "BenchmarkProtocol");
     const ManifestEntry &environment = resolve(entry, "spec.environmentDigest", "ExecutionEnvironment");
-    const ManifestEntry &implementation = resolve(entry, "spec.implementationDigest", "ImplementationRevision");
+    const ManifestEntry &implementation =
+        resolve(entry, "spec.implementationDigest", "ImplementationRevision");
 
     out.workload_digest = workload.digest;
     out.protocol_digest = protocol.digest;
@@ -103,9 +112,9 @@ public:
                                                            .correctness = out.correctness,
                                                            .metric = out.metric});
 
-    out.workload_name = workload.name.empty() ? workload.digest : workload.name;
-    out.environment_name = environment.name.empty() ? environment.digest : environment.name;
-    out.protocol_name = protocol.name.empty() ? protocol.digest : protocol.name;
+    out.workload_name = display_name(workload);
+    out.environment_name = display_name(environment);
+    out.protocol_name = display_name(protocol);
     out.protocol_family = string_at(protocol.manifest, "spec.comparability.family");
     out.upstream_source = string_at(run, "spec.sourceNative.source");
     const std::string_view notes = comparability_notes(protocol.manifest);
@@ -117,7 +126,7 @@ public:
 
     out.implementation = string_at(run, "metadata.labels.implementation");
     if (out.implementation.empty()) out.implementation = implementation.name;
-    if (out.implementation.empty()) out.implementation = out.name.empty() ? out.digest.substr(0, 19) : out.name;
+    if (out.implementation.empty()) out.implementation = out.name.empty() ? display_name(entry) : out.name;
 
     std::optional<double> reported;
     if (const json::Value *median = member_at(run, "spec.timing.latencyNs.median")) {
@@ -131,9 +140,10 @@ public:
     if (out.raw) {
       out.median_ns = stats::median(out.raw->nanoseconds());
       if (reported && std::fabs(std::round(*out.median_ns) - *reported) > 1.0) {
-        out.caveats.push_back(fmt::format("its raw samples' median ({} ns) differs from the median it reports "
-                                          "({} ns); the raw samples are used",
-                                          std::round(*out.median_ns), *reported));
+        out.caveats.push_back(
+            fmt::format("its raw samples' median ({} ns) differs from the median it reports "
+                        "({} ns); the raw samples are used",
+                        std::round(*out.median_ns), *reported));
       }
     } else {
       out.median_ns = reported;
@@ -143,9 +153,11 @@ public:
 
 private:
   // The manifest of `kind` whose digest the run names at `field`.
-  const ManifestEntry &resolve(const ManifestEntry &run, std::string_view field, std::string_view kind) const {
+  const ManifestEntry &resolve(const ManifestEntry &run, std::string_view field,
+                               std::string_view kind) const {
     const std::string digest = string_at(run.manifest, field);
-    if (digest.empty()) throw InputError(fmt::format("{}: {}: missing (the digest of its {})", run.label, field, kind));
+    if (digest.empty())
+      throw InputError(fmt::format("{}: {}: missing (the digest of its {})", run.label, field, kind));
     for (auto [it, end] = by_digest_.equal_range(digest); it != end; ++it) {
       const ManifestEntry &candidate = set_.entries()[it->second];
       if (candidate.kind == kind) return candidate;
@@ -161,9 +173,10 @@ private:
       throw CheckFailed(fmt::format("{}: {}: {} does not match its {} ({})", run.label, field, digest, kind,
                                     fmt::join(beside, "; ")));
     }
-    throw InputError(fmt::format("{}: {}: {}: no {} with this digest among the manifests given or beside them "
-                                 "(give the run's whole directory)",
-                                 run.label, field, digest, kind));
+    throw InputError(
+        fmt::format("{}: {}: {}: no {} with this digest among the manifests given or beside them "
+                    "(give the run's whole directory)",
+                    run.label, field, digest, kind));
   }
 
   static void read_raw_samples_of(const ManifestEntry &run, ComparedRun &out) {
@@ -185,7 +198,8 @@ private:
     if (location.starts_with("file://")) {
       location.remove_prefix(std::string_view("file://").size());
     } else if (location.find("://") != std::string_view::npos) {
-      out.raw_missing = fmt::format("raw samples at {} are not a local file: only the median it reports", uri);
+      out.raw_missing =
+          fmt::format("raw samples at {} are not a local file: only the median it reports", uri);
       return;
     }
     fs::path path(location);
@@ -194,13 +208,13 @@ private:
     if (!in) throw InputError(fmt::format("{}: {}.uri: cannot read {}", run.label, field, path.string()));
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (const std::string actual = sha256_digest(bytes); actual != digest) {
-      throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path.string(), actual,
-                                    field, digest, run.label));
+      throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path.string(),
+                                    actual, field, digest, run.label));
     }
     RawSeries series;
     series.file = path;
-    const Measurement measurement = read_raw_samples(json::parse(bytes, path.string()), path.string(),
-                                                     &series.invocation);
+    const Measurement measurement =
+        read_raw_samples(json::parse(bytes, path.string()), path.string(), &series.invocation);
     for (std::size_t i = 0; i < measurement.samples.size(); ++i) {
       if (!(measurement.samples[i].ns > 0.0))
         throw InputError(fmt::format("{}: $.samples[{}].ns: a latency must be positive", path.string(), i));
@@ -238,7 +252,8 @@ std::vector<double> RawSeries::nanoseconds() const {
 }
 
 std::optional<double> latency_ns(const json::Value &value) {
-  if (value.is_number()) return value.as_number() >= 0 ? std::optional<double>(value.as_number()) : std::nullopt;
+  if (value.is_number())
+    return value.as_number() >= 0 ? std::optional<double>(value.as_number()) : std::nullopt;
   if (!value.is_string()) return std::nullopt;
   static const std::regex pattern(R"(^(\d+(?:\.\d+)?)\s?(ns|us|µs|ms|s)$)");
   std::smatch match;

@@ -24,18 +24,18 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
   const ComparedRun &first = report.runs[cohort.reference];
   out += fmt::format("\ncohort {} of {} · {} · comparison key {}\n", number, report.cohorts.size(),
                      text::cohort_profile(cohort), text::short_digest(cohort.comparison_key));
-  out += fmt::format("  workload {} · protocol {} · environment {}\n", first.workload_name, first.protocol_name,
-                     first.environment_name);
+  out += fmt::format("  workload {} · protocol {} · environment {}\n", first.workload_name,
+                     first.protocol_name, first.environment_name);
   out += fmt::format("  minimum effect {}\n", text::minimum_effect(first));
   for (const auto &note : cohort.notes) out += fmt::format("  note: {}\n", note);
 
   if (!cohort.ranking.empty()) {
     out += "\n";
     using Align = TextTable::Align;
-    TextTable table({"rank", "run", "median", "n", "vs baseline [95 % CI]", "speedup [95 % CI]", "pairing",
-                     "verdict"},
-                    {Align::right, Align::left, Align::right, Align::right, Align::left, Align::left, Align::left,
-                     Align::left});
+    TextTable table(
+        {"rank", "run", "median", "n", "vs baseline [95 % CI]", "speedup [95 % CI]", "pairing", "verdict"},
+        {Align::right, Align::left, Align::right, Align::right, Align::left, Align::left, Align::left,
+         Align::left});
     for (const RankedMember &member : cohort.ranking) {
       const ComparedRun &run = report.runs[member.run];
       if (member.is_baseline) {
@@ -60,7 +60,8 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
     render_views(out, report, cohort.not_ranked, "    ");
   }
   for (const std::size_t i : cohort.members) {
-    for (const auto &caveat : report.runs[i].caveats) out += fmt::format("  caveat: {}: {}\n", report.runs[i].id, caveat);
+    for (const auto &caveat : report.runs[i].caveats)
+      out += fmt::format("  caveat: {}: {}\n", report.runs[i].id, caveat);
   }
 }
 
@@ -68,14 +69,18 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
 
 std::string render_table(const CompareReport &report) {
   std::string out;
-  out += fmt::format("kibench compare: {} run{} in {} cohort{}; baseline {} ({})\n", report.runs.size(),
-                     report.runs.size() == 1 ? "" : "s", report.cohorts.size(), report.cohorts.size() == 1 ? "" : "s",
-                     report.runs[report.anchor].id, report.anchor_choice);
-  out += fmt::format("intervals: {:g} % percentile bootstrap of the difference of medians, {} resamples, seed {}\n",
-                     report.bootstrap.confidence * 100.0, report.bootstrap.resamples, report.bootstrap.seed);
-  for (std::size_t c = 0; c < report.cohorts.size(); ++c) render_cohort(out, report, report.cohorts[c], c + 1);
+  out +=
+      fmt::format("kibench compare: {} run{} in {} cohort{}; baseline {} ({})\n", report.runs.size(),
+                  report.runs.size() == 1 ? "" : "s", report.cohorts.size(),
+                  report.cohorts.size() == 1 ? "" : "s", report.runs[report.anchor].id, report.anchor_choice);
+  out += fmt::format(
+      "intervals: {:g} % percentile bootstrap of the difference of medians, {} resamples, seed {}\n",
+      report.bootstrap.confidence * 100.0, report.bootstrap.resamples, report.bootstrap.seed);
+  for (std::size_t c = 0; c < report.cohorts.size(); ++c)
+    render_cohort(out, report, report.cohorts[c], c + 1);
   if (!report.not_comparable.empty()) {
-    out += fmt::format("\nnot comparable with the baseline {} (other cohorts):\n", report.runs[report.anchor].id);
+    out += fmt::format("\nnot comparable with the baseline {} (other cohorts):\n",
+                       report.runs[report.anchor].id);
     render_views(out, report, report.not_comparable, "  ");
   }
   if (report.gate) out += fmt::format("\n{}\n", gate_summary(report, *report.gate));

@@ -7,7 +7,8 @@ namespace kibench::compare {
 
 TextTable::TextTable(std::vector<std::string> headers, std::vector<Align> alignment)
     : headers_(std::move(headers)), alignment_(std::move(alignment)) {
-  if (headers_.size() != alignment_.size()) throw std::invalid_argument("TextTable: one alignment per column");
+  if (headers_.size() != alignment_.size())
+    throw std::invalid_argument("TextTable: one alignment per column");
 }
 
 void TextTable::add_row(std::vector<std::string> cells) {
@@ -16,8 +17,8 @@ void TextTable::add_row(std::vector<std::string> cells) {
 }
 
 std::size_t TextTable::display_width(const std::string &text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(
+      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string TextTable::render(const std::string &indent) const {

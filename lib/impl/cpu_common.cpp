@@ -17,18 +17,11 @@ constexpr std::string_view host_architecture() {
 #endif
 }
 
-double as_double(std::int64_t n) { return static_cast<double>(n); }
-
 } // namespace
 
-double full_pass_multiply_adds(const Workload &w) {
-  const double logits = as_double(w.tokens) * as_double(w.vocab);
-  return logits * (as_double(w.student_hidden) + as_double(w.hidden)) +
-         2.0 * logits * as_double(w.student_hidden);
-}
-
-std::optional<std::string> too_big_reason(const Workload &workload, std::uint64_t planned_bytes) {
-  const double multiply_adds = full_pass_multiply_adds(workload);
+std::optional<std::string> too_big_reason(const Workload &workload, std::uint64_t own_bytes) {
+  const double multiply_adds = workload.gemm_flops(/*with_backward=*/true) / 2.0;
+  const std::uint64_t planned_bytes = workload.input_bytes() + own_bytes;
   if (multiply_adds <= kMaxMultiplyAdds && planned_bytes <= kMaxBytes) return std::nullopt;
   return fmt::format("too big for the CPU implementation ({:.1f} GFLOP, {:.2f} GiB); run it on a GPU "
                      "machine or use a workload under workloads/small/",
@@ -40,13 +33,6 @@ std::uint64_t host_input_bytes(const HostInputs &in) {
   return bf16_bytes(in.student_input) + bf16_bytes(in.student_weight) + bf16_bytes(in.teacher_input) +
          bf16_bytes(in.teacher_weight) + bf16_bytes(in.student_bias) + bf16_bytes(in.teacher_bias) +
          8 * std::uint64_t{in.target.size()};
-}
-
-std::uint64_t planned_input_bytes(const Workload &w) {
-  const auto T = static_cast<std::uint64_t>(w.tokens), V = static_cast<std::uint64_t>(w.vocab);
-  const auto H = static_cast<std::uint64_t>(w.hidden), Hs = static_cast<std::uint64_t>(w.student_hidden);
-  const std::uint64_t biases = (w.student_bias ? V : 0) + (w.teacher_bias ? V : 0);
-  return 2 * (T * Hs + V * Hs + T * H + V * H + biases) + 8 * T;
 }
 
 json::Value revision_manifest(const RevisionFacts &facts) {

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "inputs/input_set.hpp"
-#include "json/value.hpp"
 #include "workload/workload.hpp"
+#include "json/value.hpp"
 
 namespace kibench::cpu {
 
@@ -23,19 +23,18 @@ inline constexpr std::uint64_t kMaxBytes = std::uint64_t{4} << 30;
 inline constexpr std::string_view kDistillJsdLossOperationDigest =
     "sha256:4ce30dbf7da705e4eac1f5d2dce3a47ea0174fae11af426c422e0064be63eac5";
 
-// Multiply-adds of a forward and backward: T*V*(Hs + H) for the two logit
-// GEMMs, 2*T*V*Hs for grad x_s and grad W_s.
-[[nodiscard]] double full_pass_multiply_adds(const Workload &workload);
-
 // nullopt when the workload fits the CPU limits given the bytes the
-// implementation would hold; else the one-line reason.
-[[nodiscard]] std::optional<std::string> too_big_reason(const Workload &workload,
-                                                        std::uint64_t planned_bytes);
+// implementation would hold besides the inputs; else the one-line reason.
+// Work is the four GEMMs' multiply-adds (Workload::gemm_flops / 2).
+[[nodiscard]] std::optional<std::string> too_big_reason(const Workload &workload, std::uint64_t own_bytes);
 
 // Bytes of the generated inputs as stored (bf16 tensors, int64 targets).
 [[nodiscard]] std::uint64_t host_input_bytes(const HostInputs &inputs);
-// The same, predicted from the shapes before anything is generated.
-[[nodiscard]] std::uint64_t planned_input_bytes(const Workload &workload);
+// The same, predicted from the shapes before anything is generated
+// (Workload::input_bytes()).
+[[nodiscard]] inline std::uint64_t planned_input_bytes(const Workload &workload) {
+  return workload.input_bytes();
+}
 
 struct RevisionFacts {
   std::string_view name;        // metadata.name, e.g. "kibench-cpu-fp64"

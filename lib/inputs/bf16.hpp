@@ -15,7 +15,9 @@ namespace kibench::bf16 {
   return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
 
-[[nodiscard]] inline double to_double(std::uint16_t bits) { return static_cast<double>(to_float(bits)); }
+[[nodiscard]] inline double to_double(std::uint16_t bits) {
+  return static_cast<double>(to_float(bits));
+}
 
 // Round to nearest even; NaN stays a (quiet) NaN of the same sign, values
 // beyond the largest bf16 round to infinity as IEEE rounding demands.
@@ -26,6 +28,8 @@ namespace kibench::bf16 {
 }
 
 // The value a bf16 store of `value` leaves behind, as a float.
-[[nodiscard]] inline float round_to_bf16(float value) { return to_float(from_float(value)); }
+[[nodiscard]] inline float round_to_bf16(float value) {
+  return to_float(from_float(value));
+}
 
 } // namespace kibench::bf16

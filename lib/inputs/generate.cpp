@@ -29,8 +29,8 @@ std::uint16_t bf16_of_value(double value) {
 
 void require_generator(const GeneratorSpec &spec, std::string_view expected) {
   if (spec.name != expected)
-    throw InputError(fmt::format("generator \"{}\" cannot fill this tensor (expected \"{}\")", spec.name,
-                                 expected));
+    throw InputError(
+        fmt::format("generator \"{}\" cannot fill this tensor (expected \"{}\")", spec.name, expected));
 }
 
 // Below this many elements a tensor is filled on the calling thread. Bulk

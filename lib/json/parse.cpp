@@ -87,7 +87,13 @@ private:
     std::unordered_set<std::string_view> seen;
     for (simdjson::dom::key_value_pair member : object) {
       if (!seen.insert(member.key).second) {
-        fail(path, fmt::format("duplicate key \"{}\"", member.key));
+        // The key is escaped so the message stays on one line.
+        std::string shown;
+        for (char ch : member.key) {
+          if (static_cast<unsigned char>(ch) < 0x20) shown += fmt::format("\\u{:04x}", static_cast<int>(ch));
+          else shown.push_back(ch);
+        }
+        fail(path, fmt::format("duplicate key \"{}\"", shown));
       }
       out.set(std::string(member.key), convert(member.value, member_path(path, member.key)));
     }
@@ -97,6 +103,43 @@ private:
   std::string_view source_;
 };
 
+// JSON numbers are doubles here (RFC 8785), but simdjson refuses integer
+// literals beyond 64 bits, which JCS itself writes (1e20 serializes as
+// 100000000000000000000). Such literals are rewritten with a ".0" suffix,
+// which denotes the same double, and the text parsed again.
+std::string widen_big_integers(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(text[i + 1]);
+        i += 2;
+        continue;
+      }
+      in_string = c != '"';
+      ++i;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t end = i + (c == '-' ? 1 : 0);
+      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+      const bool integer = end >= text.size() || (text[end] != '.' && text[end] != 'e' && text[end] != 'E');
+      out.append(text.substr(i, end - i));
+      if (integer && end - i > 18) out.append(".0");
+      i = end;
+      continue;
+    }
+    out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
 } // namespace
 
 Value parse(std::string_view text, std::string_view source) {
@@ -105,7 +148,12 @@ Value parse(std::string_view text, std::string_view source) {
   thread_local simdjson::dom::parser parser;
   const simdjson::padded_string padded(text);
   simdjson::dom::element root;
-  if (const auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS) {
+  auto error = parser.parse(padded).get(root);
+  if (error == simdjson::NUMBER_ERROR) {
+    const simdjson::padded_string widened(widen_big_integers(text));
+    error = parser.parse(widened).get(root);
+  }
+  if (error != simdjson::SUCCESS) {
     throw InputError(fmt::format("{}: $: invalid JSON: {}", source, simdjson::error_message(error)));
   }
   return Converter(source).convert(root, "$");

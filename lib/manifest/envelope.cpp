@@ -32,6 +32,8 @@ std::string kebab(std::string_view text) {
   return out;
 }
 
-std::int64_t round_ns(double ns) { return static_cast<std::int64_t>(std::floor(ns + 0.5)); }
+// llround is exact (floor(x + 0.5) is not near 2^52); durations are never
+// negative, so its half-away-from-zero is half-up.
+std::int64_t round_ns(double ns) { return static_cast<std::int64_t>(std::llround(ns)); }
 
 } // namespace kibench

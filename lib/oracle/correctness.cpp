@@ -17,9 +17,12 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 double element_at(const TensorRef &tensor, std::int64_t k) {
   const auto i = static_cast<std::size_t>(k);
   switch (tensor.type) {
-  case ElementType::bf16: return bf16::to_double(static_cast<const std::uint16_t *>(tensor.data)[i]);
-  case ElementType::fp32: return static_cast<double>(static_cast<const float *>(tensor.data)[i]);
-  case ElementType::fp64: return static_cast<const double *>(tensor.data)[i];
+  case ElementType::bf16:
+    return bf16::to_double(static_cast<const std::uint16_t *>(tensor.data)[i]);
+  case ElementType::fp32:
+    return static_cast<double>(static_cast<const float *>(tensor.data)[i]);
+  case ElementType::fp64:
+    return static_cast<const double *>(tensor.data)[i];
   }
   throw std::logic_error("unknown ElementType");
 }
@@ -63,8 +66,7 @@ double severity(const ErrorStats &s, const CorrectnessPolicy &policy) {
 }
 
 std::string describe(const ErrorStats &s, const CorrectnessPolicy &policy) {
-  if (s.nonfinite > 0)
-    return fmt::format("{} has {} NaN/Inf of {} elements", s.output, s.nonfinite, s.count);
+  if (s.nonfinite > 0) return fmt::format("{} has {} NaN/Inf of {} elements", s.output, s.nonfinite, s.count);
   if (s.ref_l2_norm == 0.0)
     return fmt::format("{} max abs error {:.3g} {} {:.3g} (reference is exactly zero)", s.output,
                        s.max_abs_error, s.passed ? "<=" : ">", policy.max_absolute_error);
@@ -140,11 +142,11 @@ CorrectnessVerdict make_verdict(std::vector<ErrorStats> outputs, const Correctne
   }
   // The worst output: a failing one before any passing one, then the one
   // furthest past (or closest to) its limit.
-  const auto worst = std::max_element(
-      verdict.outputs.begin(), verdict.outputs.end(), [&](const ErrorStats &a, const ErrorStats &b) {
-        if (a.passed != b.passed) return a.passed;
-        return severity(a, policy) < severity(b, policy);
-      });
+  const auto worst = std::max_element(verdict.outputs.begin(), verdict.outputs.end(),
+                                      [&](const ErrorStats &a, const ErrorStats &b) {
+                                        if (a.passed != b.passed) return a.passed;
+                                        return severity(a, policy) < severity(b, policy);
+                                      });
   verdict.summary = fmt::format("{}: {} outputs checked; worst: {}", verdict.passed ? "pass" : "FAIL",
                                 verdict.outputs.size(), describe(*worst, policy));
   return verdict;

@@ -242,11 +242,9 @@ double oracle_loss(const OracleProblem &p, const OracleLogits &logits) {
   return p.scalars.weight_hard * hard_sum / n + p.scalars.weight_soft * soft_sum / n;
 }
 
-OracleGradients oracle_gradients(const OracleProblem &p, const OracleLogits &logits) {
-  const std::int64_t T = p.tokens, V = p.vocab, Hs = p.student_hidden;
+std::vector<double> oracle_logit_gradient(const OracleProblem &p, const OracleLogits &logits) {
+  const std::int64_t T = p.tokens, V = p.vocab;
   const double scale = 1.0 / valid_count(p);
-
-  // G: gradient of the loss w.r.t. the student logits, zero on ignored rows.
   std::vector<double> g(static_cast<std::size_t>(T * V), 0.0);
   parallel_for(0, T, [&](std::int64_t begin, std::int64_t end) {
     RowWorkspace ws(V);
@@ -258,6 +256,12 @@ OracleGradients oracle_gradients(const OracleProblem &p, const OracleLogits &log
                    MutableRow(&g[index(i, V)], static_cast<std::size_t>(V)));
     }
   });
+  return g;
+}
+
+OracleGradients oracle_gradients(const OracleProblem &p, const OracleLogits &logits) {
+  const std::int64_t T = p.tokens, V = p.vocab, Hs = p.student_hidden;
+  const std::vector<double> g = oracle_logit_gradient(p, logits);
 
   OracleGradients grads;
   // grad x_s[i, :] = sum_v G[i, v] W_s[v, :], v ascending.

@@ -24,10 +24,10 @@ namespace kibench {
 
 // Inputs in double, row-major, so tests can perturb any element.
 struct OracleProblem {
-  std::int64_t tokens = 0;         // T
-  std::int64_t vocab = 0;          // V
-  std::int64_t hidden = 0;         // H
-  std::int64_t student_hidden = 0; // Hs
+  std::int64_t tokens = 0;            // T
+  std::int64_t vocab = 0;             // V
+  std::int64_t hidden = 0;            // H
+  std::int64_t student_hidden = 0;    // Hs
   std::vector<double> student_input;  // [T, Hs]
   std::vector<double> student_weight; // [V, Hs]
   std::vector<double> teacher_input;  // [T, H]
@@ -64,6 +64,11 @@ void validate(const OracleProblem &problem);
 
 [[nodiscard]] OracleLogits oracle_logits(const OracleProblem &problem);
 [[nodiscard]] double oracle_loss(const OracleProblem &problem, const OracleLogits &logits);
+// G [T, V]: the gradient of the loss w.r.t. the student logits (zero rows
+// for ignored tokens).
+[[nodiscard]] std::vector<double> oracle_logit_gradient(const OracleProblem &problem,
+                                                        const OracleLogits &logits);
+// grad x_s = G W_s, grad W_s = G^T x_s, grad b_s = sum_i G[i].
 [[nodiscard]] OracleGradients oracle_gradients(const OracleProblem &problem, const OracleLogits &logits);
 
 // validate + logits + loss (+ gradients).

@@ -14,7 +14,9 @@
 namespace kibench {
 
 // Hardware threads, at least one.
-[[nodiscard]] inline unsigned worker_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+[[nodiscard]] inline unsigned worker_count() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // Calls body(begin_i, end_i) on disjoint ranges covering [begin, end), one
 // per worker, each range at least `min_chunk` long (so tiny loops stay on

@@ -57,8 +57,8 @@ MedianComparison run_bootstrap(std::span<const double> baseline, std::span<const
   }
   out.difference = percentile_interval(out.candidate_median - out.baseline_median, std::move(differences),
                                        settings.confidence);
-  out.speedup =
-      percentile_interval(out.baseline_median / out.candidate_median, std::move(speedups), settings.confidence);
+  out.speedup = percentile_interval(out.baseline_median / out.candidate_median, std::move(speedups),
+                                    settings.confidence);
   return out;
 }
 

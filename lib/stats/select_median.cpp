@@ -13,7 +13,8 @@ double median_in_place(std::span<double> values) {
   if (values.size() % 2 == 1) return upper;
   // Even n: after nth_element everything before `middle` is <= upper, so
   // the lower middle value is the largest of them.
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+  const double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
   return lower + (upper - lower) / 2.0;
 }
 

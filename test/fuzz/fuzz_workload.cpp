@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "error.hpp"
-#include "json/parse.hpp"
 #include "workload/workload.hpp"
+#include "json/parse.hpp"
 
 namespace {
 
@@ -46,7 +46,8 @@ void check_accepted(const kibench::Workload &w) {
   require(std::isfinite(w.scalars.weight_hard) && w.scalars.weight_hard >= 0.0);
   require(std::isfinite(w.scalars.weight_soft) && w.scalars.weight_soft >= 0.0);
   require(w.scalars.ignore_index < 0 || w.scalars.ignore_index >= w.vocab);
-  for (const auto *g : {&w.student_input, &w.student_weight, &w.teacher_input, &w.teacher_weight, &w.target}) {
+  for (const auto *g :
+       {&w.student_input, &w.student_weight, &w.teacher_input, &w.teacher_weight, &w.target}) {
     check_generator(*g);
   }
   if (w.student_bias) check_generator(*w.student_bias);

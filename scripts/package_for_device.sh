@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Copies a build's binaries and the Debian shared libraries they load (fmt,
+# simdjson, sodium) into one folder, so they run on a GPU machine that has
+# the CUDA runtime and driver but not those packages:
+#   scripts/package_for_device.sh [BUILD_DIR] [DEST]
+#   DEST/kibench, DEST/kibench_tests, DEST/lib/*.so.*  (kibench's RPATH is $ORIGIN/lib)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$root/build}"
+dest="${2:-$root/.carry/gpu}"
+rm -rf "$dest"
+mkdir -p "$dest/lib"
+cp "$build/kibench" "$dest/"
+cp "$build/test/kibench_tests" "$dest/"
+for binary in "$dest/kibench" "$dest/kibench_tests"; do
+  ldd "$binary" | awk '/=> \// {print $3}' | while read -r library; do
+    case "$(basename "$library")" in
+      libfmt.so* | libsimdjson.so* | libsodium.so*) cp -L "$library" "$dest/lib/" ;;
+    esac
+  done
+done
+du -sh "$dest"
