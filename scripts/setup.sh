@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev libsimdjson-dev catch2 libsodium-dev)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(python3 python3-jsonschema clang-14 libclang-rt-14-dev yamllint shellcheck)
+  packages+=(python3 python3-jsonschema clang-14 libclang-rt-14-dev yamllint shellcheck chromium)
 fi
 
 missing=()

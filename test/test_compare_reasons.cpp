@@ -132,6 +132,11 @@ TEST_CASE("two invocations of the same case share a cohort but are not paired", 
     if (member.vs_baseline) CHECK(member.vs_baseline->pairing == kibench::compare::Pairing::independent);
   }
   CHECK(ranking[0].rank == ranking[1].rank);
+
+  // The directory holding both run directories reads the same two runs.
+  const CompareReport parent = compare_paths({scratch.path()});
+  REQUIRE(parent.runs.size() == 2);
+  CHECK(parent.runs[0].comparison_key == parent.runs[1].comparison_key);
 }
 
 TEST_CASE("every reason code comes from an actual difference", "[compare][reasons]") {

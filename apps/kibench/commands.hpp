@@ -17,5 +17,9 @@ void add_list(CLI::App &app, Action &action);
 void add_env(CLI::App &app, Action &action);
 void add_compare(CLI::App &app, Action &action);
 void add_import(CLI::App &app, Action &action);
+void add_report(CLI::App &app, Action &action);
+void add_keygen(CLI::App &app, Action &action);
+void add_attest(CLI::App &app, Action &action);
+void add_verify(CLI::App &app, Action &action);
 
 } // namespace kibench::cli

@@ -20,6 +20,10 @@ int main(int argc, char **argv) {
   kibench::cli::add_digest(app, action);
   kibench::cli::add_compare(app, action);
   kibench::cli::add_import(app, action);
+  kibench::cli::add_report(app, action);
+  kibench::cli::add_keygen(app, action);
+  kibench::cli::add_attest(app, action);
+  kibench::cli::add_verify(app, action);
 
   try {
     app.parse(argc, argv);

@@ -24,13 +24,12 @@ struct RawSeries {
 };
 
 struct ComparedRun {
-  std::string id;             // unique, short: the implementation, "[k]" appended when repeated
+  std::string id;             // unique, short: the implementation, numbered "[k]" when repeated
   std::string implementation; // labels.implementation, else the ImplementationRevision's name
   std::string name;           // metadata.name of the run
   std::string label;          // where it was read: "dir/run.fused.json", "batch.json#2"
   std::filesystem::path file;
-  std::size_t argument = 0; // index of the RUN argument it came from
-  std::string digest;       // the run's identity digest
+  std::string digest; // the run's identity digest
   std::string status;
 
   // The comparison key and its parts.

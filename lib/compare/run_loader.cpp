@@ -70,12 +70,11 @@ public:
     for (std::size_t i = 0; i < set.entries().size(); ++i) by_digest_.emplace(set.entries()[i].digest, i);
   }
 
-  ComparedRun read(const ManifestEntry &entry, std::size_t argument) const {
+  ComparedRun read(const ManifestEntry &entry) const {
     const json::Value &run = entry.manifest;
     ComparedRun out;
     out.label = entry.label;
     out.file = entry.file;
-    out.argument = argument;
     out.digest = entry.digest;
     out.name = entry.name;
     out.status = string_at(run, "spec.status");
@@ -228,17 +227,17 @@ private:
 };
 
 // Implementation names, made unique: a name given once stays as it is; a
-// repeated one gets the (1-based) number of its RUN argument, then a
-// sequence number if that is not enough.
+// repeated one is numbered in the order given, "cpu-reference[1]",
+// "cpu-reference[2]" (with one run directory per argument, the number of
+// its argument).
 void assign_ids(std::vector<ComparedRun> &runs) {
   std::map<std::string, std::size_t> uses;
   for (const auto &run : runs) ++uses[run.implementation];
-  std::map<std::string, std::size_t> taken;
+  std::map<std::string, std::size_t> numbered;
   for (auto &run : runs) {
-    std::string id = run.implementation;
-    if (uses[id] > 1) id = fmt::format("{}[{}]", id, run.argument + 1);
-    const std::size_t seen = taken[id]++;
-    run.id = seen == 0 ? id : fmt::format("{}.{}", id, seen + 1);
+    run.id = uses[run.implementation] == 1
+                 ? run.implementation
+                 : fmt::format("{}[{}]", run.implementation, ++numbered[run.implementation]);
   }
 }
 
@@ -269,9 +268,7 @@ std::optional<double> latency_ns(const json::Value &value) {
 std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {
   if (arguments.empty()) throw InputError("compare: no RUN given");
   ManifestSet set;
-  std::vector<std::size_t> argument_of; // per entry of the set
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const fs::path &path = arguments[i];
+  for (const fs::path &path : arguments) {
     const std::size_t before = set.entries().size();
     if (fs::is_directory(path)) {
       add_run_directory(set, path);
@@ -285,8 +282,8 @@ std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {
                                    "directory or an imported record directory)",
                                    path.string()));
     }
-    argument_of.resize(set.entries().size(), i);
   }
+  const std::size_t named = set.entries().size();
   // Neighbours after every named path, so that a named file is never
   // demoted to one merely found beside another.
   for (const auto &path : arguments) {
@@ -295,9 +292,9 @@ std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {
 
   const RunReader reader(set);
   std::vector<ComparedRun> runs;
-  for (std::size_t i = 0; i < argument_of.size(); ++i) {
+  for (std::size_t i = 0; i < named; ++i) {
     const ManifestEntry &entry = set.entries()[i];
-    if (entry.kind == "BenchmarkRun") runs.push_back(reader.read(entry, argument_of[i]));
+    if (entry.kind == "BenchmarkRun") runs.push_back(reader.read(entry));
   }
   assign_ids(runs);
   return runs;

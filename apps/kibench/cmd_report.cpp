@@ -1,0 +1,81 @@
+// kibench report: argument parsing; the work is lib/report/.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "error.hpp"
+#include "io/atomic_write.hpp"
+#include "report/html_page.hpp"
+#include "report/report_builder.hpp"
+
+namespace kibench::cli {
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> runs;
+  std::string out = "report.html";
+  std::string title = "kibench report";
+  std::string baseline;
+  std::uint64_t seed = 1;
+  std::size_t resamples = 5000;
+};
+
+int report_command(const ReportArgs &args) {
+  const std::filesystem::path out(args.out);
+  if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path()))
+    throw InputError(fmt::format("--out {}: the folder {} does not exist", args.out, out.parent_path().string()));
+  if (std::filesystem::is_directory(out))
+    throw InputError(fmt::format("--out {}: is a folder; name the HTML file to write", args.out));
+
+  report::ReportOptions options;
+  options.title = args.title;
+  if (!args.baseline.empty()) options.baseline = args.baseline;
+  options.bootstrap.seed = args.seed;
+  options.bootstrap.resamples = args.resamples;
+  const std::vector<std::filesystem::path> paths(args.runs.begin(), args.runs.end());
+  const report::ReportModel model = report::build_report(paths, options);
+  io::write_file_atomically(out, report::render_report_html(model));
+  fmt::print("written: {} ({} run{}, {} cohort{}, {} sweep{})\n", out.string(), model.run_count,
+             model.run_count == 1 ? "" : "s", model.cohorts.size(), model.cohorts.size() == 1 ? "" : "s",
+             model.sweeps.size(), model.sweeps.size() == 1 ? "" : "s");
+  return 0;
+}
+
+} // namespace
+
+void add_report(CLI::App &app, Action &action) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App *command = app.add_subcommand(
+      "report", "Write one self-contained HTML page of charts and tables for runs (no network needed to view it).");
+  command
+      ->add_option("RUN", args->runs,
+                   "Run manifests, run directories, imported record directories, or directories of them")
+      ->required();
+  command->add_option("--out", args->out, "The HTML file to write (default report.html; replaced atomically)");
+  command->add_option("--title", args->title, "The page's title (default \"kibench report\")");
+  command->add_option("--baseline", args->baseline,
+                      "The run speedups are measured against, as for `kibench compare` (default: \"reference\", "
+                      "else \"cpu-reference\", else the first run given)");
+  command->add_option("--seed", args->seed, "Bootstrap seed of the speedup intervals (default 1: reproducible)");
+  command->add_option("--resamples", args->resamples, "Bootstrap resamples (default 5000)")
+      ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
+  command->footer(R"(Runs are grouped into cohorts by comparison key, as `kibench compare` groups them. For each
+cohort the page shows the median latency of every implementation with its 95 % interval, the
+speedup over the baseline with its bootstrap interval, the ratio to cublas-floor, peak and
+workspace memory, the errors against the fp64 oracle, and the environment. Runs of one
+operation that differ only in the number of tokens T also get time-vs-T and TFLOP/s-vs-T
+charts. The page has inline CSS and SVG only: it opens offline. See docs/report.md.
+
+Examples:
+  kibench report runs/2026-01-02T10-00-00.000Z-small-v1000-h64-t32-full/ --out report.html
+  kibench report runs/ --out sweep.html --title "fused vs reference, T sweep"
+
+Exit codes: 0 written, 1 a digest does not match what it names, 2 unreadable or invalid input.)");
+  command->callback([args, &action] { action = [args] { return report_command(*args); }; });
+}
+
+} // namespace kibench::cli

@@ -1,0 +1,281 @@
+#include "attest/key_files.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/stat.h>
+#include <system_error>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "attest/base64.hpp"
+#include "error.hpp"
+#include "json/canonical.hpp"
+#include "json/parse.hpp"
+
+namespace kibench::attest {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view key_type = "ed25519";
+constexpr mode_t secret_key_mode = 0600;
+constexpr mode_t public_key_mode = 0644;
+// A secret key file is about 160 bytes; anything much larger is not one.
+constexpr std::size_t secret_key_file_capacity = 1024;
+
+class FileDescriptor {
+public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+  // Closes now, reporting the error close() can carry (a failed write-back).
+  bool close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0;
+  }
+
+private:
+  int fd_;
+};
+
+std::string system_error_text() { return std::strerror(errno); }
+
+// Creates `path` exclusively and writes `contents`; removes it again when the
+// write fails so that no half-written key is left behind.
+void create_exclusive(const fs::path &path, std::string_view contents, mode_t mode) {
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  if (fd.get() < 0) {
+    if (errno == EEXIST) {
+      throw InputError(fmt::format("{}: already exists; not overwriting it (--force replaces the key pair)",
+                                   path.string()));
+    }
+    throw InputError(fmt::format("{}: cannot create: {}", path.string(), system_error_text()));
+  }
+  // The umask may have removed bits from `mode`; set it exactly, and before
+  // any secret byte is written.
+  bool ok = ::fchmod(fd.get(), mode) == 0;
+  std::size_t written = 0;
+  while (ok && written < contents.size()) {
+    const ssize_t n = ::write(fd.get(), contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) written += static_cast<std::size_t>(n);
+  }
+  ok = ok && ::fsync(fd.get()) == 0;
+  // Closed even after a failure; errno still tells the first one (a
+  // successful close leaves it alone).
+  ok = fd.close() && ok;
+  if (!ok) {
+    const std::string why = system_error_text();
+    ::unlink(path.c_str());
+    throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
+  }
+}
+
+void remove_if_present(const fs::path &path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    throw InputError(fmt::format("{}: cannot replace: {}", path.string(), system_error_text()));
+  }
+}
+
+std::string public_key_file_text(const PublicKey &key) {
+  const json::Value document = json::Object{
+      {"type", key_type},
+      {"keyid", key.keyid()},
+      {"publicKey", encode_base64(key.bytes)},
+  };
+  return json::pretty(document) + "\n";
+}
+
+// Fixed capacity, so building the text never reallocates and leaves a copy.
+using SecretKeyText = SecretBuffer<secret_key_file_capacity>;
+
+void compose_secret_key_file(const SecretKey &key, SecretKeyText &text) {
+  SecretBuffer<sodium_base64_ENCODED_LEN(ed25519_seed_size, sodium_base64_VARIANT_ORIGINAL)> seed_base64;
+  sodium_bin2base64(reinterpret_cast<char *>(seed_base64.data()), seed_base64.capacity(), key.seed().data(),
+                    key.seed().size(), sodium_base64_VARIANT_ORIGINAL);
+  // Without its terminating NUL.
+  seed_base64.resize(seed_base64.capacity() - 1);
+
+  text.append("# kibench secret key: keep it private (mode 0600). The public key is in the .pub file.\n");
+  text.append("type: ");
+  text.append(key_type);
+  text.append("\nkeyid: ");
+  text.append(key.public_key().keyid());
+  text.append("\nseed: ");
+  text.append(seed_base64.text());
+  text.append("\n");
+}
+
+// The members of a secret key file; views into its (wiped) text.
+struct SecretKeyFields {
+  std::optional<std::string_view> type;
+  std::optional<std::string_view> keyid;
+  std::optional<std::string_view> seed;
+};
+
+[[noreturn]] void malformed_line(const fs::path &path, std::size_t line_number, std::string_view problem) {
+  throw InputError(fmt::format("{}: line {}: {}", path.string(), line_number, problem));
+}
+
+SecretKeyFields split_secret_key_file(std::string_view text, const fs::path &path) {
+  SecretKeyFields fields;
+  std::size_t line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    if (line.empty() || line.front() == '#') continue;
+
+    const std::size_t colon = line.find(": ");
+    if (colon == std::string_view::npos) malformed_line(path, line_number, "expected \"name: value\"");
+    const std::string_view name = line.substr(0, colon);
+    const std::string_view value = line.substr(colon + 2);
+    std::optional<std::string_view> *slot = name == "type"    ? &fields.type
+                                            : name == "keyid" ? &fields.keyid
+                                            : name == "seed"  ? &fields.seed
+                                                              : nullptr;
+    // Never echo the line: it may be the seed.
+    if (slot == nullptr) malformed_line(path, line_number, "unknown field (expected type, keyid and seed)");
+    if (slot->has_value()) malformed_line(path, line_number, "field appears twice");
+    *slot = value;
+  }
+  const auto require = [&](const std::optional<std::string_view> &field, std::string_view name) {
+    if (!field) throw InputError(fmt::format("{}: no \"{}\" line: not a kibench secret key file", path.string(), name));
+  };
+  require(fields.type, "type");
+  require(fields.keyid, "keyid");
+  require(fields.seed, "seed");
+  return fields;
+}
+
+void read_owner_only_file(const fs::path &path, SecretKeyText &text) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw InputError(fmt::format("{}: cannot read: {}", path.string(), system_error_text()));
+  // Checked on the open descriptor, so the file checked is the file read.
+  struct stat status {};
+  if (::fstat(fd.get(), &status) != 0) {
+    throw InputError(fmt::format("{}: cannot read: {}", path.string(), system_error_text()));
+  }
+  if (!S_ISREG(status.st_mode)) throw InputError(fmt::format("{}: not a regular file", path.string()));
+  const mode_t permissions = status.st_mode & 07777;
+  if ((permissions & 077) != 0) {
+    throw InputError(fmt::format("{}: permissions {:04o} are too open: a secret key must be accessible to its "
+                                 "owner only (chmod 600 {})",
+                                 path.string(), permissions, path.string()));
+  }
+  while (true) {
+    const auto unused = text.unused();
+    if (unused.empty()) {
+      throw InputError(fmt::format("{}: larger than {} bytes: not a kibench secret key file", path.string(),
+                                   text.capacity()));
+    }
+    const ssize_t n = ::read(fd.get(), unused.data(), unused.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(fmt::format("{}: cannot read: {}", path.string(), system_error_text()));
+    if (n == 0) break;
+    text.resize(text.size() + static_cast<std::size_t>(n));
+  }
+}
+
+std::string string_member(const json::Value &document, std::string_view key, const fs::path &path) {
+  const json::Value *member = document.find(key);
+  if (member == nullptr || !member->is_string()) {
+    throw InputError(fmt::format("{}: $.{}: expected a string", path.string(), key));
+  }
+  return member->as_string();
+}
+
+void require_matching_keyid(std::string_view recorded, const PublicKey &key, const fs::path &path) {
+  if (recorded != key.keyid()) {
+    throw InputError(fmt::format("{}: keyid {} does not match the key it holds (keyid {}): the file is damaged",
+                                 path.string(), recorded, key.keyid()));
+  }
+}
+
+} // namespace
+
+KeyPairPaths key_pair_paths(const fs::path &prefix) {
+  // Appended, not replace_extension(): "keys/ci.v2" must give "keys/ci.v2.key".
+  return {fs::path(prefix.string() + ".key"), fs::path(prefix.string() + ".pub")};
+}
+
+void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replace) {
+  if (replace) {
+    remove_if_present(paths.secret_key);
+    remove_if_present(paths.public_key);
+  } else {
+    // Checked up front so that an existing public key stops the pair before
+    // a new secret key is written beside it; O_EXCL below still guards
+    // against a file appearing in between.
+    for (const auto &path : {paths.secret_key, paths.public_key}) {
+      std::error_code ignored;
+      // symlink_status: a dangling link is in the way too (O_EXCL refuses it).
+      if (fs::exists(fs::symlink_status(path, ignored))) {
+        throw InputError(fmt::format("{}: already exists; not overwriting it (--force replaces the key pair)",
+                                     path.string()));
+      }
+    }
+  }
+  {
+    SecretKeyText text;
+    compose_secret_key_file(key, text);
+    create_exclusive(paths.secret_key, text.text(), secret_key_mode);
+  }
+  try {
+    create_exclusive(paths.public_key, public_key_file_text(key.public_key()), public_key_mode);
+  } catch (...) {
+    // A secret key without its public half is useless; leave neither.
+    ::unlink(paths.secret_key.c_str());
+    throw;
+  }
+}
+
+PublicKey read_public_key(const fs::path &path) {
+  const json::Value document = json::parse_file(path);
+  if (!document.is_object()) throw InputError(fmt::format("{}: not a kibench public key file", path.string()));
+  const std::string type = string_member(document, "type", path);
+  if (type != key_type) {
+    throw InputError(fmt::format("{}: $.type: \"{}\" is not supported (expected \"{}\")", path.string(), type,
+                                 key_type));
+  }
+  PublicKey key;
+  const std::string encoded = string_member(document, "publicKey", path);
+  if (decode_base64_into(encoded, key.bytes) != key.bytes.size()) {
+    throw InputError(
+        fmt::format("{}: $.publicKey: expected the base64 of {} bytes", path.string(), key.bytes.size()));
+  }
+  require_matching_keyid(string_member(document, "keyid", path), key, path);
+  return key;
+}
+
+SecretKey read_secret_key(const fs::path &path) {
+  SecretKeyText text;
+  read_owner_only_file(path, text);
+  const SecretKeyFields fields = split_secret_key_file(text.text(), path);
+  if (*fields.type != key_type) {
+    throw InputError(fmt::format("{}: type \"{}\" is not supported (expected \"{}\")", path.string(),
+                                 *fields.type, key_type));
+  }
+  SecretBuffer<ed25519_seed_size> seed;
+  if (decode_base64_into(*fields.seed, std::span(seed.data(), seed.capacity())) != seed.capacity()) {
+    throw InputError(fmt::format("{}: seed: expected the base64 of {} bytes", path.string(), seed.capacity()));
+  }
+  SecretKey key(std::span<const unsigned char, ed25519_seed_size>(seed.data(), ed25519_seed_size));
+  require_matching_keyid(*fields.keyid, key.public_key(), path);
+  return key;
+}
+
+} // namespace kibench::attest

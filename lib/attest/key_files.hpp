@@ -1,0 +1,45 @@
+// The files `kibench keygen` writes and `attest` / `verify` read.
+//
+// PREFIX.pub, JSON, for anyone:
+//   {"type": "ed25519", "keyid": "<hex SHA-256 of the key>", "publicKey": "<base64, 32 bytes>"}
+//
+// PREFIX.key, text, mode 0600, for its owner only:
+//   # kibench secret key: ...        (comment lines start with '#')
+//   type: ed25519
+//   keyid: <hex SHA-256 of the public key>
+//   seed: <base64 of the 32-byte RFC 8032 private key>
+//
+// The secret key is line-based text rather than JSON so that reading it
+// needs no general parser: the file is read into a fixed buffer that is
+// wiped afterwards, and the seed is decoded straight into the key's own
+// wiped storage, leaving no copy of the secret on the heap.
+#pragma once
+
+#include <filesystem>
+
+#include "attest/ed25519.hpp"
+
+namespace kibench::attest {
+
+struct KeyPairPaths {
+  std::filesystem::path secret_key; // PREFIX.key
+  std::filesystem::path public_key; // PREFIX.pub
+};
+
+KeyPairPaths key_pair_paths(const std::filesystem::path &prefix);
+
+// Creates both files with O_CREAT|O_EXCL, the secret one with mode 0600.
+// An existing file is an InputError naming it, and nothing is written,
+// unless `replace` (then the old files are removed first).
+void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replace);
+
+// InputError (naming the file and the problem) when the file is unreadable,
+// malformed, or its keyid does not match its key.
+PublicKey read_public_key(const std::filesystem::path &path);
+
+// As read_public_key; also an InputError when the file may be read or
+// written by group or others, as ssh refuses such keys: a secret that others
+// could have read or replaced no longer identifies its owner.
+SecretKey read_secret_key(const std::filesystem::path &path);
+
+} // namespace kibench::attest

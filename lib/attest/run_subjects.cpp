@@ -1,0 +1,36 @@
+#include "attest/run_subjects.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <fmt/core.h>
+
+#include "digest/digest.hpp"
+#include "digest/manifest_set.hpp"
+#include "error.hpp"
+
+namespace kibench::attest {
+
+std::vector<std::filesystem::path> subject_files(const std::filesystem::path &run_dir) {
+  std::vector<std::filesystem::path> files = json_files_in(run_dir);
+  std::erase_if(files, [](const auto &file) { return file.filename() == attestation_file_name; });
+  return files;
+}
+
+std::string read_file_bytes(const std::filesystem::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(fmt::format("{}: read failed", file.string()));
+  return bytes;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  std::string digest = sha256_digest(bytes);
+  return digest.substr(digest.find(':') + 1);
+}
+
+} // namespace kibench::attest

@@ -1,0 +1,40 @@
+#include "report/manifest_index.hpp"
+
+#include <set>
+
+namespace kibench::report {
+
+const json::Value *member_at(const json::Value &value, std::string_view dotted_path) {
+  const json::Value *current = &value;
+  while (current != nullptr && !dotted_path.empty()) {
+    const std::size_t dot = dotted_path.find('.');
+    current = current->find(dotted_path.substr(0, dot));
+    dotted_path = dot == std::string_view::npos ? std::string_view{} : dotted_path.substr(dot + 1);
+  }
+  return current;
+}
+
+std::string string_at(const json::Value &value, std::string_view dotted_path) {
+  const json::Value *member = member_at(value, dotted_path);
+  return member != nullptr && member->is_string() ? member->as_string() : std::string{};
+}
+
+ManifestIndex::ManifestIndex(const std::vector<compare::ComparedRun> &runs) {
+  // compare has read (and checked) all of these already; files are visited
+  // once however many runs name them.
+  std::set<std::filesystem::path> files;
+  for (const auto &run : runs) files.insert(run.file);
+  for (const auto &file : files) set_.add_file(file);
+  for (const auto &file : files) set_.add_beside(file);
+  for (std::size_t i = 0; i < set_.entries().size(); ++i) by_digest_.emplace(set_.entries()[i].digest, i);
+}
+
+const json::Value *ManifestIndex::find(std::string_view digest, std::string_view kind) const {
+  for (auto [it, end] = by_digest_.equal_range(digest); it != end; ++it) {
+    const ManifestEntry &entry = set_.entries()[it->second];
+    if (entry.kind == kind) return &entry.manifest;
+  }
+  return nullptr;
+}
+
+} // namespace kibench::report

@@ -1,0 +1,37 @@
+// The manifests behind a set of runs, by digest: compare reads a run's
+// workload, protocol and environment only for their digests and names; the
+// report also shows what they say (axes, titles, the hardware), so it
+// reads the same files again and keeps them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compare/compared_run.hpp"
+#include "digest/manifest_set.hpp"
+#include "json/value.hpp"
+
+namespace kibench::report {
+
+class ManifestIndex {
+public:
+  // Every manifest in the files the runs were read from and beside them
+  // (a run directory's workload.json, environment.json, ...).
+  explicit ManifestIndex(const std::vector<compare::ComparedRun> &runs);
+
+  // The manifest of `kind` with identity digest `digest`; nullptr if none.
+  [[nodiscard]] const json::Value *find(std::string_view digest, std::string_view kind) const;
+
+private:
+  ManifestSet set_;
+  std::multimap<std::string, std::size_t, std::less<>> by_digest_;
+};
+
+// The member at a dotted path ("spec.axes.tokens"); nullptr when absent.
+const json::Value *member_at(const json::Value &value, std::string_view dotted_path);
+// The string there, or "" when it is absent or not a string.
+std::string string_at(const json::Value &value, std::string_view dotted_path);
+
+} // namespace kibench::report

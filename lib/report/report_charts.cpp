@@ -1,0 +1,215 @@
+#include "report/report_charts.hpp"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "compare/report_text.hpp"
+#include "report/bar_chart.hpp"
+#include "report/line_chart.hpp"
+#include "report/units.hpp"
+
+namespace kibench::report {
+namespace {
+
+constexpr std::string_view kPeakColor = "#4d4d4d";
+constexpr std::string_view kWorkspaceColor = "#a9a9a9";
+
+std::string row_label(const RunFigures &run) {
+  std::string label = run.id;
+  if (run.is_baseline) label += " (baseline)";
+  if (failed_check(run.status)) label += " — " + run.status;
+  return label;
+}
+
+std::string interval_text(const stats::Interval &interval, double scale, const std::string &unit) {
+  return fmt::format("[{}, {}] {}", format_significant(interval.low / scale), format_significant(interval.high / scale),
+                     unit);
+}
+
+} // namespace
+
+bool failed_check(const std::string &status) { return status != "passed" && status != "incomplete_evidence"; }
+
+std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssignment &colors) {
+  double largest = 0.0;
+  for (const RunFigures &run : cohort.runs) {
+    if (run.median_ns) largest = std::max(largest, run.median_interval ? run.median_interval->high : *run.median_ns);
+  }
+  if (largest <= 0.0) return std::nullopt;
+  const DisplayUnit unit = time_unit_for(largest);
+
+  BarChartSpec spec;
+  spec.test_id = "chart-median-" + cohort.slug;
+  spec.title = fmt::format("Median latency per implementation: {}", cohort.workload_name);
+  spec.description = "Bars: median latency of each run. Whiskers: the 95 % interval of the median. Shorter is faster.";
+  spec.axis_label = fmt::format("median latency ({})", unit.name);
+  spec.series.push_back(BarSeries{"median", ""});
+  for (const RunFigures &run : cohort.runs) {
+    if (!run.median_ns) continue;
+    BarValue value;
+    value.value = *run.median_ns / unit.scale;
+    value.text = fmt::format("{} {}", format_significant(value.value), unit.name);
+    value.tooltip = fmt::format("{}: median {}", run.id, compare::text::duration(*run.median_ns));
+    if (run.median_interval) {
+      value.low = run.median_interval->low / unit.scale;
+      value.high = run.median_interval->high / unit.scale;
+      value.tooltip += ", 95 % interval " + interval_text(*run.median_interval, unit.scale, unit.name);
+    }
+    spec.rows.push_back(BarRow{row_label(run), std::string(colors.color_of(run.implementation)),
+                               failed_check(run.status), {value}});
+  }
+  return Chart{render_bar_chart(spec), spec.title, spec.description};
+}
+
+std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssignment &colors) {
+  BarChartSpec spec;
+  spec.test_id = "chart-speedup-" + cohort.slug;
+  spec.title = fmt::format("Speedup over {}: {}", cohort.baseline_id, cohort.workload_name);
+  spec.description = "Bars: baseline median ÷ candidate median. Whiskers: 95 % bootstrap interval of the speedup. "
+                     "Right of the dashed 1× line is faster than the baseline.";
+  spec.axis_label = fmt::format("speedup over {} (×, higher is faster)", cohort.baseline_id);
+  spec.series.push_back(BarSeries{"speedup", ""});
+  spec.reference = ReferenceLine{1.0, "1× = " + cohort.baseline_id};
+  std::size_t candidates = 0;
+  for (const RunFigures &run : cohort.runs) {
+    BarValue value;
+    if (run.is_baseline) {
+      value.value = 1.0;
+      value.text = "baseline";
+      value.tooltip = run.id + " is the baseline";
+    } else if (run.speedup) {
+      value.value = run.speedup->estimate;
+      value.low = run.speedup->low;
+      value.high = run.speedup->high;
+      value.text = fmt::format("{:.3f}× ({})", run.speedup->estimate, run.verdict);
+      value.tooltip = fmt::format("{}: {:.3f}× [{:.3f}, {:.3f}]; {}", run.id, run.speedup->estimate, run.speedup->low,
+                                  run.speedup->high, run.verdict_detail);
+      ++candidates;
+    } else {
+      continue;
+    }
+    spec.rows.push_back(BarRow{row_label(run), std::string(colors.color_of(run.implementation)), false, {value}});
+  }
+  if (candidates == 0) return std::nullopt;
+  return Chart{render_bar_chart(spec), spec.title, spec.description};
+}
+
+std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignment &colors) {
+  BarChartSpec spec;
+  spec.test_id = "chart-floor-" + cohort.slug;
+  spec.title = fmt::format("Ratio to the cuBLAS floor: {}", cohort.workload_name);
+  spec.description = "Bars: each median ÷ the median of cublas-floor, which times only the two GEMMs. "
+                     "1× would be the floor itself; lower is closer to it.";
+  spec.axis_label = "median ÷ cublas-floor median (×, lower is closer to the floor)";
+  spec.series.push_back(BarSeries{"ratio to floor", ""});
+  spec.reference = ReferenceLine{1.0, "1× = cublas-floor"};
+  for (const RunFigures &run : cohort.runs) {
+    if (!run.ratio_to_floor) continue;
+    BarValue value;
+    value.value = *run.ratio_to_floor;
+    value.text = fmt::format("{:.2f}×", *run.ratio_to_floor);
+    value.tooltip = fmt::format("{}: {:.3f}× the floor's median", run.id, *run.ratio_to_floor);
+    spec.rows.push_back(BarRow{row_label(run), std::string(colors.color_of(run.implementation)),
+                               failed_check(run.status), {value}});
+  }
+  if (spec.rows.empty()) return std::nullopt;
+  return Chart{render_bar_chart(spec), spec.title, spec.description};
+}
+
+std::optional<Chart> memory_chart(const CohortSection &cohort) {
+  double largest = 0.0;
+  bool any = false;
+  for (const RunFigures &run : cohort.runs) {
+    any = any || run.peak_bytes || run.workspace_bytes;
+    largest = std::max({largest, run.peak_bytes.value_or(0.0), run.workspace_bytes.value_or(0.0)});
+  }
+  if (!any) return std::nullopt;
+  const DisplayUnit unit = byte_unit_for(largest);
+
+  BarChartSpec spec;
+  spec.test_id = "chart-memory-" + cohort.slug;
+  spec.title = fmt::format("Memory per implementation: {}", cohort.workload_name);
+  spec.description = "Peak: the high-water mark of inputs, outputs and workspace together. "
+                     "Workspace: everything the implementation holds beyond its inputs and outputs.";
+  spec.axis_label = fmt::format("memory ({})", unit.name);
+  spec.series = {BarSeries{"peak", std::string(kPeakColor)}, BarSeries{"workspace", std::string(kWorkspaceColor)}};
+  for (const RunFigures &run : cohort.runs) {
+    if (!run.peak_bytes && !run.workspace_bytes) continue;
+    BarRow row{row_label(run), std::string(colors.color_of(run.implementation)), false, {}};
+    for (const auto &bytes : {run.peak_bytes, run.workspace_bytes}) {
+      if (!bytes) {
+        row.values.emplace_back();
+        continue;
+      }
+      row.values.push_back(BarValue{*bytes / unit.scale, std::nullopt, std::nullopt, format_bytes(*bytes),
+                                    fmt::format("{}: {:.0f} bytes", run.id, *bytes)});
+    }
+    spec.rows.push_back(std::move(row));
+  }
+  return Chart{render_bar_chart(spec), spec.title, spec.description};
+}
+
+std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment &colors) {
+  double largest = 0.0;
+  for (const SweepSeries &series : sweep.series)
+    for (const SweepPoint &p : series.points) largest = std::max(largest, p.median_ns);
+  if (largest <= 0.0) return std::nullopt;
+  const DisplayUnit unit = time_unit_for(largest);
+
+  LineChartSpec spec;
+  spec.test_id = "chart-sweep-time-" + sweep.slug;
+  spec.title = fmt::format("Median latency vs T: {} ({})", sweep.operation_name, sweep.fixed_axes);
+  spec.description = "One line per implementation: median latency at each number of tokens T, with the 95 % "
+                     "interval of the median as whiskers.";
+  spec.x_label = "tokens T";
+  spec.y_label = fmt::format("median latency ({})", unit.name);
+  for (const SweepSeries &series : sweep.series) {
+    LineSeries line{series.implementation, std::string(colors.color_of(series.implementation)), {}};
+    for (const SweepPoint &p : series.points) {
+      LinePoint point;
+      point.x = static_cast<double>(p.tokens);
+      point.y = p.median_ns / unit.scale;
+      if (p.median_interval) {
+        point.low = p.median_interval->low / unit.scale;
+        point.high = p.median_interval->high / unit.scale;
+      }
+      point.flagged = failed_check(p.status);
+      point.tooltip = fmt::format("{} at T={}: {}{}", p.run_id, p.tokens, compare::text::duration(p.median_ns),
+                                  point.flagged ? " (" + p.status + ")" : "");
+      line.points.push_back(std::move(point));
+    }
+    spec.series.push_back(std::move(line));
+  }
+  return Chart{render_line_chart(spec), spec.title, spec.description};
+}
+
+std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignment &colors) {
+  LineChartSpec spec;
+  spec.test_id = "chart-sweep-tflops-" + sweep.slug;
+  spec.title = fmt::format("Effective TFLOP/s vs T: {} ({})", sweep.operation_name, sweep.fixed_axes);
+  spec.description = "One line per implementation: the workload's GEMM FLOPs divided by the median latency, "
+                     "at each number of tokens T, as each run reports it.";
+  spec.x_label = "tokens T";
+  spec.y_label = "effective TFLOP/s";
+  // Throughput grows with T and then flattens: a linear axis shows the
+  // plateau, where a log axis would flatten the climb.
+  spec.log_y_above_ratio = 1e300;
+  for (const SweepSeries &series : sweep.series) {
+    LineSeries line{series.implementation, std::string(colors.color_of(series.implementation)), {}};
+    for (const SweepPoint &p : series.points) {
+      if (!p.tflops) continue;
+      LinePoint point;
+      point.x = static_cast<double>(p.tokens);
+      point.y = *p.tflops;
+      point.flagged = failed_check(p.status);
+      point.tooltip = fmt::format("{} at T={}: {} TFLOP/s", p.run_id, p.tokens, format_significant(*p.tflops));
+      line.points.push_back(std::move(point));
+    }
+    if (!line.points.empty()) spec.series.push_back(std::move(line));
+  }
+  if (spec.series.empty()) return std::nullopt;
+  return Chart{render_line_chart(spec), spec.title, spec.description};
+}
+
+} // namespace kibench::report

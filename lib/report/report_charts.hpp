@@ -1,0 +1,40 @@
+// The charts of a report, from its model: which rows and series each
+// chart has, in which unit, with what whiskers and reference line. Each
+// returns the finished <svg> with its title and caption, or nothing when
+// the data has nothing to draw (a speedup chart without a candidate, a
+// ratio without a floor).
+//
+// data-testid of each chart, <slug> being the cohort's or sweep's slug:
+//   chart-median-<slug>    median latency per implementation, 95 % whiskers
+//   chart-speedup-<slug>   speedup over the baseline, bootstrap whiskers
+//   chart-floor-<slug>     median ÷ cublas-floor median
+//   chart-memory-<slug>    peak and workspace memory
+//   chart-sweep-time-<slug>, chart-sweep-tflops-<slug>   sweeps over T
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "report/palette.hpp"
+#include "report/report_model.hpp"
+
+namespace kibench::report {
+
+struct Chart {
+  std::string svg;
+  std::string title;   // also the <svg>'s <title>
+  std::string caption; // how to read it; also its <desc>
+};
+
+std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssignment &colors);
+std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssignment &colors);
+std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignment &colors);
+std::optional<Chart> memory_chart(const CohortSection &cohort);
+std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment &colors);
+std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignment &colors);
+
+// Drawn as a failure: the run's correctness check did not pass. A run
+// that computes no loss (status incomplete_evidence, the floor) is not one.
+bool failed_check(const std::string &status);
+
+} // namespace kibench::report

@@ -1,0 +1,18 @@
+// What a report shows of one run, read from its BenchmarkRun and raw
+// samples: the median and its 95 % interval, p20/p80, throughput, memory
+// and the errors against the oracle. Cohort facts (speedup, rank, ratio to
+// the floor) are added by cohort_section.
+#pragma once
+
+#include "compare/compared_run.hpp"
+#include "report/manifest_index.hpp"
+#include "report/report_model.hpp"
+
+namespace kibench::report {
+
+// The interval of the median comes from the raw samples (distribution-free,
+// from order statistics: stats::summarize) when the run has them, else from
+// spec.timing.latencyNs.confidence95 as the run reports it, else none.
+RunFigures read_run_figures(const compare::ComparedRun &run, const ManifestIndex &index);
+
+} // namespace kibench::report
