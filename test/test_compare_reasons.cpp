@@ -89,7 +89,7 @@ TEST_CASE("runs of one interleaved invocation form one cohort, ranked and paired
   CHECK(report.runs[report.anchor].comparison_key.starts_with("sha256:"));
 }
 
-TEST_CASE("the baseline: --baseline by name, path or digest; else reference, cpu-reference, the first",
+TEST_CASE("the baseline: --baseline by name, path or digest, else reference, cpu-reference, the first",
           "[compare][baseline]") {
   ScratchDirectory scratch("compare-baseline");
   write_run_directory(

@@ -199,7 +199,7 @@ TEST_CASE("all tokens ignored: both implementations give loss 0 and zero gradien
   }
 }
 
-TEST_CASE("forward-only runs leave the gradients empty; backward reuses the forward", "[cpu_impl]") {
+TEST_CASE("forward-only runs leave the gradients empty, backward reuses the forward", "[cpu_impl]") {
   const Workload w = make_workload(Shape{.tokens = 8, .vocab = 300, .bias = true});
   for (auto make : {make_cpu_fp64, make_cpu_reference}) {
     auto impl = make();

@@ -103,3 +103,18 @@ TEST_CASE("fused: the revision manifest validates against the ImplementationRevi
   CHECK(manifest.find("metadata")->find("name")->as_string() == "kibench-fused");
   CHECK(manifest.find("spec")->find("callable")->find("language")->as_string() == "cuda");
 }
+
+TEST_CASE("fused chunks: the default budget keeps efficient chunks when grad W alone nearly fills 2 GiB",
+          "[fused]") {
+  // The seed stays within 2 GiB in 2048-row chunks.
+  CHECK(default_workspace_budget(kSeed) == kDefaultWorkspaceBudget);
+  for (const ChunkShape shape : {ChunkShape{.tokens = 8192, .vocab = 256000, .student_hidden = 2048},
+                                 ChunkShape{.tokens = 8192, .vocab = 128256, .student_hidden = 4096}}) {
+    const std::uint64_t budget = default_workspace_budget(shape);
+    CHECK(budget > kDefaultWorkspaceBudget);
+    const auto plan = plan_chunks(shape, budget, kPlenty, 0);
+    REQUIRE(plan.has_value());
+    CHECK(plan->rows == 2048);
+    CHECK(plan->workspace_bytes <= budget);
+  }
+}

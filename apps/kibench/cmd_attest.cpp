@@ -31,8 +31,8 @@ int attest_run_directory(const AttestOptions &options) {
 } // namespace
 
 void add_attest(CLI::App &app, Action &action) {
-  CLI::App *command =
-      app.add_subcommand("attest", "Sign a run directory: write RUN_DIR/attestation.dsse.json with an Ed25519 key.");
+  CLI::App *command = app.add_subcommand(
+      "attest", "Sign a run directory: write RUN_DIR/attestation.dsse.json with an Ed25519 key.");
   auto options = std::make_shared<AttestOptions>();
   command->add_option("RUN_DIR", options->run_dir, "A run directory written by `kibench run`")->required();
   command->add_option("--key", options->key_file, "Secret key file from `kibench keygen` (mode 0600)")

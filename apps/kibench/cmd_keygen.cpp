@@ -30,7 +30,8 @@ int generate_key_pair(const KeygenOptions &options) {
 } // namespace
 
 void add_keygen(CLI::App &app, Action &action) {
-  CLI::App *command = app.add_subcommand("keygen", "Create an Ed25519 key pair for signing run attestations.");
+  CLI::App *command =
+      app.add_subcommand("keygen", "Create an Ed25519 key pair for signing run attestations.");
   auto options = std::make_shared<KeygenOptions>();
   command->add_option("--out", options->prefix, "Write PREFIX.key (secret) and PREFIX.pub (public)")
       ->required()

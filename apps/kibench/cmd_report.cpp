@@ -27,7 +27,8 @@ struct ReportArgs {
 int report_command(const ReportArgs &args) {
   const std::filesystem::path out(args.out);
   if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path()))
-    throw InputError(fmt::format("--out {}: the folder {} does not exist", args.out, out.parent_path().string()));
+    throw InputError(
+        fmt::format("--out {}: the folder {} does not exist", args.out, out.parent_path().string()));
   if (std::filesystem::is_directory(out))
     throw InputError(fmt::format("--out {}: is a folder; name the HTML file to write", args.out));
 
@@ -50,20 +51,25 @@ int report_command(const ReportArgs &args) {
 void add_report(CLI::App &app, Action &action) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App *command = app.add_subcommand(
-      "report", "Write one self-contained HTML page of charts and tables for runs (no network needed to view it).");
+      "report",
+      "Write one self-contained HTML page of charts and tables for runs (no network needed to view it).");
   command
       ->add_option("RUN", args->runs,
                    "Run manifests, run directories, imported record directories, or directories of them")
       ->required();
-  command->add_option("--out", args->out, "The HTML file to write (default report.html; replaced atomically)");
+  command->add_option("--out", args->out,
+                      "The HTML file to write (default report.html; replaced atomically)");
   command->add_option("--title", args->title, "The page's title (default \"kibench report\")");
-  command->add_option("--baseline", args->baseline,
-                      "The run speedups are measured against, as for `kibench compare` (default: \"reference\", "
-                      "else \"cpu-reference\", else the first run given)");
-  command->add_option("--seed", args->seed, "Bootstrap seed of the speedup intervals (default 1: reproducible)");
+  command->add_option(
+      "--baseline", args->baseline,
+      "The run speedups are measured against, as for `kibench compare` (default: \"reference\", "
+      "else \"cpu-reference\", else the first run given)");
+  command->add_option("--seed", args->seed,
+                      "Bootstrap seed of the speedup intervals (default 1: reproducible)");
   command->add_option("--resamples", args->resamples, "Bootstrap resamples (default 5000)")
       ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
-  command->footer(R"(Runs are grouped into cohorts by comparison key, as `kibench compare` groups them. For each
+  command->footer(
+      R"(Runs are grouped into cohorts by comparison key, as `kibench compare` groups them. For each
 cohort the page shows the median latency of every implementation with its 95 % interval, the
 speedup over the baseline with its bootstrap interval, the ratio to cublas-floor, peak and
 workspace memory, the errors against the fp64 oracle, and the environment. Runs of one

@@ -24,8 +24,8 @@ int verify_run_directory(const VerifyOptions &options) {
   for (const auto &failure : result.failures) fmt::print("FAILED  {}\n", failure);
   if (result.failures.size() == 1) throw CheckFailed(result.failures.front());
   if (result.failures.size() > 1) {
-    throw CheckFailed(fmt::format("{} (and {} more failures above)", result.failures.front(),
-                                  result.failures.size() - 1));
+    throw CheckFailed(
+        fmt::format("{} (and {} more failures above)", result.failures.front(), result.failures.size() - 1));
   }
   fmt::print("verified  {}\n", options.run_dir);
   fmt::print("subjects  {}\n", result.subject_count);
@@ -41,7 +41,8 @@ void add_verify(CLI::App &app, Action &action) {
   CLI::App *command = app.add_subcommand(
       "verify", "Check a run directory against its attestation: signature, file digests, no added files.");
   auto options = std::make_shared<VerifyOptions>();
-  command->add_option("RUN_DIR", options->run_dir, "A run directory holding attestation.dsse.json")->required();
+  command->add_option("RUN_DIR", options->run_dir, "A run directory holding attestation.dsse.json")
+      ->required();
   command->add_option("--pub", options->public_key_file, "Public key file from `kibench keygen`")
       ->required()
       ->type_name("KEY");

@@ -41,6 +41,11 @@ std::uint64_t workspace_bytes(const ChunkShape &s, std::int64_t rows) {
          allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0);
 }
 
+std::uint64_t default_workspace_budget(const ChunkShape &s) {
+  const std::int64_t rows = std::min({s.tokens, kMaxChunkRows, kEfficientChunkRows});
+  return std::max<std::uint64_t>(kDefaultWorkspaceBudget, workspace_bytes(s, rows) + 3 * 512);
+}
+
 std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_bytes,
                                      std::uint64_t available_bytes, std::int64_t forced_rows,
                                      std::string *why) {

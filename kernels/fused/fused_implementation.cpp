@@ -132,7 +132,7 @@ public:
     const std::uint64_t needed = cpu::planned_input_bytes(w) + output_bytes(w) + kFreeMemoryMargin;
     const std::uint64_t free_bytes = device_free_bytes();
     std::string why;
-    if (free_bytes <= needed || !gpu::fused::plan_chunks(shape_of(w), options_.workspace_budget,
+    if (free_bytes <= needed || !gpu::fused::plan_chunks(shape_of(w), budget_for(shape_of(w)),
                                                          free_bytes - needed, options_.chunk_rows, &why))
       return fmt::format("not enough device memory: {}", why.empty() ? "inputs and outputs alone" : why);
     return std::nullopt;
@@ -149,7 +149,7 @@ public:
     const std::uint64_t reserved = output_bytes(w) + kFreeMemoryMargin;
     std::string why;
     const auto plan =
-        gpu::fused::plan_chunks(shape, options_.workspace_budget,
+        gpu::fused::plan_chunks(shape, budget_for(shape),
                                 free_bytes > reserved ? free_bytes - reserved : 0, options_.chunk_rows, &why);
     if (!plan) throw std::runtime_error(fmt::format("fused: {}", why));
     plan_ = *plan;
@@ -280,6 +280,11 @@ public:
   }
 
 private:
+  [[nodiscard]] std::uint64_t budget_for(const gpu::fused::ChunkShape &shape) const {
+    return options_.workspace_budget != 0 ? options_.workspace_budget
+                                          : gpu::fused::default_workspace_budget(shape);
+  }
+
   void require_prepared() const {
     if (workload_ == nullptr) throw std::logic_error("fused: used before prepare()");
   }

@@ -23,8 +23,9 @@ struct FusedOptions {
   // Rows per chunk; 0 picks them from the shape and free memory. Tests force
   // small chunks so that several run on a small case.
   std::int64_t chunk_rows = 0;
-  // Device memory the implementation may hold beyond inputs and outputs.
-  std::uint64_t workspace_budget = gpu::fused::kDefaultWorkspaceBudget;
+  // Device memory the implementation may hold beyond inputs and outputs;
+  // 0: gpu::fused::default_workspace_budget of the shape.
+  std::uint64_t workspace_budget = 0;
   // Row kernel version (kernels/fused/row_loss_v*.cu): 2, or 1 to compare.
   int row_kernel = 2;
 };

@@ -10,9 +10,9 @@
 #include "digest/digest.hpp"
 #include "error.hpp"
 #include "io/atomic_write.hpp"
+#include "manifest/run_manifest.hpp"
 #include "json/canonical.hpp"
 #include "json/parse.hpp"
-#include "manifest/run_manifest.hpp"
 
 namespace kibench::attest {
 namespace fs = std::filesystem;
@@ -44,7 +44,8 @@ AttestedRun attested_run(const std::string &file_name, std::string_view bytes, c
 
 Statement run_statement(const fs::path &run_dir, std::string created_at) {
   std::error_code error;
-  if (!fs::is_directory(run_dir, error)) throw InputError(fmt::format("{}: not a directory", run_dir.string()));
+  if (!fs::is_directory(run_dir, error))
+    throw InputError(fmt::format("{}: not a directory", run_dir.string()));
   Statement statement;
   statement.predicate_type = run_predicate_type;
   RunPredicate predicate;

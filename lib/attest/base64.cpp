@@ -25,8 +25,9 @@ std::optional<std::size_t> decode_base64_into(std::string_view text, std::span<u
   // The alphabets differ only in two characters and padding is either
   // required or forbidden per variant, so at most one variant accepts a
   // given text and the order of trial does not matter.
-  static constexpr std::array variants = {sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING,
-                                          sodium_base64_VARIANT_URLSAFE, sodium_base64_VARIANT_URLSAFE_NO_PADDING};
+  static constexpr std::array variants = {
+      sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING,
+      sodium_base64_VARIANT_URLSAFE, sodium_base64_VARIANT_URLSAFE_NO_PADDING};
   for (const int variant : variants) {
     std::size_t written = 0;
     // No ignored characters and no end pointer: the whole text must decode.

@@ -15,7 +15,8 @@ const std::string &required_string(const json::Value &object, std::string_view k
   const json::Value *member = object.find(key);
   if (member == nullptr) throw InputError(fmt::format("{}: {}: no \"{}\"", source, path, key));
   if (!member->is_string()) {
-    throw InputError(fmt::format("{}: {}.{}: expected a string, found {}", source, path, key, member->type_name()));
+    throw InputError(
+        fmt::format("{}: {}.{}: expected a string, found {}", source, path, key, member->type_name()));
   }
   return member->as_string();
 }
@@ -34,14 +35,16 @@ Envelope sign_envelope(std::string payload_type, std::string payload, const Secr
   envelope.payload_type = std::move(payload_type);
   envelope.payload = std::move(payload);
   envelope.signatures.push_back(
-      {key.public_key().keyid(), std::string(reinterpret_cast<const char *>(signature.data()), signature.size())});
+      {key.public_key().keyid(),
+       std::string(reinterpret_cast<const char *>(signature.data()), signature.size())});
   return envelope;
 }
 
 json::Value envelope_json(const Envelope &envelope) {
   json::Array signatures;
   for (const auto &signature : envelope.signatures) {
-    signatures.push_back(json::Object{{"keyid", signature.keyid}, {"sig", encode_base64(signature.signature)}});
+    signatures.push_back(
+        json::Object{{"keyid", signature.keyid}, {"sig", encode_base64(signature.signature)}});
   }
   return json::Object{
       {"payload", encode_base64(envelope.payload)},
@@ -53,7 +56,8 @@ json::Value envelope_json(const Envelope &envelope) {
 Envelope parse_envelope(std::string_view text, std::string_view source) {
   const json::Value document = json::parse(text, source);
   if (!document.is_object()) {
-    throw InputError(fmt::format("{}: $: expected a DSSE envelope object, found {}", source, document.type_name()));
+    throw InputError(
+        fmt::format("{}: $: expected a DSSE envelope object, found {}", source, document.type_name()));
   }
   Envelope envelope;
   envelope.payload_type = required_string(document, "payloadType", "$", source);
@@ -85,7 +89,8 @@ SignatureCheck check_signature(const Envelope &envelope, const PublicKey &key) {
   for (const auto &signature : envelope.signatures) {
     if (!signature.keyid.empty() && signature.keyid != keyid) continue;
     const auto *bytes = reinterpret_cast<const unsigned char *>(signature.signature.data());
-    if (key.verifies(signed_bytes, std::span(bytes, signature.signature.size()))) return SignatureCheck::verified;
+    if (key.verifies(signed_bytes, std::span(bytes, signature.signature.size())))
+      return SignatureCheck::verified;
     outcome = SignatureCheck::does_not_verify;
   }
   return outcome;

@@ -36,9 +36,9 @@ json::Value envelope_json(const Envelope &envelope);
 Envelope parse_envelope(std::string_view text, std::string_view source);
 
 enum class SignatureCheck {
-  verified,           // a signature verifies with the key
-  no_matching_keyid,  // every signature names another key
-  does_not_verify,    // a signature is for this key (or names none) but is not valid
+  verified,          // a signature verifies with the key
+  no_matching_keyid, // every signature names another key
+  does_not_verify,   // a signature is for this key (or names none) but is not valid
 };
 
 // DSSE verification with one key: signatures whose keyid names another key

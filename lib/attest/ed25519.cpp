@@ -23,11 +23,14 @@ std::string PublicKey::keyid() const {
 bool PublicKey::verifies(std::string_view message, std::span<const unsigned char> signature) const {
   require_sodium();
   if (signature.size() != ed25519_signature_size) return false;
-  return crypto_sign_verify_detached(signature.data(), reinterpret_cast<const unsigned char *>(message.data()),
-                                     message.size(), bytes.data()) == 0;
+  return crypto_sign_verify_detached(signature.data(),
+                                     reinterpret_cast<const unsigned char *>(message.data()), message.size(),
+                                     bytes.data()) == 0;
 }
 
-SecretKey SecretKey::generate() { return SecretKey(FromRandomSource{}); }
+SecretKey SecretKey::generate() {
+  return SecretKey(FromRandomSource{});
+}
 
 SecretKey::SecretKey(FromRandomSource) {
   require_sodium();

@@ -13,7 +13,7 @@
 
 namespace kibench::attest {
 
-inline constexpr std::size_t ed25519_seed_size = 32;       // RFC 8032's private key
+inline constexpr std::size_t ed25519_seed_size = 32; // RFC 8032's private key
 inline constexpr std::size_t ed25519_public_key_size = 32;
 inline constexpr std::size_t ed25519_signature_size = 64;
 

@@ -1,6 +1,5 @@
 #include "attest/key_files.hpp"
 
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -49,7 +48,9 @@ private:
   int fd_;
 };
 
-std::string system_error_text() { return std::strerror(errno); }
+std::string system_error_text() {
+  return std::strerror(errno);
+}
 
 // Creates `path` exclusively and writes `contents`; removes it again when the
 // write fails so that no half-written key is left behind.
@@ -153,7 +154,8 @@ SecretKeyFields split_secret_key_file(std::string_view text, const fs::path &pat
     *slot = value;
   }
   const auto require = [&](const std::optional<std::string_view> &field, std::string_view name) {
-    if (!field) throw InputError(fmt::format("{}: no \"{}\" line: not a kibench secret key file", path.string(), name));
+    if (!field)
+      throw InputError(fmt::format("{}: no \"{}\" line: not a kibench secret key file", path.string(), name));
   };
   require(fields.type, "type");
   require(fields.keyid, "keyid");
@@ -172,9 +174,10 @@ void read_owner_only_file(const fs::path &path, SecretKeyText &text) {
   if (!S_ISREG(status.st_mode)) throw InputError(fmt::format("{}: not a regular file", path.string()));
   const mode_t permissions = status.st_mode & 07777;
   if ((permissions & 077) != 0) {
-    throw InputError(fmt::format("{}: permissions {:04o} are too open: a secret key must be accessible to its "
-                                 "owner only (chmod 600 {})",
-                                 path.string(), permissions, path.string()));
+    throw InputError(
+        fmt::format("{}: permissions {:04o} are too open: a secret key must be accessible to its "
+                    "owner only (chmod 600 {})",
+                    path.string(), permissions, path.string()));
   }
   while (true) {
     const auto unused = text.unused();
@@ -200,8 +203,9 @@ std::string string_member(const json::Value &document, std::string_view key, con
 
 void require_matching_keyid(std::string_view recorded, const PublicKey &key, const fs::path &path) {
   if (recorded != key.keyid()) {
-    throw InputError(fmt::format("{}: keyid {} does not match the key it holds (keyid {}): the file is damaged",
-                                 path.string(), recorded, key.keyid()));
+    throw InputError(
+        fmt::format("{}: keyid {} does not match the key it holds (keyid {}): the file is damaged",
+                    path.string(), recorded, key.keyid()));
   }
 }
 
@@ -245,11 +249,12 @@ void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replac
 
 PublicKey read_public_key(const fs::path &path) {
   const json::Value document = json::parse_file(path);
-  if (!document.is_object()) throw InputError(fmt::format("{}: not a kibench public key file", path.string()));
+  if (!document.is_object())
+    throw InputError(fmt::format("{}: not a kibench public key file", path.string()));
   const std::string type = string_member(document, "type", path);
   if (type != key_type) {
-    throw InputError(fmt::format("{}: $.type: \"{}\" is not supported (expected \"{}\")", path.string(), type,
-                                 key_type));
+    throw InputError(
+        fmt::format("{}: $.type: \"{}\" is not supported (expected \"{}\")", path.string(), type, key_type));
   }
   PublicKey key;
   const std::string encoded = string_member(document, "publicKey", path);
@@ -271,7 +276,8 @@ SecretKey read_secret_key(const fs::path &path) {
   }
   SecretBuffer<ed25519_seed_size> seed;
   if (decode_base64_into(*fields.seed, std::span(seed.data(), seed.capacity())) != seed.capacity()) {
-    throw InputError(fmt::format("{}: seed: expected the base64 of {} bytes", path.string(), seed.capacity()));
+    throw InputError(
+        fmt::format("{}: seed: expected the base64 of {} bytes", path.string(), seed.capacity()));
   }
   SecretKey key(std::span<const unsigned char, ed25519_seed_size>(seed.data(), ed25519_seed_size));
   require_matching_keyid(*fields.keyid, key.public_key(), path);

@@ -1,6 +1,5 @@
 #include "attest/run_subjects.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>

@@ -47,7 +47,8 @@ bool is_plain_file_name(std::string_view name) {
 json::Value statement_json(const Statement &statement) {
   json::Array subjects;
   for (const auto &subject : statement.subjects) {
-    subjects.push_back(json::Object{{"name", subject.name}, {"digest", json::Object{{"sha256", subject.sha256}}}});
+    subjects.push_back(
+        json::Object{{"name", subject.name}, {"digest", json::Object{{"sha256", subject.sha256}}}});
   }
   return json::Object{
       {"_type", statement_type},

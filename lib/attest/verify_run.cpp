@@ -52,15 +52,16 @@ void check_subjects(const fs::path &run_dir, const Statement &statement, RunVeri
     }
     const std::string found = sha256_hex(read_file_bytes(file));
     if (found != subject.sha256) {
-      result.failures.push_back(
-          fmt::format("subject {}: sha256 mismatch (expected {}, found {})", subject.name, subject.sha256, found));
+      result.failures.push_back(fmt::format("subject {}: sha256 mismatch (expected {}, found {})",
+                                            subject.name, subject.sha256, found));
     }
   }
   // A file added after signing would be read as part of the run by
   // `kibench digest --verify` and `compare`; it was not vouched for.
   for (const auto &file : subject_files(run_dir)) {
     const std::string name = file.filename().string();
-    if (!subject_names.contains(name)) result.failures.push_back(fmt::format("file {} is not a subject", name));
+    if (!subject_names.contains(name))
+      result.failures.push_back(fmt::format("file {} is not a subject", name));
   }
 }
 
@@ -68,7 +69,8 @@ void check_subjects(const fs::path &run_dir, const Statement &statement, RunVeri
 
 RunVerification verify_run(const fs::path &run_dir, const PublicKey &key, const fs::path &key_file) {
   std::error_code error;
-  if (!fs::is_directory(run_dir, error)) throw InputError(fmt::format("{}: not a directory", run_dir.string()));
+  if (!fs::is_directory(run_dir, error))
+    throw InputError(fmt::format("{}: not a directory", run_dir.string()));
   const fs::path envelope_file = run_dir / attestation_file_name;
   const std::string source = envelope_file.string();
   const Envelope envelope = parse_envelope(read_file_bytes(envelope_file), source);
@@ -79,14 +81,15 @@ RunVerification verify_run(const fs::path &run_dir, const PublicKey &key, const 
     return result;
   }
   if (envelope.payload_type != in_toto_payload_type) {
-    throw InputError(fmt::format("{}: $.payloadType: \"{}\" is not an in-toto Statement (expected \"{}\")", source,
-                                 envelope.payload_type, in_toto_payload_type));
+    throw InputError(fmt::format("{}: $.payloadType: \"{}\" is not an in-toto Statement (expected \"{}\")",
+                                 source, envelope.payload_type, in_toto_payload_type));
   }
   const std::string payload_source = source + " payload";
   const Statement statement = parse_statement(envelope.payload, payload_source);
   if (statement.predicate_type != run_predicate_type) {
-    throw InputError(fmt::format("{}: $.predicateType: \"{}\" is not a kibench run attestation (expected \"{}\")",
-                                 payload_source, statement.predicate_type, run_predicate_type));
+    throw InputError(
+        fmt::format("{}: $.predicateType: \"{}\" is not a kibench run attestation (expected \"{}\")",
+                    payload_source, statement.predicate_type, run_predicate_type));
   }
   result.predicate = parse_run_predicate(statement.predicate, payload_source);
   result.subject_count = statement.subjects.size();

@@ -46,7 +46,8 @@ double AxisScale::position(double value) const {
 std::vector<double> AxisScale::ticks(std::size_t target) const {
   std::vector<double> out;
   if (kind_ == Kind::linear) {
-    const double step = nice_step((domain_end_ - domain_start_) / static_cast<double>(std::max<std::size_t>(target, 1)));
+    const double step =
+        nice_step((domain_end_ - domain_start_) / static_cast<double>(std::max<std::size_t>(target, 1)));
     for (double k = std::ceil(domain_start_ / step - 1e-9);; k += 1.0) {
       const double tick = k * step;
       if (tick > domain_end_ + step * 1e-9) break;

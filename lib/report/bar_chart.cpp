@@ -14,14 +14,14 @@ namespace kibench::report {
 namespace {
 
 constexpr double kBarThickness = 18.0;
-constexpr double kBarGap = 3.0;   // between the bars of one row
-constexpr double kRowGap = 12.0;  // between rows
+constexpr double kBarGap = 3.0;  // between the bars of one row
+constexpr double kRowGap = 12.0; // between rows
 constexpr double kTop = 14.0;
 constexpr double kLegendHeight = 22.0;
-constexpr double kBottom = 50.0;  // tick labels and the axis label
-constexpr double kRight = 170.0;  // room for the value printed after the longest bar
+constexpr double kBottom = 50.0;   // tick labels and the axis label
+constexpr double kRight = 118.0;   // room for the value printed after the longest bar
 constexpr double kCharWidth = 7.0; // of the 12 px label font, for sizing the label column
-constexpr std::size_t kLongestLabel = 34;
+constexpr std::size_t kLongestLabel = 26;
 
 double largest_value(const BarChartSpec &spec) {
   double largest = spec.reference ? spec.reference->value : 0.0;
@@ -41,8 +41,9 @@ std::string render_bar_chart(const BarChartSpec &spec) {
   const bool legend = spec.series.size() > 1;
   std::size_t label_chars = 0;
   for (const BarRow &row : spec.rows)
-    label_chars = std::max(label_chars, compare::TextTable::display_width(fit_label(row.label, kLongestLabel)));
-  const double left = std::clamp(static_cast<double>(label_chars) * kCharWidth + 20.0, 110.0, 270.0);
+    label_chars =
+        std::max(label_chars, compare::TextTable::display_width(fit_label(row.label, kLongestLabel)));
+  const double left = std::clamp(static_cast<double>(label_chars) * kCharWidth + 16.0, 90.0, 200.0);
   const double row_height = static_cast<double>(spec.series.size()) * (kBarThickness + kBarGap) - kBarGap;
   const double plot_top = kTop + (legend ? kLegendHeight : 0.0);
   const double plot_height = static_cast<double>(spec.rows.size()) * (row_height + kRowGap) + kRowGap;

@@ -24,8 +24,8 @@ struct BarValue {
 
 struct BarRow {
   std::string label;
-  std::string color;    // the bar colour when the series has none
-  bool flagged = false; // failed its correctness check: drawn faded, outlined in red
+  std::string color;                           // the bar colour when the series has none
+  bool flagged = false;                        // failed its correctness check: drawn faded, outlined in red
   std::vector<std::optional<BarValue>> values; // one per series; nullopt draws nothing
 };
 
@@ -47,9 +47,10 @@ struct BarChartSpec {
   std::optional<ReferenceLine> reference;
 };
 
-// Chart widths of the page: wide enough to read on a laptop, narrow enough
-// for two columns of text beside nothing else.
-inline constexpr int kChartWidth = 760;
+// Every chart's width: two side by side fill a section of the page's
+// 1240 px column, so a cohort's latency and speedup (or a sweep's time and
+// throughput) are read together.
+inline constexpr int kChartWidth = 540;
 
 std::string render_bar_chart(const BarChartSpec &spec);
 

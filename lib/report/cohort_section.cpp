@@ -1,6 +1,7 @@
 #include "report/cohort_section.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "compare/report_text.hpp"
 
@@ -15,7 +16,7 @@ std::optional<double> number_in(const json::Value &object, std::string_view key)
 
 void describe_workload(const compare::ComparedRun &first, const ManifestIndex &index, CohortSection &out) {
   out.workload_name = first.workload_name;
-  if (const json::Value *workload = index.find(first.workload_digest, "WorkloadCase")) {
+  if (const json::Value *workload = index.find(first.workload_digest, "WorkloadCase", first)) {
     out.workload_title = string_at(*workload, "metadata.title");
     if (const json::Value *axes = member_at(*workload, "spec.axes"); axes != nullptr && axes->is_object()) {
       for (const auto &[name, value] : axes->as_object()) {
@@ -26,7 +27,7 @@ void describe_workload(const compare::ComparedRun &first, const ManifestIndex &i
   out.tolerance_relative = number_in(first.correctness, "maxRelativeError");
   out.tolerance_absolute = number_in(first.correctness, "maxAbsoluteError");
   out.protocol_name = first.protocol_name;
-  if (const json::Value *protocol = index.find(first.protocol_digest, "BenchmarkProtocol"))
+  if (const json::Value *protocol = index.find(first.protocol_digest, "BenchmarkProtocol", first))
     out.protocol_title = string_at(*protocol, "metadata.title");
   out.environment_digest = first.environment_digest;
   out.environment_name = first.environment_name;
@@ -43,7 +44,16 @@ CohortSection describe_cohort(const compare::CompareReport &report, const compar
   out.slug = slugs.unique(out.workload_name);
   out.comparison_key = cohort.comparison_key;
   out.notes = cohort.notes;
-  if (cohort.baseline) out.baseline_id = report.runs[*cohort.baseline].id;
+
+  // compare numbers an implementation given more than once ("fused[2]");
+  // inside a cohort where it appears once, its plain name reads better.
+  std::map<std::string, std::size_t> uses;
+  for (const std::size_t member : cohort.members) ++uses[report.runs[member].implementation];
+  const auto shown_id = [&](std::size_t member) {
+    const compare::ComparedRun &run = report.runs[member];
+    return uses[run.implementation] == 1 ? run.implementation : run.id;
+  };
+  if (cohort.baseline) out.baseline_id = shown_id(*cohort.baseline);
 
   std::optional<double> floor_median;
   for (const std::size_t member : cohort.members) {
@@ -54,8 +64,20 @@ CohortSection describe_cohort(const compare::CompareReport &report, const compar
     }
   }
 
-  for (const std::size_t member : cohort.members) {
+  // The baseline leads (everyone is read against it), the floor closes
+  // (a bound, not a contender); the rest keep the order given.
+  std::vector<std::size_t> order = cohort.members;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto place = [&](std::size_t member) {
+      if (cohort.baseline == member) return 0;
+      return report.runs[member].implementation == kFloorImplementation ? 2 : 1;
+    };
+    return place(a) < place(b);
+  });
+
+  for (const std::size_t member : order) {
     RunFigures f = figures.at(member);
+    f.id = shown_id(member);
     f.is_floor = f.implementation == kFloorImplementation;
     const auto ranked = std::find_if(cohort.ranking.begin(), cohort.ranking.end(),
                                      [&](const compare::RankedMember &m) { return m.run == member; });

@@ -2,7 +2,8 @@
 // protocol in words, each member's figures, and the cohort's own facts —
 // compare's speedup interval and verdict against the baseline, the rank,
 // why a member could not be ranked, and each member's ratio to the
-// cublas-floor run when the cohort has one.
+// cublas-floor run when the cohort has one. Runs are listed baseline
+// first, cublas-floor last, the others in the order given.
 #pragma once
 
 #include <string_view>

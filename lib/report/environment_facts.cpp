@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "json/canonical.hpp"
 #include "report/manifest_index.hpp"
 #include "report/units.hpp"
+#include "json/canonical.hpp"
 
 namespace kibench::report {
 namespace {
@@ -17,19 +17,22 @@ std::string scalar_text(const std::string &key, const json::Value &value) {
   if (value.is_null()) return "null";
   const std::string number = json::format_number(value.as_number());
   // memoryBytes and the like: the exact count, and what it means.
-  if (key.ends_with("Bytes") || key.ends_with("bytes")) return fmt::format("{} ({})", format_bytes(value.as_number()), number);
+  if (key.ends_with("Bytes") || key.ends_with("bytes"))
+    return fmt::format("{} ({})", format_bytes(value.as_number()), number);
   return number;
 }
 
 void flatten(const std::string &path, const json::Value &value, Facts &out) {
   if (value.is_object()) {
-    for (const auto &[key, member] : value.as_object()) flatten(path.empty() ? key : path + "." + key, member, out);
+    for (const auto &[key, member] : value.as_object())
+      flatten(path.empty() ? key : path + "." + key, member, out);
     return;
   }
   if (value.is_array()) {
     // A list of scalars reads best on one line; a list of objects by index.
     bool scalars = true;
-    for (const json::Value &item : value.as_array()) scalars = scalars && !item.is_object() && !item.is_array();
+    for (const json::Value &item : value.as_array())
+      scalars = scalars && !item.is_object() && !item.is_array();
     if (scalars) {
       std::vector<std::string> items;
       for (const json::Value &item : value.as_array()) items.push_back(scalar_text(path, item));
@@ -53,7 +56,8 @@ EnvironmentSection describe_environment(const std::string &digest, const std::st
   if (manifest == nullptr) return out;
   out.title = string_at(*manifest, "metadata.title");
   if (const json::Value *spec = manifest->find("spec")) flatten("", *spec, out.facts);
-  if (const json::Value *labels = member_at(*manifest, "metadata.labels")) flatten("labels", *labels, out.facts);
+  if (const json::Value *labels = member_at(*manifest, "metadata.labels"))
+    flatten("labels", *labels, out.facts);
   return out;
 }
 

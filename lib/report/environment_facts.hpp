@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "json/value.hpp"
 #include "report/report_model.hpp"
+#include "json/value.hpp"
 
 namespace kibench::report {
 

@@ -6,19 +6,21 @@
 #include <fmt/format.h>
 
 #include "compare/report_text.hpp"
-#include "json/canonical.hpp"
 #include "report/html_escape.hpp"
 #include "report/page_style.hpp"
 #include "report/palette.hpp"
 #include "report/report_charts.hpp"
 #include "report/units.hpp"
+#include "json/canonical.hpp"
 
 namespace kibench::report {
 namespace {
 
 constexpr std::string_view kDash = "—";
 
-std::string e(std::string_view text) { return escape_html(text); }
+std::string e(std::string_view text) {
+  return escape_html(text);
+}
 
 // Every implementation name in the order first met: its colour index.
 ColorAssignment assign_colors(const ReportModel &model) {
@@ -44,19 +46,23 @@ std::string duration_or_dash(const std::optional<double> &ns) {
 }
 
 std::string status_cell(const std::string &status) {
-  const char *tone = status == "passed" ? "status-passed" : failed_check(status) ? "status-failed" : "status-other";
+  const char *tone = status == "passed"     ? "status-passed"
+                     : failed_check(status) ? "status-failed"
+                                            : "status-other";
   return fmt::format("<td class=\"text {}\">{}</td>", tone, e(status));
 }
 
 std::string swatch(const ColorAssignment &colors, const std::string &implementation) {
-  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>", e(colors.color_of(implementation)));
+  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>",
+                     e(colors.color_of(implementation)));
 }
 
 void append_figure(std::string &out, const std::optional<Chart> &chart) {
   if (!chart) return;
   out += "<figure>\n";
   out += chart->svg;
-  out += fmt::format("<figcaption><strong>{}.</strong> {}</figcaption>\n</figure>\n", e(chart->title), e(chart->caption));
+  out += fmt::format("<figcaption><strong>{}.</strong> {}</figcaption>\n</figure>\n", e(chart->title),
+                     e(chart->caption));
 }
 
 std::string axes_text(const CohortSection &cohort) {
@@ -67,9 +73,11 @@ std::string axes_text(const CohortSection &cohort) {
 
 std::string policy_text(const CohortSection &cohort) {
   if (!cohort.tolerance_relative) return std::string(kDash);
-  std::string text = fmt::format("each output's relative L2 error ≤ {}", json::format_number(*cohort.tolerance_relative));
+  std::string text =
+      fmt::format("each output's relative L2 error ≤ {}", json::format_number(*cohort.tolerance_relative));
   if (cohort.tolerance_absolute)
-    text += fmt::format(" (max |error| ≤ {} where the reference is zero)", json::format_number(*cohort.tolerance_absolute));
+    text += fmt::format(" (max |error| ≤ {} where the reference is zero)",
+                        json::format_number(*cohort.tolerance_absolute));
   return text;
 }
 
@@ -84,68 +92,75 @@ void append_facts(std::string &out, const ReportModel &model, const CohortSectio
   out += fmt::format("<dt>Baseline</dt><dd>{}</dd>\n",
                      cohort.baseline_id.empty() ? "none: no member is rankable" : e(cohort.baseline_id));
   out += fmt::format("<dt>Correctness policy</dt><dd>{}</dd>\n", e(policy_text(cohort)));
-  out += fmt::format("<dt>Comparison key</dt><dd><code title=\"{0}\">{1}</code></dd>\n", e(cohort.comparison_key),
-                     e(compare::text::short_digest(cohort.comparison_key)));
+  out += fmt::format("<dt>Comparison key</dt><dd><code title=\"{0}\">{1}</code></dd>\n",
+                     e(cohort.comparison_key), e(compare::text::short_digest(cohort.comparison_key)));
   out += "</dl>\n";
 }
 
 void append_timing_table(std::string &out, const CohortSection &cohort, const ColorAssignment &colors) {
-  out += "<div class=\"table-wrap\"><table class=\"timing\">\n<thead><tr><th>implementation</th><th>status</th>"
-         "<th>samples</th><th>median</th><th>95 % interval</th><th>p20–p80</th><th>rank</th>"
-         "<th>speedup [95 %]</th><th class=\"text\">verdict</th><th>÷ floor</th><th>TFLOP/s</th><th>peak</th>"
-         "<th>workspace</th></tr></thead>\n<tbody>\n";
+  out +=
+      "<div class=\"table-wrap\"><table class=\"timing\">\n<thead><tr><th>implementation</th><th>status</th>"
+      "<th>samples</th><th>median</th><th>95 % interval</th><th>p20–p80</th><th>rank</th>"
+      "<th>speedup [95 %], verdict</th><th>÷&nbsp;floor</th><th>TFLOP/s</th><th>peak</th>"
+      "<th>workspace</th></tr></thead>\n<tbody>\n";
   for (const RunFigures &run : cohort.runs) {
     out += fmt::format("<tr{}>", failed_check(run.status) ? " class=\"failed\"" : "");
-    out += fmt::format("<td>{}{}{}</td>", swatch(colors, run.implementation), e(run.id),
+    // Where the run was read and when it was measured, on hover.
+    out += fmt::format("<td title=\"{} · observed {}\">{}{}{}</td>", e(run.label), e(run.observed_at),
+                       swatch(colors, run.implementation), e(run.id),
                        run.is_baseline ? " <em>(baseline)</em>" : "");
     out += status_cell(run.status);
     out += fmt::format("<td>{}</td>", run.samples > 0 ? std::to_string(run.samples) : std::string(kDash));
     out += fmt::format("<td>{}</td>", e(duration_or_dash(run.median_ns)));
     out += fmt::format("<td title=\"{}\">{}</td>", e(run.interval_source),
-                       run.median_interval ? e(fmt::format("{} – {}", compare::text::duration(run.median_interval->low),
-                                                           compare::text::duration(run.median_interval->high)))
-                                           : std::string(kDash));
-    out += fmt::format("<td>{}</td>", run.p20_ns && run.p80_ns
-                                          ? e(fmt::format("{} – {}", compare::text::duration(*run.p20_ns),
-                                                          compare::text::duration(*run.p80_ns)))
-                                          : std::string(kDash));
+                       run.median_interval
+                           ? e(format_time_range(run.median_interval->low, run.median_interval->high))
+                           : std::string(kDash));
+    out +=
+        fmt::format("<td>{}</td>", run.p20_ns && run.p80_ns ? e(format_time_range(*run.p20_ns, *run.p80_ns))
+                                                            : std::string(kDash));
     out += fmt::format("<td>{}</td>", run.rank ? std::to_string(*run.rank) : std::string(kDash));
     if (run.speedup) {
-      out += fmt::format("<td>{:.3f}× [{:.3f}, {:.3f}]</td>", run.speedup->estimate, run.speedup->low,
-                         run.speedup->high);
-      out += fmt::format("<td class=\"text\" title=\"{}\">{}</td>", e(run.verdict_detail), e(run.verdict));
+      out += fmt::format("<td title=\"{}\">{:.3f}× [{:.3f}, {:.3f}] <em>{}</em></td>", e(run.verdict_detail),
+                         run.speedup->estimate, run.speedup->low, run.speedup->high, e(run.verdict));
+    } else if (run.is_baseline) {
+      out += "<td>1× <em>baseline</em></td>";
+    } else if (!run.not_ranked_reason.empty()) {
+      out += fmt::format("<td class=\"text\">not ranked: {}</td>", e(run.not_ranked_reason));
     } else {
-      out += fmt::format("<td>{}</td>", run.is_baseline ? "1×" : kDash);
-      out += fmt::format("<td class=\"text\">{}</td>",
-                         run.is_baseline            ? std::string("baseline")
-                         : run.not_ranked_reason.empty() ? std::string(kDash)
-                                                    : "not ranked: " + e(run.not_ranked_reason));
+      out += fmt::format("<td>{}</td>", kDash);
     }
     out += fmt::format("<td>{}</td>", run.is_floor         ? std::string("floor")
                                       : run.ratio_to_floor ? fmt::format("{:.2f}×", *run.ratio_to_floor)
                                                            : std::string(kDash));
     out += fmt::format("<td>{}</td>", run.tflops ? format_significant(*run.tflops) : std::string(kDash));
     out += fmt::format("<td>{}</td>", run.peak_bytes ? format_bytes(*run.peak_bytes) : std::string(kDash));
-    out += fmt::format("<td>{}</td>", run.workspace_bytes ? format_bytes(*run.workspace_bytes) : std::string(kDash));
+    out += fmt::format("<td>{}</td>",
+                       run.workspace_bytes ? format_bytes(*run.workspace_bytes) : std::string(kDash));
     out += "</tr>\n";
   }
   out += "</tbody></table></div>\n";
 }
 
-std::string error_text(double value) { return fmt::format("{:.2e}", value); }
+std::string error_text(double value) {
+  return fmt::format("{:.2e}", value);
+}
 
 void append_correctness_table(std::string &out, const CohortSection &cohort, const ColorAssignment &colors) {
   std::vector<std::string> outputs;
   for (const RunFigures &run : cohort.runs)
     for (const OutputError &error : run.errors)
-      if (std::find(outputs.begin(), outputs.end(), error.output) == outputs.end()) outputs.push_back(error.output);
+      if (std::find(outputs.begin(), outputs.end(), error.output) == outputs.end())
+        outputs.push_back(error.output);
   bool any_maximum = false;
-  for (const RunFigures &run : cohort.runs) any_maximum = any_maximum || run.max_relative_error || run.max_absolute_error;
+  for (const RunFigures &run : cohort.runs)
+    any_maximum = any_maximum || run.max_relative_error || run.max_absolute_error;
   if (outputs.empty() && !any_maximum) {
     out += "<p class=\"subtitle\">No run reports errors against the oracle.</p>\n";
     return;
   }
-  out += "<div class=\"table-wrap\"><table class=\"correctness\">\n<thead><tr><th>implementation</th><th>status</th>";
+  out += "<div class=\"table-wrap\"><table "
+         "class=\"correctness\">\n<thead><tr><th>implementation</th><th>status</th>";
   for (const std::string &output : outputs) out += fmt::format("<th>rel L2: {}</th>", e(output));
   out += "<th>max rel error</th><th>max abs error</th></tr></thead>\n<tbody>\n";
   for (const RunFigures &run : cohort.runs) {
@@ -158,7 +173,8 @@ void append_correctness_table(std::string &out, const CohortSection &cohort, con
       if (found == run.errors.end()) {
         out += fmt::format("<td>{}</td>", kDash);
       } else {
-        out += fmt::format("<td{}>{}</td>", found->above_tolerance ? " class=\"above\" title=\"above the tolerance\"" : "",
+        out += fmt::format("<td{}>{}</td>",
+                           found->above_tolerance ? " class=\"above\" title=\"above the tolerance\"" : "",
                            error_text(found->relative_l2));
       }
     }
@@ -178,9 +194,11 @@ void append_notes(std::string &out, const std::vector<std::string> &notes) {
 
 void append_cohort(std::string &out, const ReportModel &model, const CohortSection &cohort,
                    const ColorAssignment &colors) {
-  out += fmt::format("<section class=\"card cohort\" id=\"cohort-{0}\" data-testid=\"cohort-{0}\">\n", e(cohort.slug));
+  out += fmt::format("<section class=\"card cohort\" id=\"cohort-{0}\" data-testid=\"cohort-{0}\">\n",
+                     e(cohort.slug));
   out += fmt::format("<h2>{}</h2>\n", e(cohort.workload_name));
-  if (!cohort.workload_title.empty()) out += fmt::format("<p class=\"subtitle\">{}</p>\n", e(cohort.workload_title));
+  if (!cohort.workload_title.empty())
+    out += fmt::format("<p class=\"subtitle\">{}</p>\n", e(cohort.workload_title));
   append_facts(out, model, cohort);
   out += "<div class=\"charts\">\n";
   append_figure(out, median_chart(cohort, colors));
@@ -198,8 +216,9 @@ void append_cohort(std::string &out, const ReportModel &model, const CohortSecti
 void append_sweeps(std::string &out, const ReportModel &model, const ColorAssignment &colors) {
   if (model.sweeps.empty()) return;
   out += "<section class=\"card\" id=\"sweeps\" data-testid=\"sweeps\">\n<h2>Sweeps over T</h2>\n";
-  out += "<p class=\"subtitle\">Runs of one operation, protocol and environment whose workloads differ only in "
-         "the number of tokens T.</p>\n";
+  out +=
+      "<p class=\"subtitle\">Runs of one operation, protocol and environment whose workloads differ only in "
+      "the number of tokens T.</p>\n";
   for (const Sweep &sweep : model.sweeps) {
     std::vector<std::string> tokens;
     for (const std::int64_t t : sweep.tokens) tokens.push_back(std::to_string(t));
@@ -228,7 +247,8 @@ void append_environments(std::string &out, const ReportModel &model) {
     out += fmt::format("<div id=\"env-{}\" data-testid=\"environment\">\n<h3>{}</h3>\n", i + 1, e(env.name));
     if (!env.title.empty()) out += fmt::format("<p class=\"subtitle\">{}</p>\n", e(env.title));
     out += fmt::format("<dl class=\"facts\"><dt>digest</dt><dd><code>{}</code></dd>\n", e(env.digest));
-    for (const auto &[key, value] : env.facts) out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", e(key), e(value));
+    for (const auto &[key, value] : env.facts)
+      out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", e(key), e(value));
     out += "</dl>\n</div>\n";
   }
   out += "</section>\n";
@@ -239,35 +259,41 @@ void append_header(std::string &out, const ReportModel &model) {
   out += fmt::format("<p class=\"lede\">{} run{} in {} cohort{}{} · baseline: {} · generated by {}</p>\n",
                      model.run_count, model.run_count == 1 ? "" : "s", model.cohorts.size(),
                      model.cohorts.size() == 1 ? "" : "s",
-                     model.sweeps.empty() ? "" : fmt::format(" · {} sweep{} over T", model.sweeps.size(),
-                                                             model.sweeps.size() == 1 ? "" : "s"),
+                     model.sweeps.empty() ? ""
+                                          : fmt::format(" · {} sweep{} over T", model.sweeps.size(),
+                                                        model.sweeps.size() == 1 ? "" : "s"),
                      e(model.anchor_choice), e(model.generator));
   out += "<details><summary>Inputs</summary><ul>\n";
   for (const std::string &input : model.inputs) out += fmt::format("<li><code>{}</code></li>\n", e(input));
   out += "</ul></details>\n<nav><ol>\n";
+  if (!model.sweeps.empty()) out += "<li><a href=\"#sweeps\">Sweeps over T</a></li>\n";
   for (const CohortSection &cohort : model.cohorts)
     out += fmt::format("<li><a href=\"#cohort-{}\">{}</a></li>\n", e(cohort.slug), e(cohort.workload_name));
-  if (!model.sweeps.empty()) out += "<li><a href=\"#sweeps\">Sweeps over T</a></li>\n";
   out += "<li><a href=\"#environments\">Environments</a></li>\n</ol></nav>\n</header>\n";
 }
 
 void append_footer(std::string &out, const ReportModel &model) {
   out += "<footer>\n<h2>How to read this report</h2>\n";
-  out += "<p>A <strong>cohort</strong> is a set of runs sharing one comparison key: the same operation, workload, "
-         "protocol, environment, correctness policy and metric. Only runs of one cohort are ranked against each "
-         "other (as by <code>kibench compare</code>).</p>\n";
+  out +=
+      "<p>A <strong>cohort</strong> is a set of runs sharing one comparison key: the same operation, "
+      "workload, "
+      "protocol, environment, correctness policy and metric. Only runs of one cohort are ranked against each "
+      "other (as by <code>kibench compare</code>).</p>\n";
   out += "<p><strong>Median whiskers</strong> are the 95 % interval of each run's median, from the order "
          "statistics of its raw samples (distribution-free). <strong>Speedup whiskers</strong> are the 95 % "
          "percentile-bootstrap interval of baseline median ÷ candidate median";
   out += fmt::format(" ({} resamples, seed {}, paired by interleave round when both runs come from one "
                      "invocation). ",
                      model.bootstrap.resamples, model.bootstrap.seed);
-  out += "The verdict is <em>faster</em> or <em>slower</em> only when the interval of the difference excludes zero "
+  out += "The verdict is <em>faster</em> or <em>slower</em> only when the interval of the difference "
+         "excludes zero "
          "and the effect exceeds both the protocol's minimum effect and the measured noise floor; otherwise "
          "<em>shared</em>.</p>\n";
-  out += "<p>The <strong>ratio to the floor</strong> divides each median by that of <code>cublas-floor</code>, "
-         "which times only the two GEMMs the loss needs: a bound no fused kernel can beat. Runs outlined in red "
-         "failed their correctness check against the fp64 oracle; their timings are shown but never ranked.</p>\n";
+  out +=
+      "<p>The <strong>ratio to the floor</strong> divides each median by that of <code>cublas-floor</code>, "
+      "which times only the two GEMMs the loss needs: a bound no fused kernel can beat. Runs outlined in red "
+      "failed their correctness check against the fp64 oracle; their timings are shown but never "
+      "ranked.</p>\n";
   out += "</footer>\n";
 }
 
@@ -278,10 +304,12 @@ std::string render_report_html(const ReportModel &model) {
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n", e(model.title), page_css());
+  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n", e(model.title),
+                     page_css());
   append_header(out, model);
-  for (const CohortSection &cohort : model.cohorts) append_cohort(out, model, cohort, colors);
+  // Sweeps first: across T they summarize what each cohort below details.
   append_sweeps(out, model, colors);
+  for (const CohortSection &cohort : model.cohorts) append_cohort(out, model, cohort, colors);
   append_environments(out, model);
   append_footer(out, model);
   out += "</main>\n</body>\n</html>\n";

@@ -1,7 +1,7 @@
 // The report page: one self-contained HTML5 document — inline CSS, inline
-// SVG charts, no scripts, nothing fetched — with a section per cohort
-// (charts, the timing table, the correctness table, notes), a section of
-// sweeps over T, and the environments measured on. Every string from a
+// SVG charts, no scripts, nothing fetched — with the sweeps over T first
+// (an overview across workloads), then a section per cohort (charts, the
+// timing table, the correctness table, notes), then the environments. Every string from a
 // manifest is HTML-escaped. Only formats the model: no number is computed
 // here that the model does not hold.
 #pragma once

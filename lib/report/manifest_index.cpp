@@ -37,4 +37,13 @@ const json::Value *ManifestIndex::find(std::string_view digest, std::string_view
   return nullptr;
 }
 
+const json::Value *ManifestIndex::find(std::string_view digest, std::string_view kind,
+                                       const compare::ComparedRun &run) const {
+  for (auto [it, end] = by_digest_.equal_range(digest); it != end; ++it) {
+    const ManifestEntry &entry = set_.entries()[it->second];
+    if (entry.kind == kind && entry.file.parent_path() == run.file.parent_path()) return &entry.manifest;
+  }
+  return find(digest, kind);
+}
+
 } // namespace kibench::report

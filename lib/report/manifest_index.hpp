@@ -22,7 +22,11 @@ public:
   explicit ManifestIndex(const std::vector<compare::ComparedRun> &runs);
 
   // The manifest of `kind` with identity digest `digest`; nullptr if none.
+  // Two files may hold manifests of one digest that differ in metadata
+  // (titles are not hashed): the one in `run`'s own folder wins.
   [[nodiscard]] const json::Value *find(std::string_view digest, std::string_view kind) const;
+  [[nodiscard]] const json::Value *find(std::string_view digest, std::string_view kind,
+                                        const compare::ComparedRun &run) const;
 
 private:
   ManifestSet set_;

@@ -8,7 +8,7 @@ std::string_view page_css() {
 * { box-sizing: border-box; }
 body { margin: 0; background: #f6f7f9; color: #1d1f23;
   font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
-main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 48px; }
+main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 48px; }
 h1 { font-size: 26px; margin: 0 0 4px; }
 h2 { font-size: 20px; margin: 0 0 2px; word-break: break-all; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
@@ -24,8 +24,8 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px;
 dl.facts dt { color: #5d636c; }
 dl.facts dd { margin: 0; word-break: break-all; }
 .charts { display: flex; flex-wrap: wrap; gap: 14px 22px; }
-figure { margin: 6px 0; max-width: 100%; }
-figcaption { color: #4a4f57; font-size: 12.5px; max-width: 760px; margin-top: 2px; }
+figure { margin: 6px 0; width: 540px; max-width: 100%; }
+figcaption { color: #4a4f57; font-size: 12.5px; margin-top: 2px; }
 figcaption strong { color: #1d1f23; }
 svg.chart { display: block; max-width: 100%; height: auto; background: #fff; }
 svg.chart text { font-size: 12px; fill: #1d1f23; }
@@ -35,9 +35,9 @@ svg.chart text.value { fill: #33373d; font-size: 11.5px; }
 svg.chart text.flagged { fill: #c0392b; }
 svg.chart text.reference-label { fill: #555; font-size: 11px; }
 .table-wrap { overflow-x: auto; margin: 10px 0; }
-table { border-collapse: collapse; font-size: 13px; }
-th, td { padding: 4px 10px; border-bottom: 1px solid #e6e8eb; text-align: right; white-space: nowrap; }
-th { background: #f1f3f5; font-weight: 600; }
+table { border-collapse: collapse; font-size: 12.5px; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #e6e8eb; text-align: right; white-space: nowrap; }
+th { background: #f1f3f5; font-weight: 600; white-space: normal; vertical-align: bottom; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td.wrap { white-space: normal; min-width: 260px; text-align: left; color: #4a4f57; font-size: 12px; }
 tr.failed td { background: #fdf0ee; }

@@ -14,7 +14,7 @@ namespace kibench::report {
 // The n-th series colour (cycles after the palette's seven).
 std::string_view series_color(std::size_t index);
 
-inline constexpr std::string_view kFailedColor = "#c0392b";   // outline of a run that failed its check
+inline constexpr std::string_view kFailedColor = "#c0392b";    // outline of a run that failed its check
 inline constexpr std::string_view kReferenceColor = "#555555"; // reference lines (1×, the floor)
 inline constexpr std::string_view kAxisColor = "#333333";
 inline constexpr std::string_view kGridColor = "#e3e3e3";

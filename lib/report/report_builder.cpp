@@ -17,7 +17,8 @@ ReportModel build_report(const std::vector<std::filesystem::path> &arguments, co
   compare::CompareOptions compare_options;
   compare_options.baseline = options.baseline;
   compare_options.bootstrap = options.bootstrap;
-  const compare::CompareReport compared = compare::compare_runs(compare::load_runs(arguments), compare_options);
+  const compare::CompareReport compared =
+      compare::compare_runs(compare::load_runs(arguments), compare_options);
   const ManifestIndex index(compared.runs);
 
   ReportModel model;
@@ -41,8 +42,9 @@ ReportModel build_report(const std::vector<std::filesystem::path> &arguments, co
   for (const auto &run : compared.runs) {
     if (std::find(seen.begin(), seen.end(), run.environment_digest) != seen.end()) continue;
     seen.push_back(run.environment_digest);
-    model.environments.push_back(describe_environment(run.environment_digest, run.environment_name,
-                                                      index.find(run.environment_digest, "ExecutionEnvironment")));
+    model.environments.push_back(
+        describe_environment(run.environment_digest, run.environment_name,
+                             index.find(run.environment_digest, "ExecutionEnvironment", run)));
   }
   return model;
 }

@@ -23,18 +23,21 @@ std::string row_label(const RunFigures &run) {
 }
 
 std::string interval_text(const stats::Interval &interval, double scale, const std::string &unit) {
-  return fmt::format("[{}, {}] {}", format_significant(interval.low / scale), format_significant(interval.high / scale),
-                     unit);
+  return fmt::format("[{}, {}] {}", format_significant(interval.low / scale),
+                     format_significant(interval.high / scale), unit);
 }
 
 } // namespace
 
-bool failed_check(const std::string &status) { return status != "passed" && status != "incomplete_evidence"; }
+bool failed_check(const std::string &status) {
+  return status != "passed" && status != "incomplete_evidence";
+}
 
 std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssignment &colors) {
   double largest = 0.0;
   for (const RunFigures &run : cohort.runs) {
-    if (run.median_ns) largest = std::max(largest, run.median_interval ? run.median_interval->high : *run.median_ns);
+    if (run.median_ns)
+      largest = std::max(largest, run.median_interval ? run.median_interval->high : *run.median_ns);
   }
   if (largest <= 0.0) return std::nullopt;
   const DisplayUnit unit = time_unit_for(largest);
@@ -42,7 +45,8 @@ std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssign
   BarChartSpec spec;
   spec.test_id = "chart-median-" + cohort.slug;
   spec.title = fmt::format("Median latency per implementation: {}", cohort.workload_name);
-  spec.description = "Bars: median latency of each run. Whiskers: the 95 % interval of the median. Shorter is faster.";
+  spec.description =
+      "Bars: median latency of each run. Whiskers: the 95 % interval of the median. Shorter is faster.";
   spec.axis_label = fmt::format("median latency ({})", unit.name);
   spec.series.push_back(BarSeries{"median", ""});
   for (const RunFigures &run : cohort.runs) {
@@ -56,8 +60,8 @@ std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssign
       value.high = run.median_interval->high / unit.scale;
       value.tooltip += ", 95 % interval " + interval_text(*run.median_interval, unit.scale, unit.name);
     }
-    spec.rows.push_back(BarRow{row_label(run), std::string(colors.color_of(run.implementation)),
-                               failed_check(run.status), {value}});
+    spec.rows.push_back(BarRow{
+        row_label(run), std::string(colors.color_of(run.implementation)), failed_check(run.status), {value}});
   }
   return Chart{render_bar_chart(spec), spec.title, spec.description};
 }
@@ -66,8 +70,9 @@ std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssig
   BarChartSpec spec;
   spec.test_id = "chart-speedup-" + cohort.slug;
   spec.title = fmt::format("Speedup over {}: {}", cohort.baseline_id, cohort.workload_name);
-  spec.description = "Bars: baseline median ÷ candidate median. Whiskers: 95 % bootstrap interval of the speedup. "
-                     "Right of the dashed 1× line is faster than the baseline.";
+  spec.description =
+      "Bars: baseline median ÷ candidate median. Whiskers: 95 % bootstrap interval of the speedup. "
+      "Right of the dashed 1× line is faster than the baseline.";
   spec.axis_label = fmt::format("speedup over {} (×, higher is faster)", cohort.baseline_id);
   spec.series.push_back(BarSeries{"speedup", ""});
   spec.reference = ReferenceLine{1.0, "1× = " + cohort.baseline_id};
@@ -83,13 +88,14 @@ std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssig
       value.low = run.speedup->low;
       value.high = run.speedup->high;
       value.text = fmt::format("{:.3f}× ({})", run.speedup->estimate, run.verdict);
-      value.tooltip = fmt::format("{}: {:.3f}× [{:.3f}, {:.3f}]; {}", run.id, run.speedup->estimate, run.speedup->low,
-                                  run.speedup->high, run.verdict_detail);
+      value.tooltip = fmt::format("{}: {:.3f}× [{:.3f}, {:.3f}]; {}", run.id, run.speedup->estimate,
+                                  run.speedup->low, run.speedup->high, run.verdict_detail);
       ++candidates;
     } else {
       continue;
     }
-    spec.rows.push_back(BarRow{row_label(run), std::string(colors.color_of(run.implementation)), false, {value}});
+    spec.rows.push_back(
+        BarRow{row_label(run), std::string(colors.color_of(run.implementation)), false, {value}});
   }
   if (candidates == 0) return std::nullopt;
   return Chart{render_bar_chart(spec), spec.title, spec.description};
@@ -110,8 +116,8 @@ std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignm
     value.value = *run.ratio_to_floor;
     value.text = fmt::format("{:.2f}×", *run.ratio_to_floor);
     value.tooltip = fmt::format("{}: {:.3f}× the floor's median", run.id, *run.ratio_to_floor);
-    spec.rows.push_back(BarRow{row_label(run), std::string(colors.color_of(run.implementation)),
-                               failed_check(run.status), {value}});
+    spec.rows.push_back(BarRow{
+        row_label(run), std::string(colors.color_of(run.implementation)), failed_check(run.status), {value}});
   }
   if (spec.rows.empty()) return std::nullopt;
   return Chart{render_bar_chart(spec), spec.title, spec.description};
@@ -133,10 +139,11 @@ std::optional<Chart> memory_chart(const CohortSection &cohort) {
   spec.description = "Peak: the high-water mark of inputs, outputs and workspace together. "
                      "Workspace: everything the implementation holds beyond its inputs and outputs.";
   spec.axis_label = fmt::format("memory ({})", unit.name);
-  spec.series = {BarSeries{"peak", std::string(kPeakColor)}, BarSeries{"workspace", std::string(kWorkspaceColor)}};
+  spec.series = {BarSeries{"peak", std::string(kPeakColor)},
+                 BarSeries{"workspace", std::string(kWorkspaceColor)}};
   for (const RunFigures &run : cohort.runs) {
     if (!run.peak_bytes && !run.workspace_bytes) continue;
-    BarRow row{row_label(run), std::string(colors.color_of(run.implementation)), false, {}};
+    BarRow row{row_label(run), "", false, {}};
     for (const auto &bytes : {run.peak_bytes, run.workspace_bytes}) {
       if (!bytes) {
         row.values.emplace_back();
@@ -175,8 +182,9 @@ std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment 
         point.high = p.median_interval->high / unit.scale;
       }
       point.flagged = failed_check(p.status);
-      point.tooltip = fmt::format("{} at T={}: {}{}", p.run_id, p.tokens, compare::text::duration(p.median_ns),
-                                  point.flagged ? " (" + p.status + ")" : "");
+      point.tooltip =
+          fmt::format("{} at T={}: {}{}", p.run_id, p.tokens, compare::text::duration(p.median_ns),
+                      point.flagged ? " (" + p.status + ")" : "");
       line.points.push_back(std::move(point));
     }
     spec.series.push_back(std::move(line));
@@ -203,7 +211,8 @@ std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignmen
       point.x = static_cast<double>(p.tokens);
       point.y = *p.tflops;
       point.flagged = failed_check(p.status);
-      point.tooltip = fmt::format("{} at T={}: {} TFLOP/s", p.run_id, p.tokens, format_significant(*p.tflops));
+      point.tooltip =
+          fmt::format("{} at T={}: {} TFLOP/s", p.run_id, p.tokens, format_significant(*p.tflops));
       line.points.push_back(std::move(point));
     }
     if (!line.points.empty()) spec.series.push_back(std::move(line));

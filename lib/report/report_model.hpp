@@ -23,7 +23,7 @@ struct OutputError {
 
 // One run as its cohort's table and charts show it. Latencies in ns.
 struct RunFigures {
-  std::string id;             // compare's run id (implementation, made unique)
+  std::string id;             // the implementation; compare's numbered run id where it repeats
   std::string implementation; // for colours: one per implementation name
   std::string status;         // BenchmarkRun spec.status
   std::string label;          // where it was read
@@ -65,7 +65,7 @@ struct CohortSection {
   std::string comparison_key;
   std::optional<double> tolerance_relative, tolerance_absolute; // the workload's policy
   std::string baseline_id;                                      // empty when none is rankable
-  std::vector<RunFigures> runs;                                 // in the order given
+  std::vector<RunFigures> runs;                                 // baseline first, floor last
   std::vector<std::string> notes;
 };
 

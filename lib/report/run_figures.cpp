@@ -60,7 +60,7 @@ RunFigures read_run_figures(const compare::ComparedRun &run, const ManifestIndex
   out.median_ns = run.median_ns;
 
   static const json::Value kNone;
-  const json::Value *found = index.find(run.digest, "BenchmarkRun");
+  const json::Value *found = index.find(run.digest, "BenchmarkRun", run);
   const json::Value &manifest = found != nullptr ? *found : kNone;
   out.observed_at = string_at(manifest, "spec.observedAt");
   const MeasurementReader measurements{member_at(manifest, "spec.measurements")};
@@ -84,7 +84,8 @@ RunFigures read_run_figures(const compare::ComparedRun &run, const ManifestIndex
   out.workspace_bytes = measurements.value("workspace_memory", "bytes", "maximum");
 
   const auto tolerance = number_at(run.correctness, "maxRelativeError");
-  if (const json::Value *list = member_at(manifest, "spec.measurements"); list != nullptr && list->is_array()) {
+  if (const json::Value *list = member_at(manifest, "spec.measurements");
+      list != nullptr && list->is_array()) {
     for (const json::Value &m : list->as_array()) {
       const std::string metric = string_at(m, "metric");
       const auto value = number_at(m, "value");

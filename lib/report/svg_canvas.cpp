@@ -12,14 +12,23 @@
 namespace kibench::report {
 
 std::string fit_label(const std::string &label, std::size_t longest) {
-  if (compare::TextTable::display_width(label) <= longest) return label;
-  // Cut on a code point boundary: a UTF-8 continuation byte is 10xxxxxx.
-  std::size_t cut = 0;
-  for (std::size_t points = 0; cut < label.size() && points + 1 < longest; ++points) {
-    ++cut;
-    while (cut < label.size() && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) ++cut;
-  }
-  return label.substr(0, cut) + "…";
+  const std::size_t width = compare::TextTable::display_width(label);
+  if (width <= longest) return label;
+  // Byte offset of the n-th code point (a UTF-8 continuation byte is 10xxxxxx).
+  const auto offset_of = [&](std::size_t n) {
+    std::size_t at = 0;
+    for (std::size_t points = 0; at < label.size() && points < n; ++points) {
+      ++at;
+      while (at < label.size() && (static_cast<unsigned char>(label[at]) & 0xC0) == 0x80) ++at;
+    }
+    return at;
+  };
+  // Cut from the middle: names that differ, differ at the end as often as
+  // at the start ("…-distill-jsd-loss-liger" / "…-torch").
+  const std::size_t kept = longest > 1 ? longest - 1 : 0;
+  const std::size_t head = (kept + 1) / 2;
+  const std::size_t tail = kept - head;
+  return label.substr(0, offset_of(head)) + "…" + label.substr(offset_of(width - tail));
 }
 
 std::string svg_number(double value) {
@@ -38,7 +47,8 @@ SvgCanvas::SvgCanvas(int width, int height, std::string_view test_id, std::strin
                      width, height, escape_html(title), escape_html(test_id), escape_html(description));
 }
 
-void SvgCanvas::open_tag(std::string_view name, const SvgAttributes &geometry, const SvgAttributes &attributes) {
+void SvgCanvas::open_tag(std::string_view name, const SvgAttributes &geometry,
+                         const SvgAttributes &attributes) {
   out_ += '<';
   out_ += name;
   for (const auto *list : {&geometry, &attributes}) {
@@ -57,7 +67,8 @@ void SvgCanvas::rect(double x, double y, double width, double height, const SvgA
 }
 
 void SvgCanvas::line(double x1, double y1, double x2, double y2, const SvgAttributes &attributes) {
-  open_tag("line", {{"x1", svg_number(x1)}, {"y1", svg_number(y1)}, {"x2", svg_number(x2)}, {"y2", svg_number(y2)}},
+  open_tag("line",
+           {{"x1", svg_number(x1)}, {"y1", svg_number(y1)}, {"x2", svg_number(x2)}, {"y2", svg_number(y2)}},
            attributes);
   out_ += "/>\n";
 }

@@ -21,7 +21,8 @@ struct SvgPoint {
 
 class SvgCanvas {
 public:
-  SvgCanvas(int width, int height, std::string_view test_id, std::string_view title, std::string_view description);
+  SvgCanvas(int width, int height, std::string_view test_id, std::string_view title,
+            std::string_view description);
 
   void rect(double x, double y, double width, double height, const SvgAttributes &attributes);
   void line(double x1, double y1, double x2, double y2, const SvgAttributes &attributes);
@@ -49,8 +50,8 @@ private:
   int open_groups_ = 0;
 };
 
-// `label` cut to at most `longest` code points, "…" marking the cut, so a
-// long name does not run into the plot.
+// `label` cut to at most `longest` code points, "…" replacing its middle,
+// so a long name does not run into the plot and still shows how it ends.
 std::string fit_label(const std::string &label, std::size_t longest);
 
 // A coordinate as an attribute value: one decimal is a tenth of a pixel.

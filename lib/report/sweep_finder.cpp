@@ -18,7 +18,8 @@ constexpr std::string_view kSweptAxis = "tokens";
 json::Value without_swept_parts(const json::Value &spec) {
   json::Value out = spec;
   json::Object &object = out.as_object();
-  if (json::Value *axes = object.find("axes"); axes != nullptr && axes->is_object()) axes->as_object().erase(kSweptAxis);
+  if (json::Value *axes = object.find("axes"); axes != nullptr && axes->is_object())
+    axes->as_object().erase(kSweptAxis);
   if (json::Value *tensors = object.find("tensors"); tensors != nullptr && tensors->is_object()) {
     json::Object kept;
     for (const auto &[name, tensor] : tensors->as_object()) {
@@ -50,7 +51,8 @@ std::string fixed_axes_of(const json::Value &workload) {
   std::vector<std::string> parts;
   if (const json::Value *axes = member_at(workload, "spec.axes"); axes != nullptr && axes->is_object()) {
     for (const auto &[name, value] : axes->as_object()) {
-      if (name != kSweptAxis && value.is_integer()) parts.push_back(fmt::format("{} {}", name, value.as_int()));
+      if (name != kSweptAxis && value.is_integer())
+        parts.push_back(fmt::format("{} {}", name, value.as_int()));
     }
   }
   return fmt::format("{}", fmt::join(parts, ", "));
@@ -60,11 +62,12 @@ Sweep describe_sweep(const Group &group, const std::vector<compare::ComparedRun>
                      const std::vector<RunFigures> &figures, const ManifestIndex &index) {
   Sweep sweep;
   const compare::ComparedRun &first = runs[group.members.front().run];
-  const json::Value *operation = index.find(group.operation_digest, "OperationSpec");
+  const json::Value *operation = index.find(group.operation_digest, "OperationSpec", first);
   sweep.operation_name = operation != nullptr ? string_at(*operation, "metadata.name") : "";
-  if (sweep.operation_name.empty()) sweep.operation_name = compare::text::short_digest(group.operation_digest);
+  if (sweep.operation_name.empty())
+    sweep.operation_name = compare::text::short_digest(group.operation_digest);
   sweep.fixed_axes = fixed_axes_of(*group.workload);
-  const json::Value *protocol = index.find(group.protocol_digest, "BenchmarkProtocol");
+  const json::Value *protocol = index.find(group.protocol_digest, "BenchmarkProtocol", first);
   sweep.protocol_title = protocol != nullptr ? string_at(*protocol, "metadata.title") : "";
   if (sweep.protocol_title.empty()) sweep.protocol_title = first.protocol_name;
   sweep.environment_name = first.environment_name;
@@ -85,6 +88,15 @@ Sweep describe_sweep(const Group &group, const std::vector<compare::ComparedRun>
     points.emplace(m.tokens, SweepPoint{m.tokens, *f.median_ns, f.median_interval, f.tflops, f.status, f.id});
     tokens.insert(m.tokens);
   }
+  // As in a cohort: the baselines lead, the floor closes, the rest keep
+  // the order given.
+  const auto place = [](const std::string &implementation) {
+    if (implementation == "reference") return 0;
+    if (implementation == "cpu-reference") return 1;
+    return implementation == "cublas-floor" ? 3 : 2;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string &a, const std::string &b) { return place(a) < place(b); });
   for (const std::string &implementation : order) {
     SweepSeries series{implementation, {}};
     for (auto &[t, point] : by_implementation[implementation]) series.points.push_back(point);
@@ -100,13 +112,14 @@ Sweep describe_sweep(const Group &group, const std::vector<compare::ComparedRun>
 
 } // namespace
 
-std::vector<Sweep> find_sweeps(const std::vector<compare::ComparedRun> &runs, const std::vector<RunFigures> &figures,
-                               const ManifestIndex &index, SlugRegistry &slugs) {
+std::vector<Sweep> find_sweeps(const std::vector<compare::ComparedRun> &runs,
+                               const std::vector<RunFigures> &figures, const ManifestIndex &index,
+                               SlugRegistry &slugs) {
   std::vector<std::string> keys; // in the order first seen
   std::map<std::string, Group> groups;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const compare::ComparedRun &run = runs[i];
-    const json::Value *workload = index.find(run.workload_digest, "WorkloadCase");
+    const json::Value *workload = index.find(run.workload_digest, "WorkloadCase", run);
     if (workload == nullptr) continue;
     const json::Value *spec = workload->find("spec");
     const json::Value *tokens = member_at(*workload, "spec.axes.tokens");

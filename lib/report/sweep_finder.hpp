@@ -4,8 +4,10 @@
 // generator seeds are set aside. Each such group measured at two or more
 // values of T is a sweep: one series per implementation, one point per T.
 //
-// Two runs of one implementation at the same T (a repeated run) give one
-// point: the first given; the sweep's notes say how many were left out.
+// Series are ordered reference, cpu-reference, the others as given, then
+// cublas-floor. Two runs of one implementation at the same T (a repeated
+// run) give one point: the first given; the sweep's notes say how many
+// were left out.
 #pragma once
 
 #include <vector>
@@ -18,7 +20,8 @@
 namespace kibench::report {
 
 // `figures` holds read_run_figures of every run, by index.
-std::vector<Sweep> find_sweeps(const std::vector<compare::ComparedRun> &runs, const std::vector<RunFigures> &figures,
-                               const ManifestIndex &index, SlugRegistry &slugs);
+std::vector<Sweep> find_sweeps(const std::vector<compare::ComparedRun> &runs,
+                               const std::vector<RunFigures> &figures, const ManifestIndex &index,
+                               SlugRegistry &slugs);
 
 } // namespace kibench::report

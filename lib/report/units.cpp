@@ -32,6 +32,12 @@ DisplayUnit byte_unit_for(double largest_bytes) {
   return pick(largest_bytes, {{1.0, "B"}, {1e3, "kB"}, {1e6, "MB"}, {1e9, "GB"}, {1e12, "TB"}});
 }
 
+std::string format_time_range(double low_ns, double high_ns) {
+  const DisplayUnit unit = time_unit_for(high_ns);
+  return fmt::format("{}–{} {}", format_significant(low_ns / unit.scale),
+                     format_significant(high_ns / unit.scale), unit.name);
+}
+
 std::string format_bytes(double bytes) {
   const DisplayUnit unit = byte_unit_for(bytes);
   if (unit.scale == 1.0) return fmt::format("{:.0f} B", bytes);

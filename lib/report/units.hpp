@@ -16,6 +16,8 @@ DisplayUnit time_unit_for(double largest_ns);
 // B, kB, MB, GB or TB (decimal, as `kibench run` prints them).
 DisplayUnit byte_unit_for(double largest_bytes);
 
+// "2.746–2.863 ms": both ends in the unit of the larger.
+std::string format_time_range(double low_ns, double high_ns);
 // "1.2 MB", "780.5 kB", "512 B".
 std::string format_bytes(double bytes);
 // "123.4", "1.235", "0.00371": four significant digits.

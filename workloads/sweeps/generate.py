@@ -1,0 +1,38 @@
+#!/usr/bin/python3
+"""Writes the scaling-study workloads (docs/perf.md) from the seed workload:
+the seed's generators, scalars and correctness policy with other shapes.
+Run from the repository root: python3 workloads/sweeps/generate.py"""
+import copy
+import json
+import math
+import pathlib
+
+root = pathlib.Path(__file__).resolve().parent
+seed = json.loads((root.parent / "seed-distill-jsd-h4096-t8192-v128256.json").read_text())
+
+cases = [(t, 128256, 4096) for t in (1024, 2048, 4096, 8192, 16384, 32768)]
+cases += [(8192, v, 4096) for v in (32000, 151936, 256000)]
+cases += [(8192, 128256, h) for h in (2048, 8192)]
+cases += [(32768, 256000, 4096)]
+
+for tokens, vocab, hidden in cases:
+    w = copy.deepcopy(seed)
+    student = hidden // 2
+    w["spec"]["axes"] = {"tokens": tokens, "vocab": vocab, "hidden": hidden}
+    t = w["spec"]["tensors"]
+    t["student_input"]["shape"] = [tokens, student]
+    t["teacher_input"]["shape"] = [tokens, hidden]
+    t["student_weight"]["shape"] = [vocab, student]
+    t["teacher_weight"]["shape"] = [vocab, hidden]
+    t["target"]["shape"] = [tokens]
+    for name, fan_in in (("student_weight", student), ("teacher_weight", hidden)):
+        bound = 1.0 / math.sqrt(fan_in)
+        t[name]["data"]["parameters"] = {"low": -bound, "high": bound}
+    t["target"]["data"]["parameters"]["high"] = vocab
+    name = f"distill-jsd-loss-hidden{hidden}-tokens{tokens}-vocab{vocab}-bf16"
+    w["metadata"] = {
+        "name": name,
+        "title": f"distill_jsd_loss sweep: T={tokens}, V={vocab}, H={hidden} (student {student}), bf16",
+        "description": "Scaling study: the seed workload's generators, scalars and policy at another shape.",
+    }
+    (root / f"sweep-h{hidden}-t{tokens}-v{vocab}.json").write_text(json.dumps(w, indent=2) + "\n")
