@@ -32,7 +32,7 @@ struct Shape {
 };
 
 GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
-  return GeneratorSpec{.name = "uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+  return GeneratorSpec{.name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
 }
 
 // As the seed's harness: torch.rand inputs, nn.Linear's uniform
@@ -50,7 +50,7 @@ Workload make_workload(const Shape &s) {
   w.student_weight = uniform(12, -student_bound, student_bound);
   w.teacher_input = uniform(13, 0.0, 1.0);
   w.teacher_weight = uniform(14, -teacher_bound, teacher_bound);
-  w.target = GeneratorSpec{.name = "uniform_int",
+  w.target = GeneratorSpec{.name = "philox4x32_10_uniform_int",
                            .seed = 15,
                            .low = 0.0,
                            .high = static_cast<double>(s.vocab),

@@ -41,7 +41,7 @@ struct Case {
 };
 
 GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
-  return GeneratorSpec{.name = "uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+  return GeneratorSpec{.name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
 }
 
 // The seed's generators (torch.rand inputs, nn.Linear's +-1/sqrt(fan_in)
@@ -60,7 +60,7 @@ Workload make_workload(const Case &c) {
   w.student_weight = uniform(s + 2, -student_bound, student_bound);
   w.teacher_input = uniform(s + 3, 0.0, 1.0);
   w.teacher_weight = uniform(s + 4, -teacher_bound, teacher_bound);
-  w.target = GeneratorSpec{.name = "uniform_int",
+  w.target = GeneratorSpec{.name = "philox4x32_10_uniform_int",
                            .seed = s + 5,
                            .low = 0.0,
                            .high = static_cast<double>(c.vocab),

@@ -31,7 +31,7 @@ struct GpuCase {
 };
 
 inline GeneratorSpec uniform_spec(std::uint64_t seed, double low, double high) {
-  return GeneratorSpec{.name = "uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+  return GeneratorSpec{.name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
 }
 
 // torch.rand inputs, nn.Linear's ±1/sqrt(fan_in) weights (and biases),
@@ -50,7 +50,7 @@ inline Workload make_gpu_workload(const GpuCase &c) {
   w.student_weight = uniform_spec(s + 2, -student_bound, student_bound);
   w.teacher_input = uniform_spec(s + 3, 0.0, 1.0);
   w.teacher_weight = uniform_spec(s + 4, -teacher_bound, teacher_bound);
-  w.target = GeneratorSpec{.name = "uniform_int",
+  w.target = GeneratorSpec{.name = "philox4x32_10_uniform_int",
                            .seed = s + 5,
                            .low = 0.0,
                            .high = static_cast<double>(c.vocab),

@@ -20,7 +20,7 @@ namespace {
 
 GeneratorSpec uniform_spec(std::uint64_t seed, double low, double high) {
   GeneratorSpec spec;
-  spec.name = "uniform";
+  spec.name = "philox4x32_10_uniform";
   spec.seed = seed;
   spec.low = low;
   spec.high = high;
@@ -29,7 +29,7 @@ GeneratorSpec uniform_spec(std::uint64_t seed, double low, double high) {
 
 GeneratorSpec target_spec(std::uint64_t seed, std::int64_t vocab, double ignore_fraction) {
   GeneratorSpec spec;
-  spec.name = "uniform_int";
+  spec.name = "philox4x32_10_uniform_int";
   spec.seed = seed;
   spec.low = 0;
   spec.high = static_cast<double>(vocab);

@@ -226,18 +226,18 @@ TEST_CASE("the seed workload is the seed record's case with its harness's inputs
   CHECK(w.student_hidden == 2048);
   // torch.rand: uniform [0, 1).
   for (const auto *input : {&w.student_input, &w.teacher_input}) {
-    CHECK(input->name == "uniform");
+    CHECK(input->name == "philox4x32_10_uniform");
     CHECK(input->low == 0.0);
     CHECK(input->high == 1.0);
   }
   // nn.Linear's default init: uniform +-1/sqrt(fan_in), fan_in = Hs or H.
-  CHECK(w.student_weight.name == "uniform");
+  CHECK(w.student_weight.name == "philox4x32_10_uniform");
   CHECK(w.student_weight.high == Approx(1.0 / std::sqrt(2048.0)).epsilon(1e-15));
   CHECK(w.student_weight.low == -w.student_weight.high);
   CHECK(w.teacher_weight.high == 1.0 / 64.0);
   CHECK(w.teacher_weight.low == -1.0 / 64.0);
   // randint(0, V): none ignored.
-  CHECK(w.target.name == "uniform_int");
+  CHECK(w.target.name == "philox4x32_10_uniform_int");
   CHECK(w.target.low == 0.0);
   CHECK(w.target.high == 128256.0);
   CHECK(w.target.ignore_fraction == 0.0);

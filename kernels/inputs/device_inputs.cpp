@@ -15,7 +15,7 @@ namespace kibench::gpu {
 namespace {
 
 void fill(DeviceBuffer<__nv_bfloat16> &buffer, const GeneratorSpec &spec, cudaStream_t stream) {
-  if (spec.name != "uniform")
+  if (spec.name != "philox4x32_10_uniform")
     throw std::invalid_argument(fmt::format("generator '{}' cannot fill a float tensor", spec.name));
   fill_uniform_bf16(buffer.data(), static_cast<std::int64_t>(buffer.size()), spec.seed, spec.low, spec.high,
                     stream);
@@ -24,7 +24,7 @@ void fill(DeviceBuffer<__nv_bfloat16> &buffer, const GeneratorSpec &spec, cudaSt
 } // namespace
 
 std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
-  if (w.target.name != "uniform_int")
+  if (w.target.name != "philox4x32_10_uniform_int")
     throw std::invalid_argument(fmt::format("generator '{}' cannot fill the targets", w.target.name));
   auto inputs = std::make_shared<DeviceInputs>();
   DeviceInputs &d = *inputs;

@@ -98,7 +98,7 @@ HostInputs generate_host_inputs(const Workload &workload) {
   const auto Hs = static_cast<std::size_t>(workload.student_hidden);
 
   auto uniform = [](const GeneratorSpec &spec, std::size_t count) {
-    require_generator(spec, "uniform");
+    require_generator(spec, "philox4x32_10_uniform");
     std::vector<std::uint16_t> values(count);
     fill_uniform_bf16(spec, values);
     return values;
@@ -109,7 +109,7 @@ HostInputs generate_host_inputs(const Workload &workload) {
   inputs.student_weight = uniform(workload.student_weight, V * Hs);
   inputs.teacher_input = uniform(workload.teacher_input, T * H);
   inputs.teacher_weight = uniform(workload.teacher_weight, V * H);
-  require_generator(workload.target, "uniform_int");
+  require_generator(workload.target, "philox4x32_10_uniform_int");
   inputs.target.resize(T);
   fill_targets(workload.target, workload.scalars.ignore_index, inputs.target);
   if (workload.student_bias) inputs.student_bias = uniform(*workload.student_bias, V);

@@ -12,14 +12,14 @@
 
 namespace kibench {
 
-// The real value of element `index` of a "uniform" tensor before any
+// The real value of element `index` of a "philox4x32_10_uniform" tensor before any
 // narrowing: low + (high - low) * u in double, multiply and add each rounded.
 [[nodiscard]] double uniform_value_at(const GeneratorSpec &spec, std::uint64_t index);
 
 // The stored bf16 bit pattern of that element: bf16_rne(float(value)).
 [[nodiscard]] std::uint16_t uniform_bf16_at(const GeneratorSpec &spec, std::uint64_t index);
 
-// Target of token `token` of a "uniform_int" generator: low + (64 random
+// Target of token `token` of a "philox4x32_10_uniform_int" generator: low + (64 random
 // bits mod (high - low)), or ignore_index with probability ignore_fraction.
 [[nodiscard]] std::int64_t target_at(const GeneratorSpec &spec, std::int64_t ignore_index,
                                      std::uint64_t token);

@@ -2,7 +2,7 @@
 // 3", SC 2011) and the element mapping kibench's generators use. Compiled by
 // both g++ and nvcc so the CPU and the GPU produce bit-identical inputs:
 //
-//   float tensor, generator "uniform" {low, high}, seed s, element i
+//   float tensor, generator "philox4x32_10_uniform" {low, high}, seed s, element i
 //   (row-major linear index):
 //     w   = philox4x32_10(counter {i/4 low32, i/4 high32, 0, 0},
 //                         key {s low32, s high32})[i % 4]
@@ -11,7 +11,7 @@
 //                                                 each rounded (no FMA)
 //     out = bf16_rne(float(v))                    round to nearest even
 //
-//   target, generator "uniform_int" {low, high, ignore_fraction}, token i:
+//   target, generator "philox4x32_10_uniform_int" {low, high, ignore_fraction}, token i:
 //     w   = philox4x32_10(counter {i low32, i high32, 0, 0}, key as above)
 //     y   = low + ((w[1] << 32 | w[0]) mod (high - low))
 //     y   = ignore_index  if (w[2] >> 8) * 2^-24 < ignore_fraction

@@ -175,14 +175,14 @@ std::vector<std::int64_t> evaluate_shape(const std::vector<detail::Dimension> &s
   return extents;
 }
 
-// Float tensors use "uniform" {low, high}: values low + (high - low) * u,
+// Float tensors use "philox4x32_10_uniform" {low, high}: values low + (high - low) * u,
 // u uniform on [0, 1) (lib/inputs/philox.hpp has the bit-level mapping).
 GeneratorSpec read_uniform(const ObjectReader &data, const Field &generator) {
   GeneratorSpec spec;
   spec.name = generator.string();
-  if (spec.name != "uniform") {
-    generator.fail(
-        fmt::format("unsupported generator {:?} for a float tensor (kibench has \"uniform\")", spec.name));
+  if (spec.name != "philox4x32_10_uniform") {
+    generator.fail(fmt::format(
+        "unsupported generator {:?} for a float tensor (kibench has \"philox4x32_10_uniform\")", spec.name));
   }
   spec.seed = static_cast<std::uint64_t>(data.required("seed").integer(0, kMaxJsonInteger));
   const ObjectReader parameters(data.required("parameters"), {"low", "high"}, "parameter");
@@ -201,15 +201,15 @@ GeneratorSpec read_uniform(const ObjectReader &data, const Field &generator) {
   return spec;
 }
 
-// The target uses "uniform_int" {low, high, ignore_fraction}: a class id
+// The target uses "philox4x32_10_uniform_int" {low, high, ignore_fraction}: a class id
 // uniform on [low, high) (a subrange of [0, vocab)), replaced by
 // ignore_index with probability ignore_fraction.
 GeneratorSpec read_uniform_int(const ObjectReader &data, const Field &generator, std::int64_t vocab) {
   GeneratorSpec spec;
   spec.name = generator.string();
-  if (spec.name != "uniform_int") {
-    generator.fail(
-        fmt::format("unsupported generator {:?} for the target (kibench has \"uniform_int\")", spec.name));
+  if (spec.name != "philox4x32_10_uniform_int") {
+    generator.fail(fmt::format(
+        "unsupported generator {:?} for the target (kibench has \"philox4x32_10_uniform_int\")", spec.name));
   }
   spec.seed = static_cast<std::uint64_t>(data.required("seed").integer(0, kMaxJsonInteger));
   const ObjectReader parameters(data.required("parameters"), {"low", "high", "ignore_fraction"}, "parameter");

@@ -18,7 +18,7 @@ enum class FloatType { bf16, fp32 };
 // How one input tensor is filled (lib/inputs/generate.hpp gives the exact
 // Philox4x32-10 stream layout that CPU and GPU both follow).
 struct GeneratorSpec {
-  std::string name;       // "uniform" (floats) or "uniform_int" (targets)
+  std::string name;       // "philox4x32_10_uniform" (floats) or "philox4x32_10_uniform_int" (targets)
   std::uint64_t seed = 0; // Philox key
   double low = 0.0;       // uniform: [low, high); uniform_int: [low, high)
   double high = 1.0;

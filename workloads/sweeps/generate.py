@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Writes the scaling-study workloads (docs/perf.md) from the seed workload:
 the seed's generators, scalars and correctness policy with other shapes.
-Run from the repository root: python3 workloads/sweeps/generate.py"""
+Run from the repository root: python3 workloads/sweeps/generate.py
+The seed shape is not repeated here: sweep with
+  kibench run workloads/sweeps/*.json workloads/seed-distill-jsd-h4096-t8192-v128256.json"""
 import copy
 import json
 import math
@@ -16,6 +18,8 @@ cases += [(8192, 128256, h) for h in (2048, 8192)]
 cases += [(32768, 256000, 4096)]
 
 for tokens, vocab, hidden in cases:
+    if (tokens, vocab, hidden) == (8192, 128256, 4096):
+        continue  # the seed workload itself (one file per case: names are unique)
     w = copy.deepcopy(seed)
     student = hidden // 2
     w["spec"]["axes"] = {"tokens": tokens, "vocab": vocab, "hidden": hidden}
