@@ -212,7 +212,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
         c.impl->run(check_pass(settings.pass));
         const OutputView out = c.impl->outputs();
         c.outcome.loss = out.loss;
-        if (dump) dump->add_outputs(name, out, workload);
+        if (dump && name != oracle) dump->add_outputs(name, out, workload); // the oracle's are there
         auto errors = backend.compare(out, truth, checks_gradients(settings.pass));
         c.outcome.verdict = make_verdict(std::move(errors), workload.correctness);
         c.outcome.status = c.outcome.verdict->passed ? "passed" : "incorrect_numerical";
@@ -263,8 +263,10 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       write_json(dir, fmt::format("implementation.{}.json", c.name), c.revision);
 
       RunRecord record;
-      record.name = kebab(fmt::format("kibench-{}-{}-{}-{}", c.name, workload.name, to_string(settings.pass),
-                                      observed_at));
+      // The timestamp comes before the workload name so the 100-character
+      // cut never removes what tells two runs apart.
+      record.name = kebab(fmt::format("kibench-{}-{}-{}-{}", c.name, to_string(settings.pass), observed_at,
+                                      workload.name));
       record.title = fmt::format("{} · {} · {} pass", c.name, workload.name, to_string(settings.pass));
       record.implementation_digest = c.revision_digest;
       record.workload_digest = workload_digest;
