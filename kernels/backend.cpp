@@ -23,9 +23,12 @@ namespace {
 
 std::size_t element_size(ElementType type) {
   switch (type) {
-  case ElementType::bf16: return 2;
-  case ElementType::fp32: return 4;
-  case ElementType::fp64: return 8;
+  case ElementType::bf16:
+    return 2;
+  case ElementType::fp32:
+    return 4;
+  case ElementType::fp64:
+    return 8;
   }
   return 8;
 }
@@ -57,7 +60,8 @@ public:
     facts.labels["sm_count"] = std::to_string(g.sm_count);
     facts.labels["l2_bytes"] = std::to_string(g.l2_bytes);
     if (g.max_sm_clock_mhz) facts.labels["max_sm_clock_mhz"] = std::to_string(*g.max_sm_clock_mhz);
-    if (g.max_memory_clock_mhz) facts.labels["max_memory_clock_mhz"] = std::to_string(*g.max_memory_clock_mhz);
+    if (g.max_memory_clock_mhz)
+      facts.labels["max_memory_clock_mhz"] = std::to_string(*g.max_memory_clock_mhz);
     if (g.sm_clock_mhz) facts.labels["sm_clock_mhz_at_probe"] = std::to_string(*g.sm_clock_mhz);
     facts.labels["gpu_uuid"] = g.uuid;
     facts.labels["nvml"] = g.nvml_status;
@@ -66,7 +70,8 @@ public:
 
   [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {
     std::vector<ImplementationEntry> out;
-    for (const auto &r : implementation_registry()) out.push_back({r.name, r.summary, r.needs_gpu, r.is_oracle});
+    for (const auto &r : implementation_registry())
+      out.push_back({r.name, r.summary, r.needs_gpu, r.is_oracle});
     return out;
   }
 
@@ -118,6 +123,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Backend> make_backend() { return std::make_unique<MachineBackend>(); }
+std::unique_ptr<Backend> make_backend() {
+  return std::make_unique<MachineBackend>();
+}
 
 } // namespace kibench

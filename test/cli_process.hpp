@@ -67,6 +67,8 @@ private:
   std::filesystem::path path_;
 };
 
-inline std::string quoted(const std::filesystem::path &p) { return "'" + p.string() + "'"; }
+inline std::string quoted(const std::filesystem::path &p) {
+  return "'" + p.string() + "'";
+}
 
 } // namespace kibench::test

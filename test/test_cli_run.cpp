@@ -56,8 +56,8 @@ void change_one_byte(const fs::path &file) {
 TEST_CASE("kibench run writes a complete run directory that validates and verifies", "[cli][run]") {
   TempDir tmp;
   const fs::path out = tmp.path() / "runs";
-  const auto run = run_kibench("run " + quoted(kSmall) + " --impl cpu-reference,cpu-fp64 --out " + quoted(out) +
-                               " " + kQuick);
+  const auto run = run_kibench("run " + quoted(kSmall) + " --impl cpu-reference,cpu-fp64 --out " +
+                               quoted(out) + " " + kQuick);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   CHECK(run.out.find("cpu-reference") != std::string::npos);
@@ -68,7 +68,8 @@ TEST_CASE("kibench run writes a complete run directory that validates and verifi
                            "implementation.cpu-reference.json", "summary.json"})
     CHECK(fs::exists(dir / name));
   // No staging leftovers beside the run directory.
-  for (const auto &e : fs::directory_iterator(out)) CHECK(e.path().filename().string().find(".partial") == std::string::npos);
+  for (const auto &e : fs::directory_iterator(out))
+    CHECK(e.path().filename().string().find(".partial") == std::string::npos);
 
   SECTION("every manifest validates against the KernelIndex schemas") {
     const auto v = run_command(validate_command(dir));
@@ -88,9 +89,9 @@ TEST_CASE("kibench run writes a complete run directory that validates and verifi
     CHECK(v.out.find("comparison key") != std::string::npos);
   }
   SECTION("a one-byte change in any manifest or raw samples file fails --verify") {
-    for (const char *name : {"workload.json", "protocol.json", "environment.json", "operation.json",
-                             "implementation.cpu-reference.json", "run.cpu-reference.json",
-                             "samples.cpu-reference.json"}) {
+    for (const char *name :
+         {"workload.json", "protocol.json", "environment.json", "operation.json",
+          "implementation.cpu-reference.json", "run.cpu-reference.json", "samples.cpu-reference.json"}) {
       TempDir copy;
       fs::copy(dir, copy.path() / "run", fs::copy_options::recursive);
       change_one_byte(copy.path() / "run" / name);
@@ -140,8 +141,9 @@ TEST_CASE("without a GPU, kibench run says once why GPU implementations were ski
 
   SECTION("a case too big for the CPU is refused with what to do") {
     TempDir out;
-    const auto big = run_kibench("run " + quoted(kSource / "workloads/seed-distill-jsd-h4096-t8192-v128256.json") +
-                                 " --out " + quoted(out.path() / "runs"));
+    const auto big =
+        run_kibench("run " + quoted(kSource / "workloads/seed-distill-jsd-h4096-t8192-v128256.json") +
+                    " --out " + quoted(out.path() / "runs"));
     CHECK(big.exit_code == 2);
     CHECK(big.err.find("GPU") != std::string::npos);
     CHECK_FALSE(fs::exists(out.path() / "runs"));
@@ -150,14 +152,16 @@ TEST_CASE("without a GPU, kibench run says once why GPU implementations were ski
 
 TEST_CASE("kibench run --save-tensors writes .npy files and an index", "[cli][run]") {
   TempDir tmp;
-  const auto r = run_kibench("run " + quoted(kSmall) + " --impl cpu-reference --out " + quoted(tmp.path() / "runs") +
-                             " --save-tensors " + quoted(tmp.path() / "tensors") + " " + kQuick);
+  const auto r =
+      run_kibench("run " + quoted(kSmall) + " --impl cpu-reference --out " + quoted(tmp.path() / "runs") +
+                  " --save-tensors " + quoted(tmp.path() / "tensors") + " " + kQuick);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const fs::path dir = only_run_dir(tmp.path() / "tensors");
   const std::string index = read_text(dir / "index.json");
-  for (const char *file : {"input.student_input.bf16.npy", "input.target.int64.npy", "cpu-fp64.loss.fp64.npy",
-                           "cpu-reference.grad_student_weight.bf16.npy", "cpu-fp64.grad_student_weight.fp64.npy"}) {
+  for (const char *file :
+       {"input.student_input.bf16.npy", "input.target.int64.npy", "cpu-fp64.loss.fp64.npy",
+        "cpu-reference.grad_student_weight.bf16.npy", "cpu-fp64.grad_student_weight.fp64.npy"}) {
     INFO(file);
     CHECK(index.find(file) != std::string::npos);
     REQUIRE(fs::exists(dir / file));

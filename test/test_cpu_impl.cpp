@@ -32,7 +32,8 @@ struct Shape {
 };
 
 GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
-  return GeneratorSpec{.name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+  return GeneratorSpec{
+      .name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
 }
 
 // As the seed's harness: torch.rand inputs, nn.Linear's uniform

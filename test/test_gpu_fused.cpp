@@ -41,7 +41,8 @@ struct Case {
 };
 
 GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
-  return GeneratorSpec{.name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+  return GeneratorSpec{
+      .name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
 }
 
 // The seed's generators (torch.rand inputs, nn.Linear's +-1/sqrt(fan_in)

@@ -31,7 +31,8 @@ struct GpuCase {
 };
 
 inline GeneratorSpec uniform_spec(std::uint64_t seed, double low, double high) {
-  return GeneratorSpec{.name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
+  return GeneratorSpec{
+      .name = "philox4x32_10_uniform", .seed = seed, .low = low, .high = high, .ignore_fraction = 0.0};
 }
 
 // torch.rand inputs, nn.Linear's ±1/sqrt(fan_in) weights (and biases),

@@ -124,7 +124,8 @@ TEST_CASE("uniform elements follow the stream layout of philox.hpp", "[philox]")
   }
 }
 
-TEST_CASE("uniform values lie in the half-open range low..high with the uniform distribution's moments", "[philox]") {
+TEST_CASE("uniform values lie in the half-open range low..high with the uniform distribution's moments",
+          "[philox]") {
   const auto [low, high] =
       GENERATE(table<double, double>({{0.0, 1.0}, {-1.0 / 64.0, 1.0 / 64.0}, {-3.0, 5.0}}));
   const GeneratorSpec spec = uniform_spec(1234, low, high);

@@ -3,8 +3,8 @@
 
 #include "commands.hpp"
 #include "digest/digest.hpp"
-#include "json/canonical.hpp"
 #include "run/backend.hpp"
+#include "json/canonical.hpp"
 
 namespace kibench::cli {
 

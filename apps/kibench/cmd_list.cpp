@@ -19,16 +19,18 @@ int list_command(const std::string &dir_arg) {
   fmt::print("implementations:\n");
   for (const auto &e : backend->implementations()) {
     const bool can = !(e.needs_gpu && gpu_missing);
-    fmt::print("  {:<14} {:<5} {:<10} {}\n", e.name, e.needs_gpu ? "GPU" : "CPU", can ? "runs here" : "needs GPU",
-               e.summary + (e.is_oracle ? " [oracle]" : ""));
+    fmt::print("  {:<14} {:<5} {:<10} {}\n", e.name, e.needs_gpu ? "GPU" : "CPU",
+               can ? "runs here" : "needs GPU", e.summary + (e.is_oracle ? " [oracle]" : ""));
   }
-  const std::filesystem::path dir = dir_arg.empty() ? default_workloads_dir() : std::filesystem::path(dir_arg);
+  const std::filesystem::path dir =
+      dir_arg.empty() ? default_workloads_dir() : std::filesystem::path(dir_arg);
   fmt::print("\nworkloads in {}:\n", dir.string());
   for (const auto &file : list_workload_files(dir)) {
     try {
       const Workload w = load_workload(file);
-      fmt::print("  {:<64} T={:<6} V={:<7} H={:<5} β={} τ={}\n", std::filesystem::relative(file, dir).string(),
-                 w.tokens, w.vocab, w.hidden, w.scalars.beta, w.scalars.temperature);
+      fmt::print("  {:<64} T={:<6} V={:<7} H={:<5} β={} τ={}\n",
+                 std::filesystem::relative(file, dir).string(), w.tokens, w.vocab, w.hidden, w.scalars.beta,
+                 w.scalars.temperature);
     } catch (const InputError &e) {
       fmt::print("  {:<64} INVALID: {}\n", std::filesystem::relative(file, dir).string(), e.what());
     }
@@ -40,7 +42,8 @@ int list_command(const std::string &dir_arg) {
 
 void add_list(CLI::App &app, Action &action) {
   auto dir = std::make_shared<std::string>();
-  CLI::App *list = app.add_subcommand("list", "List workloads, implementations and what this machine can run");
+  CLI::App *list =
+      app.add_subcommand("list", "List workloads, implementations and what this machine can run");
   list->add_option("--workloads", *dir, "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
   list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small");
   list->callback([dir, &action] { action = [dir] { return list_command(*dir); }; });

@@ -54,19 +54,23 @@ void print_outcome(const WorkloadOutcome &o) {
     if (i.name == "cublas-floor") floor = &i;
   }
   const Workload &w = o.workload;
-  fmt::print("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name, w.tokens,
-             w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
+  fmt::print("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name,
+             w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
              w.gemm_flops(true) * 1e-12);
   fmt::print("checked against {} (loss {:.9g})\n\n", o.oracle, o.oracle_loss);
-  fmt::print("{:<14} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation", "median ms",
-             "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak", "workspace", "correctness");
+  fmt::print("{:<14} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation",
+             "median ms", "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak", "workspace",
+             "correctness");
   for (const auto &i : o.implementations) {
     const auto &s = i.latency_ns;
-    const std::string speedup = reference && reference != &i ? fmt::format("{:.2f}×", reference->latency_ns.median / s.median) : "–";
-    const std::string to_floor = floor && floor != &i ? fmt::format("{:.2f}", s.median / floor->latency_ns.median) : "–";
-    fmt::print("{:<14} {:>11.3f} {:>19} {:>7} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n", i.name, s.median * 1e-6,
-               fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count, speedup, to_floor, i.tflops,
-               human_bytes(i.memory.peak_bytes), human_bytes(i.memory.workspace_bytes), error_cell(o, i));
+    const std::string speedup =
+        reference && reference != &i ? fmt::format("{:.2f}×", reference->latency_ns.median / s.median) : "–";
+    const std::string to_floor =
+        floor && floor != &i ? fmt::format("{:.2f}", s.median / floor->latency_ns.median) : "–";
+    fmt::print("{:<14} {:>11.3f} {:>19} {:>7} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n", i.name,
+               s.median * 1e-6, fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count, speedup,
+               to_floor, i.tflops, human_bytes(i.memory.peak_bytes), human_bytes(i.memory.workspace_bytes),
+               error_cell(o, i));
   }
   for (const auto &[name, reason] : o.skipped) fmt::print("{:<14} skipped: {}\n", name, reason);
   fmt::print("\nwritten: {}/\n", o.run_dir.string());
@@ -79,8 +83,8 @@ ProgressCallback make_progress() {
   auto last_line_s = std::make_shared<std::map<std::string, double>>();
   return [tty, last_line_s](const Progress &p) {
     if (tty) {
-      fmt::print(stderr, "\r\033[K  {} sample {} (round {}), {:.1f} s elapsed, ~{:.0f} s left", p.implementation,
-                 p.sample, p.round + 1, p.elapsed_s, std::ceil(p.estimated_left_s));
+      fmt::print(stderr, "\r\033[K  {} sample {} (round {}), {:.1f} s elapsed, ~{:.0f} s left",
+                 p.implementation, p.sample, p.round + 1, p.elapsed_s, std::ceil(p.estimated_left_s));
       std::fflush(stderr);
       return;
     }
@@ -130,15 +134,18 @@ void add_run(CLI::App &app, Action &action) {
   auto args = std::make_shared<RunArgs>();
   CLI::App *run = app.add_subcommand("run", "Generate inputs, check implementations against the fp64 oracle, "
                                             "time them, and write KernelIndex manifests");
-  run->add_option("workloads", args->workloads, "Workload files (default: the seed workload on a GPU, "
-                                                "workloads/small/small-v1000-h64-t32.json on a CPU)");
-  run->add_option("--impl", args->implementations, "Implementations to run (see `kibench list`)")->delimiter(',');
+  run->add_option("workloads", args->workloads,
+                  "Workload files (default: the seed workload on a GPU, "
+                  "workloads/small/small-v1000-h64-t32.json on a CPU)");
+  run->add_option("--impl", args->implementations, "Implementations to run (see `kibench list`)")
+      ->delimiter(',');
   run->add_option("--out", args->out, "Parent folder of the run directories")->capture_default_str();
   run->add_option("--pass", args->pass, "Timed pass: forward, backward or full")->capture_default_str();
   run->add_flag("--hot", args->hot, "Do not flush the GPU L2 before each sample");
   run->add_option("--warmup", args->warmup, "Untimed invocations first")->capture_default_str();
   run->add_option("--min-samples", args->min_samples, "Samples before stopping is considered")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run->add_option("--max-samples", args->max_samples, "Stop at this many samples")->capture_default_str();
   run->add_option("--min-time", args->min_time, "Seconds of samples before stopping")->capture_default_str();
   run->add_option("--max-noise", args->max_noise, "Stop when the median's relative standard error is below")

@@ -149,8 +149,8 @@ public:
     const std::uint64_t reserved = output_bytes(w) + kFreeMemoryMargin;
     std::string why;
     const auto plan =
-        gpu::fused::plan_chunks(shape, budget_for(shape),
-                                free_bytes > reserved ? free_bytes - reserved : 0, options_.chunk_rows, &why);
+        gpu::fused::plan_chunks(shape, budget_for(shape), free_bytes > reserved ? free_bytes - reserved : 0,
+                                options_.chunk_rows, &why);
     if (!plan) throw std::runtime_error(fmt::format("fused: {}", why));
     plan_ = *plan;
 

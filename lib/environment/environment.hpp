@@ -20,11 +20,11 @@ struct EnvironmentFacts {
   std::optional<std::uint64_t> memory_bytes;
   int count = 1;
 
-  std::string operating_system; // "Ubuntu 24.04.1 LTS"
-  std::string kernel;           // uname -r
-  std::string driver;           // GPU driver
-  std::string cuda_toolkit;     // CUDA runtime version
-  std::string compiler;         // the compiler kibench was built with
+  std::string operating_system;                 // "Ubuntu 24.04.1 LTS"
+  std::string kernel;                           // uname -r
+  std::string driver;                           // GPU driver
+  std::string cuda_toolkit;                     // CUDA runtime version
+  std::string compiler;                         // the compiler kibench was built with
   std::map<std::string, std::string> libraries; // cublaslt, fmt, libsodium, simdjson, kibench
 
   std::optional<bool> ecc_enabled;

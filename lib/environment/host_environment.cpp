@@ -65,7 +65,8 @@ EnvironmentFacts probe_host_environment() {
   f.kernel = names.release;
   f.compiler = compiler_name();
   f.libraries["kibench"] = KIBENCH_VERSION;
-  f.libraries["fmt"] = fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100);
+  f.libraries["fmt"] =
+      fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100);
   f.libraries["libsodium"] = sodium_version_string();
   f.libraries["simdjson"] = fmt::format("{}.{}.{}", static_cast<int>(simdjson::SIMDJSON_VERSION_MAJOR),
                                         static_cast<int>(simdjson::SIMDJSON_VERSION_MINOR),

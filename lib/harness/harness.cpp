@@ -76,7 +76,8 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
         mean_s /= static_cast<double>(l.result.samples.size());
         const double remaining = static_cast<double>(settings.min_samples) -
                                  static_cast<double>(std::min(settings.min_samples, l.result.samples.size()));
-        p.estimated_left_s = std::max(p.estimated_left_s, remaining * mean_s * static_cast<double>(lanes.size()));
+        p.estimated_left_s =
+            std::max(p.estimated_left_s, remaining * mean_s * static_cast<double>(lanes.size()));
       }
       progress(p);
     }

@@ -29,7 +29,7 @@ struct Measurement {
 
 struct Progress {
   std::string implementation;
-  std::size_t sample = 0;     // samples taken by this implementation so far
+  std::size_t sample = 0; // samples taken by this implementation so far
   std::size_t round = 0;
   double elapsed_s = 0.0;
   double estimated_left_s = 0.0; // rough: from the slowest unfinished implementation

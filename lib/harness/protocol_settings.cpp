@@ -11,7 +11,8 @@ std::string ProtocolSettings::describe() const {
                                  : "caches left warm between samples";
   return fmt::format(
       "Timed: the {} pass, one invocation per sample, with {} ({}). {} untimed warm-up invocations first. "
-      "Sampling stops when the median's relative standard error (1.2533·1.4826·MAD/median/sqrt(n)) is at most {} "
+      "Sampling stops when the median's relative standard error (1.2533·1.4826·MAD/median/sqrt(n)) is at "
+      "most {} "
       "after at least {} samples and {} s of sampled time, or at {} samples, or after {} s. Samples of "
       "several implementations are interleaved round by round: {}. Samples whose SM clock is under {} of "
       "the highest clock seen are flagged as throttled and kept. Every output is checked against the fp64 "

@@ -28,15 +28,16 @@ json::Value raw_samples_document(const Measurement &m, const std::string &invoca
 
 Measurement read_raw_samples(const json::Value &doc, const std::string &source, std::string *invocation_id) {
   auto need = [&](const json::Value *v, std::string_view path, bool ok) -> const json::Value & {
-    if (v == nullptr || !ok) throw InputError(fmt::format("{}: $.{}: missing or of the wrong type", source, path));
+    if (v == nullptr || !ok)
+      throw InputError(fmt::format("{}: $.{}: missing or of the wrong type", source, path));
     return *v;
   };
   const json::Value *format = doc.find("format");
   if (format == nullptr || !format->is_string() || format->as_string() != kRawSamplesFormat)
     throw InputError(fmt::format("{}: $.format: not a kibench raw samples file", source));
   Measurement m;
-  m.implementation = need(doc.find("implementation"), "implementation", doc.find("implementation") &&
-                                                                            doc.find("implementation")->is_string())
+  m.implementation = need(doc.find("implementation"), "implementation",
+                          doc.find("implementation") && doc.find("implementation")->is_string())
                          .as_string();
   if (const json::Value *t = doc.find("timer"); t && t->is_string()) m.timer = t->as_string();
   if (const json::Value *r = doc.find("stopReason"); r && r->is_string()) m.stop_reason = r->as_string();

@@ -23,7 +23,9 @@ double StoppingRule::relative_error() const {
   return 1.2533 * s.relative_noise / std::sqrt(static_cast<double>(s.count));
 }
 
-bool StoppingRule::finished() const { return !reason().empty(); }
+bool StoppingRule::finished() const {
+  return !reason().empty();
+}
 
 std::string StoppingRule::reason() const {
   if (samples_.size() >= settings_.max_samples) return "max_samples";

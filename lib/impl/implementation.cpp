@@ -4,9 +4,12 @@ namespace kibench {
 
 std::string_view to_string(Pass pass) {
   switch (pass) {
-  case Pass::forward: return "forward";
-  case Pass::backward: return "backward";
-  case Pass::full: return "full";
+  case Pass::forward:
+    return "forward";
+  case Pass::backward:
+    return "backward";
+  case Pass::full:
+    return "full";
   }
   return "full";
 }

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "impl/tensor_ref.hpp"
-#include "json/value.hpp"
 #include "workload/workload.hpp"
+#include "json/value.hpp"
 
 namespace kibench {
 

@@ -53,12 +53,15 @@ KIBENCH_HD Block philox4x32_10(Block counter, std::uint32_t key0, std::uint32_t 
 }
 
 KIBENCH_HD Block block_at(std::uint64_t index, std::uint64_t seed) {
-  return philox4x32_10(Block{{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32), 0u, 0u}},
-                       static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  return philox4x32_10(
+      Block{{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32), 0u, 0u}},
+      static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
 }
 
 // 24 random bits as a float in [0, 1), exactly representable.
-KIBENCH_HD double unit_from_bits(std::uint32_t w) { return static_cast<double>(w >> 8) * (1.0 / 16777216.0); }
+KIBENCH_HD double unit_from_bits(std::uint32_t w) {
+  return static_cast<double>(w >> 8) * (1.0 / 16777216.0);
+}
 
 // float -> bf16 bits, round to nearest even (inputs are finite here).
 KIBENCH_HD std::uint16_t bf16_from_float_bits(std::uint32_t bits) {

@@ -3,9 +3,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -89,7 +89,8 @@ void StagedDirectory::write(std::string_view relative_name, std::string_view con
 
 void StagedDirectory::commit() {
   ::chmod(staging_.c_str(), 0755);
-  if (::rename(staging_.c_str(), final_.c_str()) != 0) fail(final_, "cannot move the run directory into place");
+  if (::rename(staging_.c_str(), final_.c_str()) != 0)
+    fail(final_, "cannot move the run directory into place");
   committed_ = true;
   fsync_directory(final_.has_parent_path() ? final_.parent_path() : fs::path("."));
 }

@@ -90,8 +90,10 @@ private:
         // The key is escaped so the message stays on one line.
         std::string shown;
         for (char ch : member.key) {
-          if (static_cast<unsigned char>(ch) < 0x20) shown += fmt::format("\\u{:04x}", static_cast<int>(ch));
-          else shown.push_back(ch);
+          if (static_cast<unsigned char>(ch) < 0x20)
+            shown += fmt::format("\\u{:04x}", static_cast<int>(ch));
+          else
+            shown.push_back(ch);
         }
         fail(path, fmt::format("duplicate key \"{}\"", shown));
       }

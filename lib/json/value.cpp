@@ -57,12 +57,18 @@ const Value *Value::find(std::string_view key) const {
 
 std::string_view Value::type_name() const {
   switch (storage_.index()) {
-  case 0: return "null";
-  case 1: return "boolean";
-  case 2: return "number";
-  case 3: return "string";
-  case 4: return "array";
-  default: return "object";
+  case 0:
+    return "null";
+  case 1:
+    return "boolean";
+  case 2:
+    return "number";
+  case 3:
+    return "string";
+  case 4:
+    return "array";
+  default:
+    return "object";
   }
 }
 

@@ -88,7 +88,11 @@ private:
   Storage storage_;
 };
 
-inline std::size_t Object::size() const { return members_.size(); }
-inline bool Object::empty() const { return members_.empty(); }
+inline std::size_t Object::size() const {
+  return members_.size();
+}
+inline bool Object::empty() const {
+  return members_.empty();
+}
 
 } // namespace kibench::json

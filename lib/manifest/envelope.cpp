@@ -34,6 +34,8 @@ std::string kebab(std::string_view text) {
 
 // llround is exact (floor(x + 0.5) is not near 2^52); durations are never
 // negative, so its half-away-from-zero is half-up.
-std::int64_t round_ns(double ns) { return static_cast<std::int64_t>(std::llround(ns)); }
+std::int64_t round_ns(double ns) {
+  return static_cast<std::int64_t>(std::llround(ns));
+}
 
 } // namespace kibench

@@ -25,21 +25,25 @@ std::string utc_timestamp_now() {
   const std::time_t seconds = system_clock::to_time_t(now);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                     utc.tm_hour, utc.tm_min, utc.tm_sec, ms);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1,
+                     utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, ms);
 }
 
 json::Value run_manifest(const RunRecord &r) {
   const stats::Summary &s = r.latency_ns;
-  json::Object latency{{"median", round_ns(s.median)},   {"mean", round_ns(s.mean)},
-                       {"p05", round_ns(s.p05)},         {"p95", round_ns(s.p95)},
-                       {"minimum", round_ns(s.minimum)}, {"maximum", round_ns(s.maximum)},
+  json::Object latency{{"median", round_ns(s.median)},
+                       {"mean", round_ns(s.mean)},
+                       {"p05", round_ns(s.p05)},
+                       {"p95", round_ns(s.p95)},
+                       {"minimum", round_ns(s.minimum)},
+                       {"maximum", round_ns(s.maximum)},
                        {"mad", round_ns(s.mad)},
                        {"confidence95", json::Array{round_ns(s.ci95_low), round_ns(s.ci95_high)}}};
-  json::Object timing{{"primaryStatistic", "median"},
-                      {"samples", static_cast<std::uint64_t>(s.count)},
-                      {"latencyNs", std::move(latency)},
-                      {"rawSamples", json::Object{{"uri", r.raw_samples_uri}, {"digest", r.raw_samples_digest}}}};
+  json::Object timing{
+      {"primaryStatistic", "median"},
+      {"samples", static_cast<std::uint64_t>(s.count)},
+      {"latencyNs", std::move(latency)},
+      {"rawSamples", json::Object{{"uri", r.raw_samples_uri}, {"digest", r.raw_samples_digest}}}};
 
   json::Array measurements{measurement("latency", "ns", "p20", static_cast<double>(round_ns(s.p20))),
                            measurement("latency", "ns", "p80", static_cast<double>(round_ns(s.p80)))};
@@ -59,9 +63,8 @@ json::Value run_manifest(const RunRecord &r) {
       total += 1;
       matched += o.passed ? 1 : 0;
     }
-    json::Object correctness{{"comparator", r.comparator},
-                             {"maximumAbsoluteError", max_abs},
-                             {"maximumRelativeError", max_rel}};
+    json::Object correctness{
+        {"comparator", r.comparator}, {"maximumAbsoluteError", max_abs}, {"maximumRelativeError", max_rel}};
     if (total > 0) correctness.set("matchedRatio", static_cast<double>(matched) / static_cast<double>(total));
     spec.set("correctness", std::move(correctness));
   }

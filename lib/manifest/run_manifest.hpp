@@ -4,22 +4,22 @@
 #include <string>
 #include <vector>
 
-#include "json/value.hpp"
 #include "oracle/correctness.hpp"
 #include "stats/summary.hpp"
+#include "json/value.hpp"
 
 namespace kibench {
 
 struct RunRecord {
-  std::string name;  // metadata.name
+  std::string name; // metadata.name
   std::string title;
   std::string implementation_digest, workload_digest, protocol_digest, environment_digest;
-  std::string status;       // "passed", "incorrect_numerical", ...
-  std::string comparator;   // the policy's comparator
+  std::string status;                        // "passed", "incorrect_numerical", ...
+  std::string comparator;                    // the policy's comparator
   std::optional<CorrectnessVerdict> verdict; // absent for pseudo-implementations
   stats::Summary latency_ns;
   std::string raw_samples_uri, raw_samples_digest;
-  std::string observed_at;  // RFC 3339 UTC with milliseconds
+  std::string observed_at; // RFC 3339 UTC with milliseconds
   json::Array extra_measurements;
   json::Object labels;
 };

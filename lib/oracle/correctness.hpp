@@ -13,12 +13,12 @@ namespace kibench {
 
 // Error of one output tensor against its reference.
 struct ErrorStats {
-  std::string output;          // "loss", "grad_student_input", ...
-  std::int64_t count = 0;      // elements compared
-  double max_abs_error = 0.0;  // max |out - ref|
-  double rel_l2_error = 0.0;   // ||out - ref||_2 / ||ref||_2 (inf if ref is 0 and out is not)
-  double ref_l2_norm = 0.0;    // ||ref||_2
-  std::int64_t nonfinite = 0;  // NaN or Inf elements in out (poison left behind counts here)
+  std::string output;         // "loss", "grad_student_input", ...
+  std::int64_t count = 0;     // elements compared
+  double max_abs_error = 0.0; // max |out - ref|
+  double rel_l2_error = 0.0;  // ||out - ref||_2 / ||ref||_2 (inf if ref is 0 and out is not)
+  double ref_l2_norm = 0.0;   // ||ref||_2
+  std::int64_t nonfinite = 0; // NaN or Inf elements in out (poison left behind counts here)
   bool passed = false;
 };
 

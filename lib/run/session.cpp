@@ -7,14 +7,14 @@
 
 #include "digest/digest.hpp"
 #include "error.hpp"
+#include "harness/raw_samples.hpp"
 #include "inputs/input_set.hpp"
 #include "io/atomic_write.hpp"
-#include "json/canonical.hpp"
 #include "manifest/envelope.hpp"
 #include "manifest/protocol_manifest.hpp"
 #include "manifest/run_manifest.hpp"
-#include "harness/raw_samples.hpp"
 #include "run/tensor_dump.hpp"
+#include "json/canonical.hpp"
 
 namespace kibench {
 
@@ -39,11 +39,15 @@ std::string oracle_name(const Backend &backend) {
 
 // Which outputs a correctness check of `pass` compares: the backward pass
 // produces gradients only, forward the loss only, full both.
-bool checks_gradients(Pass pass) { return pass != Pass::forward; }
+bool checks_gradients(Pass pass) {
+  return pass != Pass::forward;
+}
 
 // A pass whose check needs a full run: the backward pass on its own has no
 // loss to compare, so correctness runs the full pass for it.
-Pass check_pass(Pass pass) { return pass == Pass::forward ? Pass::forward : Pass::full; }
+Pass check_pass(Pass pass) {
+  return pass == Pass::forward ? Pass::forward : Pass::full;
+}
 
 std::string run_directory_name(const Workload &w, Pass pass, const std::string &timestamp) {
   std::string stamp = timestamp;
@@ -96,11 +100,12 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
     if (i.verdict) {
       json::Object errors;
       for (const auto &e : i.verdict->outputs)
-        errors.set(e.output, json::Object{{"relL2", std::isfinite(e.rel_l2_error) ? json::Value(e.rel_l2_error)
-                                                                                  : json::Value(nullptr)},
-                                          {"maxAbs", std::isfinite(e.max_abs_error) ? json::Value(e.max_abs_error)
-                                                                                    : json::Value(nullptr)},
-                                          {"passed", e.passed}});
+        errors.set(e.output,
+                   json::Object{{"relL2", std::isfinite(e.rel_l2_error) ? json::Value(e.rel_l2_error)
+                                                                        : json::Value(nullptr)},
+                                {"maxAbs", std::isfinite(e.max_abs_error) ? json::Value(e.max_abs_error)
+                                                                          : json::Value(nullptr)},
+                                {"passed", e.passed}});
       row.set("errors", std::move(errors));
       row.set("loss", std::isfinite(i.loss) ? json::Value(i.loss) : json::Value(nullptr));
     }
@@ -156,8 +161,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   const std::string oracle = oracle_name(backend);
   for (const auto &w : workloads) {
     auto probe = backend.make(oracle);
-    if (auto why = probe->unsupported(w))
-      throw InputError(fmt::format("{}: {}", w.source.string(), *why));
+    if (auto why = probe->unsupported(w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
   }
   if (runnable.empty()) throw InputError("no implementation can run on this machine; see `kibench list`");
 
@@ -179,9 +183,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     const std::string started_at = utc_timestamp_now();
     std::unique_ptr<TensorDump> dump;
     if (options.save_tensors) {
-      dump = std::make_unique<TensorDump>(*options.save_tensors /
-                                              run_directory_name(workload, settings.pass, started_at),
-                                          backend);
+      dump = std::make_unique<TensorDump>(
+          *options.save_tensors / run_directory_name(workload, settings.pass, started_at), backend);
       dump->add_inputs(inputs);
     }
 
@@ -216,8 +219,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
         auto errors = backend.compare(out, truth, checks_gradients(settings.pass));
         c.outcome.verdict = make_verdict(std::move(errors), workload.correctness);
         c.outcome.status = c.outcome.verdict->passed ? "passed" : "incorrect_numerical";
-        if (!c.outcome.verdict->passed) note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name,
-                                                        c.outcome.verdict->summary));
+        if (!c.outcome.verdict->passed)
+          note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name, c.outcome.verdict->summary));
       } else {
         // Times work without computing the loss: there is nothing to check,
         // so it is never evidence of a correct result.
@@ -265,8 +268,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       RunRecord record;
       // The timestamp comes before the workload name so the 100-character
       // cut never removes what tells two runs apart.
-      record.name = kebab(fmt::format("kibench-{}-{}-{}-{}", c.name, to_string(settings.pass), observed_at,
-                                      workload.name));
+      record.name = kebab(
+          fmt::format("kibench-{}-{}-{}-{}", c.name, to_string(settings.pass), observed_at, workload.name));
       record.title = fmt::format("{} · {} · {} pass", c.name, workload.name, to_string(settings.pass));
       record.implementation_digest = c.revision_digest;
       record.workload_digest = workload_digest;
@@ -289,7 +292,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       if (o.verdict)
         for (const auto &e : o.verdict->outputs)
           if (std::isfinite(e.rel_l2_error))
-            record.extra_measurements.push_back(measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
+            record.extra_measurements.push_back(
+                measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
       record.labels.set("implementation", c.name);
       record.labels.set("pass", std::string(to_string(settings.pass)));
       record.labels.set("stop_reason", o.measurement.stop_reason);

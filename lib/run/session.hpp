@@ -17,11 +17,11 @@
 #include "harness/harness.hpp"
 #include "harness/protocol_settings.hpp"
 #include "impl/implementation.hpp"
-#include "json/value.hpp"
 #include "oracle/correctness.hpp"
 #include "run/backend.hpp"
 #include "stats/summary.hpp"
 #include "workload/workload.hpp"
+#include "json/value.hpp"
 
 namespace kibench {
 

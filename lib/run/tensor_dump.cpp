@@ -18,9 +18,12 @@ struct StorageType {
 
 StorageType storage_of(ElementType type) {
   switch (type) {
-  case ElementType::bf16: return {"bf16", "<u2", 2};
-  case ElementType::fp32: return {"fp32", "<f4", 4};
-  case ElementType::fp64: return {"fp64", "<f8", 8};
+  case ElementType::bf16:
+    return {"bf16", "<u2", 2};
+  case ElementType::fp32:
+    return {"fp32", "<f4", 4};
+  case ElementType::fp64:
+    return {"fp64", "<f8", 8};
   }
   return {"fp64", "<f8", 8};
 }
@@ -67,8 +70,8 @@ void TensorDump::add_outputs(const std::string &who, const OutputView &out, cons
     if (t.empty()) return;
     const StorageType s = storage_of(t.type);
     const auto bytes = backend_.to_host_bytes(t);
-    add(fmt::format("{}.{}.{}.npy", who, name, s.logical), fmt::format("{}.{}", who, name), s.logical, s.descr,
-        shape, bytes.data(), s.bytes);
+    add(fmt::format("{}.{}.{}.npy", who, name, s.logical), fmt::format("{}.{}", who, name), s.logical,
+        s.descr, shape, bytes.data(), s.bytes);
   };
   one("grad_student_input", out.grad_student_input, {w.tokens, w.student_hidden});
   one("grad_student_weight", out.grad_student_weight, {w.vocab, w.student_hidden});

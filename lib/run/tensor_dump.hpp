@@ -12,8 +12,8 @@
 #include "impl/implementation.hpp"
 #include "inputs/input_set.hpp"
 #include "io/atomic_write.hpp"
-#include "json/value.hpp"
 #include "run/backend.hpp"
+#include "json/value.hpp"
 
 namespace kibench {
 
@@ -27,8 +27,9 @@ public:
   void commit();
 
 private:
-  void add(const std::string &file, const std::string &tensor, const std::string &dtype, std::string_view descr,
-           const std::vector<std::int64_t> &shape, const void *data, std::size_t element_bytes);
+  void add(const std::string &file, const std::string &tensor, const std::string &dtype,
+           std::string_view descr, const std::vector<std::int64_t> &shape, const void *data,
+           std::size_t element_bytes);
 
   io::StagedDirectory dir_;
   const Backend &backend_;

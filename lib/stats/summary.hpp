@@ -15,10 +15,10 @@ struct Summary {
   std::size_t count = 0;
   double mean = 0, median = 0, minimum = 0, maximum = 0;
   double p05 = 0, p20 = 0, p80 = 0, p95 = 0;
-  double mad = 0;         // median absolute deviation from the median (unscaled)
-  double stdev = 0;       // sample standard deviation
-  double ci95_low = 0;    // distribution-free 95 % confidence interval of the
-  double ci95_high = 0;   // median from order statistics (binomial ranks)
+  double mad = 0;            // median absolute deviation from the median (unscaled)
+  double stdev = 0;          // sample standard deviation
+  double ci95_low = 0;       // distribution-free 95 % confidence interval of the
+  double ci95_high = 0;      // median from order statistics (binomial ranks)
   double relative_noise = 0; // 1.4826·MAD / median: a robust coefficient of variation
 };
 
