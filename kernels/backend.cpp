@@ -21,18 +21,6 @@ namespace kibench {
 
 namespace {
 
-std::size_t element_size(ElementType type) {
-  switch (type) {
-  case ElementType::bf16:
-    return 2;
-  case ElementType::fp32:
-    return 4;
-  case ElementType::fp64:
-    return 8;
-  }
-  return 8;
-}
-
 class MachineBackend final : public Backend {
 public:
   [[nodiscard]] std::optional<std::string> gpu_unavailable_reason() const override {
@@ -81,7 +69,7 @@ public:
   }
 
   [[nodiscard]] std::vector<unsigned char> to_host_bytes(const TensorRef &t) const override {
-    const std::size_t bytes = static_cast<std::size_t>(t.count) * element_size(t.type);
+    const std::size_t bytes = static_cast<std::size_t>(t.count) * element_bytes(t.type);
     std::vector<unsigned char> out(bytes);
     if (bytes == 0) return out;
     if (t.on_device) {

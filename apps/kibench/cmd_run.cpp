@@ -47,12 +47,7 @@ std::string error_cell(const WorkloadOutcome &, const ImplementationOutcome &i) 
 }
 
 void print_outcome(const WorkloadOutcome &o) {
-  const ImplementationOutcome *reference = nullptr;
-  const ImplementationOutcome *floor = nullptr;
-  for (const auto &i : o.implementations) {
-    if (i.name == "reference" || (reference == nullptr && i.name == "cpu-reference")) reference = &i;
-    if (i.name == "cublas-floor") floor = &i;
-  }
+  const auto [reference, floor] = reference_points(o);
   const Workload &w = o.workload;
   fmt::print("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name,
              w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,

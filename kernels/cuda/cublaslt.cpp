@@ -25,18 +25,6 @@ cudaDataType_t cuda_type(ElementType type) {
   throw std::logic_error("unknown ElementType");
 }
 
-std::size_t element_bytes(ElementType type) {
-  switch (type) {
-  case ElementType::bf16:
-    return 2;
-  case ElementType::fp32:
-    return 4;
-  case ElementType::fp64:
-    return 8;
-  }
-  throw std::logic_error("unknown ElementType");
-}
-
 // cuBLASLt picks vectorized kernels by pointer alignment; sub-matrix views
 // (token chunks) may be less aligned than a fresh allocation.
 int alignment_of(const void *pointer) {

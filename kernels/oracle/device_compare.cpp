@@ -14,18 +14,6 @@ namespace kibench::gpu {
 
 namespace {
 
-std::size_t element_bytes(ElementType type) {
-  switch (type) {
-  case ElementType::bf16:
-    return 2;
-  case ElementType::fp32:
-    return 4;
-  case ElementType::fp64:
-    return 8;
-  }
-  throw std::logic_error("unknown ElementType");
-}
-
 // A device pointer for `t`: its own, or a staged copy of a host tensor.
 const void *on_device(const TensorRef &t, DeviceBuffer<std::byte> &staging, cudaStream_t stream) {
   if (t.on_device) return t.data;

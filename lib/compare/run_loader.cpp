@@ -16,26 +16,15 @@
 #include "harness/raw_samples.hpp"
 #include "stats/summary.hpp"
 #include "json/parse.hpp"
+#include "json/path.hpp"
 
 namespace kibench::compare {
 namespace {
 
 namespace fs = std::filesystem;
 
-const json::Value *member_at(const json::Value &value, std::string_view dotted_path) {
-  const json::Value *current = &value;
-  while (current != nullptr && !dotted_path.empty()) {
-    const std::size_t dot = dotted_path.find('.');
-    current = current->find(dotted_path.substr(0, dot));
-    dotted_path = dot == std::string_view::npos ? std::string_view{} : dotted_path.substr(dot + 1);
-  }
-  return current;
-}
-
-std::string string_at(const json::Value &value, std::string_view dotted_path) {
-  const json::Value *member = member_at(value, dotted_path);
-  return member != nullptr && member->is_string() ? member->as_string() : std::string{};
-}
+using json::member_at;
+using json::string_at;
 
 // metadata.name, else (canonical bodies carry no metadata) enough of the
 // digest to tell manifests apart.

@@ -10,25 +10,13 @@
 #include <fmt/format.h>
 
 #include "digest/digest.hpp"
+#include "json/path.hpp"
 
 namespace kibench {
 namespace {
 
-// The member at a dotted path ("spec.timing.rawSamples"), or nullptr.
-const json::Value *member_at(const json::Value &value, std::string_view dotted_path) {
-  const json::Value *current = &value;
-  while (current != nullptr && !dotted_path.empty()) {
-    const std::size_t dot = dotted_path.find('.');
-    current = current->find(dotted_path.substr(0, dot));
-    dotted_path = dot == std::string_view::npos ? std::string_view{} : dotted_path.substr(dot + 1);
-  }
-  return current;
-}
-
-const std::string *string_at(const json::Value &value, std::string_view dotted_path) {
-  const json::Value *member = member_at(value, dotted_path);
-  return member != nullptr && member->is_string() ? &member->as_string() : nullptr;
-}
+using json::find_string_at;
+using json::member_at;
 
 struct DigestReference {
   std::string_view field;
@@ -81,7 +69,7 @@ private:
   // The manifest of the referenced kind whose digest the subject names.
   const ManifestEntry *resolve(const ManifestEntry &subject, const DigestReference &reference,
                                ManifestVerification &out) const {
-    const std::string *digest = string_at(subject.manifest, reference.field);
+    const std::string *digest = find_string_at(subject.manifest, reference.field);
     if (digest == nullptr) {
       out.failures.push_back(fmt::format("{}: {}: missing (the digest of its {})", subject.label,
                                          reference.field, reference.kind));
@@ -113,8 +101,8 @@ private:
   static void check_file(const ManifestEntry &subject, std::string_view field, ManifestVerification &out) {
     const json::Value *pointer = member_at(subject.manifest, field);
     if (pointer == nullptr) return;
-    const std::string *uri = string_at(*pointer, "uri");
-    const std::string *digest = string_at(*pointer, "digest");
+    const std::string *uri = find_string_at(*pointer, "uri");
+    const std::string *digest = find_string_at(*pointer, "digest");
     if (uri == nullptr || digest == nullptr) {
       out.failures.push_back(
           fmt::format("{}: {}: needs a string \"uri\" and \"digest\"", subject.label, field));
@@ -151,7 +139,7 @@ private:
                                         ManifestVerification &out) const {
     const ManifestEntry *operation = nullptr;
     if (workload != nullptr) {
-      if (const std::string *digest = string_at(workload->manifest, kWorkloadOperation.field)) {
+      if (const std::string *digest = find_string_at(workload->manifest, kWorkloadOperation.field)) {
         for (const ManifestEntry *candidate : set_.of_kind(kWorkloadOperation.kind)) {
           if (candidate->digest == *digest) operation = candidate;
         }
@@ -173,8 +161,9 @@ private:
       return std::nullopt;
     }
     // The metric names the protocol's primary statistic of latency in ns.
-    const std::string *statistic = string_at(run.manifest, "spec.timing.primaryStatistic");
-    if (statistic == nullptr) statistic = string_at(protocol->manifest, "spec.measurement.primaryStatistic");
+    const std::string *statistic = find_string_at(run.manifest, "spec.timing.primaryStatistic");
+    if (statistic == nullptr)
+      statistic = find_string_at(protocol->manifest, "spec.measurement.primaryStatistic");
     ComparisonKeyParts parts{
         .operation = operation->digest,
         .workload = workload->digest,

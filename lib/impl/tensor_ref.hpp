@@ -3,11 +3,24 @@
 // headers (nvcc's front end rejects json/value.hpp's incomplete-type members).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace kibench {
 
 enum class ElementType { bf16, fp32, fp64 };
+
+constexpr std::size_t element_bytes(ElementType type) {
+  switch (type) {
+  case ElementType::bf16:
+    return 2;
+  case ElementType::fp32:
+    return 4;
+  case ElementType::fp64:
+    return 8;
+  }
+  return 8;
+}
 
 // A read-only view of one result tensor, on the host or on the device.
 struct TensorRef {

@@ -4,21 +4,6 @@
 
 namespace kibench::report {
 
-const json::Value *member_at(const json::Value &value, std::string_view dotted_path) {
-  const json::Value *current = &value;
-  while (current != nullptr && !dotted_path.empty()) {
-    const std::size_t dot = dotted_path.find('.');
-    current = current->find(dotted_path.substr(0, dot));
-    dotted_path = dot == std::string_view::npos ? std::string_view{} : dotted_path.substr(dot + 1);
-  }
-  return current;
-}
-
-std::string string_at(const json::Value &value, std::string_view dotted_path) {
-  const json::Value *member = member_at(value, dotted_path);
-  return member != nullptr && member->is_string() ? member->as_string() : std::string{};
-}
-
 ManifestIndex::ManifestIndex(const std::vector<compare::ComparedRun> &runs) {
   // compare has read (and checked) all of these already; files are visited
   // once however many runs name them.

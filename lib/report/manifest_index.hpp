@@ -11,6 +11,7 @@
 
 #include "compare/compared_run.hpp"
 #include "digest/manifest_set.hpp"
+#include "json/path.hpp"
 #include "json/value.hpp"
 
 namespace kibench::report {
@@ -33,9 +34,8 @@ private:
   std::multimap<std::string, std::size_t, std::less<>> by_digest_;
 };
 
-// The member at a dotted path ("spec.axes.tokens"); nullptr when absent.
-const json::Value *member_at(const json::Value &value, std::string_view dotted_path);
-// The string there, or "" when it is absent or not a string.
-std::string string_at(const json::Value &value, std::string_view dotted_path);
+// member_at and string_at: json/path.hpp.
+using json::member_at;
+using json::string_at;
 
 } // namespace kibench::report

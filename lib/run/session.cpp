@@ -73,13 +73,18 @@ std::vector<std::string> default_implementations(const Backend &backend) {
   return {"reference", "fused", "cublas-floor"};
 }
 
-json::Value outcome_summary(const WorkloadOutcome &o) {
-  const ImplementationOutcome *reference = nullptr;
-  const ImplementationOutcome *floor = nullptr;
+ReferencePoints reference_points(const WorkloadOutcome &o) {
+  ReferencePoints points;
   for (const auto &i : o.implementations) {
-    if (i.name == "reference" || (reference == nullptr && i.name == "cpu-reference")) reference = &i;
-    if (i.name == "cublas-floor") floor = &i;
+    if (i.name == "reference" || (points.reference == nullptr && i.name == "cpu-reference"))
+      points.reference = &i;
+    if (i.name == "cublas-floor") points.floor = &i;
   }
+  return points;
+}
+
+json::Value outcome_summary(const WorkloadOutcome &o) {
+  const auto [reference, floor] = reference_points(o);
   json::Array rows;
   for (const auto &i : o.implementations) {
     json::Object row{{"implementation", i.name},

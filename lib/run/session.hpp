@@ -66,7 +66,15 @@ std::vector<std::string> default_implementations(const Backend &backend);
 
 std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options);
 
-// summary.json of one outcome (also used for printing).
+// What speedups and floor ratios are taken against: `reference` (else
+// `cpu-reference`) and `cublas-floor`; nullptr where they did not run.
+struct ReferencePoints {
+  const ImplementationOutcome *reference = nullptr;
+  const ImplementationOutcome *floor = nullptr;
+};
+ReferencePoints reference_points(const WorkloadOutcome &outcome);
+
+// summary.json of one outcome.
 json::Value outcome_summary(const WorkloadOutcome &outcome);
 
 } // namespace kibench

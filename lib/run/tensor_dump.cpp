@@ -13,19 +13,18 @@ namespace {
 struct StorageType {
   const char *logical;
   const char *descr;
-  std::size_t bytes;
 };
 
 StorageType storage_of(ElementType type) {
   switch (type) {
   case ElementType::bf16:
-    return {"bf16", "<u2", 2};
+    return {"bf16", "<u2"};
   case ElementType::fp32:
-    return {"fp32", "<f4", 4};
+    return {"fp32", "<f4"};
   case ElementType::fp64:
-    return {"fp64", "<f8", 8};
+    return {"fp64", "<f8"};
   }
-  return {"fp64", "<f8", 8};
+  return {"fp64", "<f8"};
 }
 
 } // namespace
@@ -35,8 +34,8 @@ TensorDump::TensorDump(std::filesystem::path directory, const Backend &backend)
 
 void TensorDump::add(const std::string &file, const std::string &tensor, const std::string &dtype,
                      std::string_view descr, const std::vector<std::int64_t> &shape, const void *data,
-                     std::size_t element_bytes) {
-  const std::string bytes = io::npy_bytes(descr, shape, data, element_bytes);
+                     std::size_t bytes_per_element) {
+  const std::string bytes = io::npy_bytes(descr, shape, data, bytes_per_element);
   dir_.write(file, bytes);
   json::Array dims;
   for (auto d : shape) dims.emplace_back(d);
@@ -71,7 +70,7 @@ void TensorDump::add_outputs(const std::string &who, const OutputView &out, cons
     const StorageType s = storage_of(t.type);
     const auto bytes = backend_.to_host_bytes(t);
     add(fmt::format("{}.{}.{}.npy", who, name, s.logical), fmt::format("{}.{}", who, name), s.logical,
-        s.descr, shape, bytes.data(), s.bytes);
+        s.descr, shape, bytes.data(), element_bytes(t.type));
   };
   one("grad_student_input", out.grad_student_input, {w.tokens, w.student_hidden});
   one("grad_student_weight", out.grad_student_weight, {w.vocab, w.student_hidden});

@@ -29,7 +29,7 @@ public:
 private:
   void add(const std::string &file, const std::string &tensor, const std::string &dtype,
            std::string_view descr, const std::vector<std::int64_t> &shape, const void *data,
-           std::size_t element_bytes);
+           std::size_t bytes_per_element);
 
   io::StagedDirectory dir_;
   const Backend &backend_;
