@@ -1,6 +1,8 @@
 // `kibench import liger CSV`: Liger-Kernel benchmark rows as KernelIndex
-// records, one self-contained directory per run. The import itself lives in
-// lib/importers/liger; this file parses flags and prints.
+// records, one self-contained directory per run. `kibench import external
+// RESULT --like RUN_DIR`: an external harness's samples as one run
+// directory beside a `kibench run` one. The imports themselves live in
+// lib/importers/; this file parses flags and prints.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "commands.hpp"
 #include "error.hpp"
+#include "importers/external/external_import.hpp"
 #include "importers/liger/liger_import.hpp"
 #include "importers/record_writer.hpp"
 #include "json/canonical.hpp"
@@ -98,6 +101,94 @@ int import_liger(const LigerImportOptions &options) {
   return 0;
 }
 
+struct ExternalImportOptions {
+  std::string result;
+  std::string like;
+  std::string out = "imported";
+  bool json = false;
+};
+
+json::Value external_summary_json(const importers::external::ExternalImport &imported,
+                                  const std::filesystem::path &out) {
+  json::Array runs;
+  for (const auto &run : imported.runs) {
+    const ImplementationOutcome &o = run.outcome;
+    runs.emplace_back(
+        json::Object{{"implementation", o.name},
+                     {"kibenchImplementation", run.kibench_implementation},
+                     {"status", o.status},
+                     {"samples", static_cast<std::uint64_t>(o.latency_ns.count)},
+                     {"medianMs", o.latency_ns.median * 1e-6},
+                     {"file", (imported.directory / fmt::format("run.{}.json", o.name)).string()},
+                     {"runDigest", o.run_digest},
+                     {"comparisonKey", run.comparison_key}});
+  }
+  return json::Object{
+      {"source", imported.source},
+      {"out", out.string()},
+      {"directory", imported.directory.string()},
+      {"harness", json::Object{{"name", imported.harness_name}, {"version", imported.harness_version}}},
+      {"invocation", imported.invocation},
+      {"workload", imported.workload_name},
+      {"protocolDigest", imported.protocol_digest},
+      {"runs", std::move(runs)}};
+}
+
+int import_external(const ExternalImportOptions &options) {
+  const std::filesystem::path out(options.out);
+  const auto imported = importers::external::import_external(options.result, options.like, out);
+  if (options.json) {
+    fmt::print("{}\n", json::pretty(external_summary_json(imported, out)));
+  } else {
+    fmt::print("{}: {} runs by {} {} (invocation {})\n", imported.source, imported.runs.size(),
+               imported.harness_name, imported.harness_version, imported.invocation);
+    for (const auto &run : imported.runs)
+      fmt::print("  {:<20} {:>12.3f} ms  {}\n", run.outcome.name, run.outcome.latency_ns.median * 1e-6,
+                 run.outcome.status);
+    fmt::print("written: {}/\n", imported.directory.string());
+  }
+  // As `kibench run`: the directory records a failed check, the exit code
+  // reports it.
+  return imported.all_passed() ? 0 : 1;
+}
+
+void add_import_external(CLI::App &command, Action &action) {
+  CLI::App *external = command.add_subcommand(
+      "external", "Import samples an external harness (scripts/side_by_side.py) took with kibench's "
+                  "measurement method, beside the `kibench run` directory whose oracle it checked against.");
+  auto options = std::make_shared<ExternalImportOptions>();
+  external
+      ->add_option("RESULT", options->result, "The harness's result (format kibench.dev/external-samples/v1)")
+      ->required();
+  external
+      ->add_option(
+          "--like", options->like,
+          "The `kibench run` directory of the same workload and machine: its operation, workload and "
+          "environment are copied, its oracle and implementation revisions used")
+      ->required();
+  external->add_option("--out", options->out, "Parent folder of the imported run directory")
+      ->capture_default_str();
+  external->add_flag("--json", options->json,
+                     "Print the summary as JSON (runs with digests and comparison key)");
+  external->footer(
+      R"(Writes <out>/<invocation>-<workload>-<pass>-side-by-side/: operation.json, workload.json,
+environment.json (copied from RUN_DIR), protocol.json (the same method under the harness's
+name: one family with kibench run's, another digest), and per implementation
+implementation.<name>.json, run.<name>.json, samples.<name>.json, plus summary.json.
+`kibench digest --verify` checks it; `kibench compare RUN_DIR DIR` ranks the imported runs
+among themselves (paired by round) and shows kibench run's beside them. docs/import.md
+has the format and the rules.
+
+Examples:
+  kibench import external side_by_side.json --like runs/2026-12-02T14-17-03.117Z-distill-jsd-loss-hidden4096-tokens8192-vocab128256-bf16-full
+  kibench import external side_by_side.json --like runs/<run>/ --out imported --json
+
+Exit codes: 0 imported, every run passed its check; 1 imported, a run failed its check
+(recorded as incorrect_numerical); 2 a bad result file, a digest that does not match
+RUN_DIR, or an existing directory (nothing written).)");
+  external->callback([options, &action] { action = [options] { return import_external(*options); }; });
+}
+
 } // namespace
 
 void add_import(CLI::App &app, Action &action) {
@@ -141,6 +232,7 @@ Examples:
 Exit codes: 0 imported (skipped rows are reported, not fatal), 2 unreadable CSV, missing
 column, an existing run directory, or any problem row with --strict (nothing written).)");
   liger->callback([options, &action] { action = [options] { return import_liger(*options); }; });
+  add_import_external(*command, action);
 }
 
 } // namespace kibench::cli

@@ -1,5 +1,6 @@
 #include "digest/digest.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -33,6 +34,13 @@ std::string sha256_digest(std::string_view bytes) {
     out.push_back(hex[byte & 0x0F]);
   }
   return out;
+}
+
+bool is_sha256_digest(std::string_view text) {
+  constexpr std::string_view prefix = "sha256:";
+  if (text.size() != prefix.size() + 64 || !text.starts_with(prefix)) return false;
+  return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(prefix.size()), text.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 std::string canonical_digest(const json::Value &value) {

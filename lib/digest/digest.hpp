@@ -11,6 +11,10 @@ namespace kibench {
 // "sha256:" + lowercase hex of SHA-256(bytes).
 std::string sha256_digest(std::string_view bytes);
 
+// True for "sha256:" followed by exactly 64 lowercase hex digits, the only
+// digest form KernelIndex's schemas accept.
+bool is_sha256_digest(std::string_view text);
+
 // Digest of JCS(value) itself (no envelope).
 std::string canonical_digest(const json::Value &value);
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "harness/stopping_rule.hpp"
+#include "harness/throttle.hpp"
 
 namespace kibench {
 
@@ -26,13 +27,6 @@ double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample)
   sample.ns = lane.timer->elapsed_ns();
   sample.clock_mhz = lane.timer->clock_mhz();
   return sample.ns;
-}
-
-void flag_throttled(Measurement &m, double threshold) {
-  double highest = 0.0;
-  for (const auto &s : m.samples)
-    if (s.clock_mhz) highest = std::max(highest, *s.clock_mhz);
-  for (auto &s : m.samples) s.throttled = s.clock_mhz && *s.clock_mhz < threshold * highest;
 }
 
 } // namespace

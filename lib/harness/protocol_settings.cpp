@@ -23,8 +23,12 @@ std::string ProtocolSettings::describe() const {
       json::format_number(throttle_fraction), json::format_number(minimum_effect));
 }
 
+std::string ProtocolSettings::method() const {
+  return fmt::format("{}_{}_{}", timer, cold ? "cold" : "hot", to_string(pass));
+}
+
 std::string ProtocolSettings::family() const {
-  return fmt::format("kibench_{}_{}_{}", timer, cold ? "cold" : "hot", to_string(pass));
+  return "kibench_" + method();
 }
 
 } // namespace kibench

@@ -26,7 +26,9 @@ struct ProtocolSettings {
   // A stable, human-readable statement of all of the above (goes into the
   // protocol's comparability notes, and so into its digest).
   [[nodiscard]] std::string describe() const;
-  // e.g. "kibench_cuda_events_cold_full": runs are comparable only within one.
+  // e.g. "cuda_events_cold_full": the timer, the cache state and the pass.
+  [[nodiscard]] std::string method() const;
+  // "kibench_" + method(): runs are comparable only within one.
   [[nodiscard]] std::string family() const;
 };
 

@@ -6,7 +6,8 @@
 
 namespace kibench {
 
-json::Value protocol_manifest(const ProtocolSettings &s, const std::string &oracle) {
+json::Value protocol_manifest(const ProtocolSettings &s, const std::string &oracle,
+                              const ProtocolHarness &harness) {
   json::Object measurement{
       {"timer", s.timer},
       {"synchronization", s.timer == "cuda_events" ? "event_synchronize" : "host_blocking"},
@@ -18,16 +19,16 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
       {"primaryStatistic", "median"},
   };
   json::Object spec{
-      {"harness", json::Object{{"name", "kibench"}, {"version", KIBENCH_VERSION}}},
+      {"harness", json::Object{{"name", harness.name}, {"version", harness.version}}},
       {"measurement", std::move(measurement)},
       {"correctness", json::Object{{"reference", fmt::format("{} (fp64 loss and gradients)", oracle)},
                                    {"comparator", "fp64_oracle_rel_l2"}}},
       {"devicePolicy", json::Object{{"clocksLocked", false}}},
       {"comparability", json::Object{{"family", s.family()}, {"notes", s.describe()}}},
   };
-  json::Object metadata{{"name", kebab(s.family())},
-                        {"title", fmt::format("kibench · {} pass · {} · {}", to_string(s.pass), s.timer,
-                                              s.cold ? "cold L2" : "warm caches")}};
+  json::Object metadata{{"name", kebab(fmt::format("{}_{}", harness.name, s.method()))},
+                        {"title", fmt::format("{} · {} pass · {} · {}", harness.name, to_string(s.pass),
+                                              s.timer, s.cold ? "cold L2" : "warm caches")}};
   return make_manifest("BenchmarkProtocol", std::move(metadata), std::move(spec));
 }
 

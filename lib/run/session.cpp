@@ -1,20 +1,18 @@
 #include "run/session.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/core.h>
 #include <memory>
 
 #include "digest/digest.hpp"
 #include "error.hpp"
-#include "harness/raw_samples.hpp"
 #include "inputs/input_set.hpp"
 #include "io/atomic_write.hpp"
-#include "manifest/envelope.hpp"
 #include "manifest/protocol_manifest.hpp"
 #include "manifest/run_manifest.hpp"
+#include "run/implementation_files.hpp"
+#include "run/run_directory_name.hpp"
 #include "run/tensor_dump.hpp"
-#include "json/canonical.hpp"
 
 namespace kibench {
 
@@ -49,14 +47,8 @@ Pass check_pass(Pass pass) {
   return pass == Pass::forward ? Pass::forward : Pass::full;
 }
 
-std::string run_directory_name(const Workload &w, Pass pass, const std::string &timestamp) {
-  std::string stamp = timestamp;
-  std::replace(stamp.begin(), stamp.end(), ':', '-');
-  return fmt::format("{}-{}-{}", stamp, w.name, to_string(pass));
-}
-
 void write_json(io::StagedDirectory &dir, const std::string &name, const json::Value &value) {
-  dir.write(name, json::pretty(value) + "\n");
+  dir.write(name, json_file_text(value));
 }
 
 } // namespace
@@ -71,60 +63,6 @@ std::vector<std::string> default_implementations(const Backend &backend) {
   // once that they were skipped and why.
   if (backend.gpu_unavailable_reason()) return {"reference", "fused", "cublas-floor", "cpu-reference"};
   return {"reference", "fused", "cublas-floor"};
-}
-
-ReferencePoints reference_points(const WorkloadOutcome &o) {
-  ReferencePoints points;
-  for (const auto &i : o.implementations) {
-    if (i.name == "reference" || (points.reference == nullptr && i.name == "cpu-reference"))
-      points.reference = &i;
-    if (i.name == "cublas-floor") points.floor = &i;
-  }
-  return points;
-}
-
-json::Value outcome_summary(const WorkloadOutcome &o) {
-  const auto [reference, floor] = reference_points(o);
-  json::Array rows;
-  for (const auto &i : o.implementations) {
-    json::Object row{{"implementation", i.name},
-                     {"status", i.status},
-                     {"samples", static_cast<std::uint64_t>(i.latency_ns.count)},
-                     {"medianMs", i.latency_ns.median * 1e-6},
-                     {"p20Ms", i.latency_ns.p20 * 1e-6},
-                     {"p80Ms", i.latency_ns.p80 * 1e-6},
-                     {"relativeNoise", i.latency_ns.relative_noise},
-                     {"effectiveTflops", i.tflops},
-                     {"peakBytes", i.memory.peak_bytes},
-                     {"workspaceBytes", i.memory.workspace_bytes},
-                     {"runDigest", i.run_digest}};
-    if (reference && reference != &i && reference->latency_ns.median > 0)
-      row.set("speedupOverReference", reference->latency_ns.median / i.latency_ns.median);
-    if (floor && floor != &i && floor->latency_ns.median > 0)
-      row.set("ratioToFloor", i.latency_ns.median / floor->latency_ns.median);
-    if (i.verdict) {
-      json::Object errors;
-      for (const auto &e : i.verdict->outputs)
-        errors.set(e.output,
-                   json::Object{{"relL2", std::isfinite(e.rel_l2_error) ? json::Value(e.rel_l2_error)
-                                                                        : json::Value(nullptr)},
-                                {"maxAbs", std::isfinite(e.max_abs_error) ? json::Value(e.max_abs_error)
-                                                                          : json::Value(nullptr)},
-                                {"passed", e.passed}});
-      row.set("errors", std::move(errors));
-      row.set("loss", std::isfinite(i.loss) ? json::Value(i.loss) : json::Value(nullptr));
-    }
-    rows.emplace_back(std::move(row));
-  }
-  json::Array skipped;
-  for (const auto &[name, reason] : o.skipped)
-    skipped.emplace_back(json::Object{{"implementation", name}, {"reason", reason}});
-  return json::Object{{"workload", o.workload.name},
-                      {"gemmTflop", o.workload.gemm_flops(true) * 1e-12},
-                      {"oracle", o.oracle},
-                      {"oracleLoss", o.oracle_loss},
-                      {"implementations", std::move(rows)},
-                      {"skipped", std::move(skipped)}};
 }
 
 std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options) {
@@ -189,7 +127,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     std::unique_ptr<TensorDump> dump;
     if (options.save_tensors) {
       dump = std::make_unique<TensorDump>(
-          *options.save_tensors / run_directory_name(workload, settings.pass, started_at), backend);
+          *options.save_tensors / run_directory_name(workload.name, settings.pass, started_at), backend);
       dump->add_inputs(inputs);
     }
 
@@ -244,67 +182,25 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
 
     // 5. Manifests, written into a staged directory and moved into place.
     const std::string observed_at = utc_timestamp_now();
-    const fs::path run_dir = options.out_dir / run_directory_name(workload, settings.pass, observed_at);
+    const fs::path run_dir = options.out_dir / run_directory_name(workload.name, settings.pass, observed_at);
     io::StagedDirectory dir(run_dir);
     write_json(dir, "operation.json", workload.operation);
     write_json(dir, "workload.json", workload.manifest);
     write_json(dir, "protocol.json", protocol);
     write_json(dir, "environment.json", environment);
-    const double flops = workload.gemm_flops(settings.pass != Pass::forward);
+    RunDirectoryContext context;
+    context.workload = &workload;
+    context.pass = settings.pass;
+    context.workload_digest = workload_digest;
+    context.protocol_digest = protocol_digest;
+    context.environment_digest = environment_digest;
+    context.observed_at = observed_at;
     for (std::size_t k = 0; k < candidates.size(); ++k) {
       Candidate &c = candidates[k];
       ImplementationOutcome &o = c.outcome;
       o.measurement = std::move(measurements[k]);
-      std::vector<double> ns;
-      std::size_t throttled = 0;
-      for (const auto &s : o.measurement.samples) {
-        ns.push_back(s.ns);
-        throttled += s.throttled ? 1 : 0;
-      }
-      o.latency_ns = stats::summarize(ns);
       o.memory = c.impl->memory();
-      o.tflops = flops / (o.latency_ns.median * 1e-9) * 1e-12;
-
-      const std::string samples_name = fmt::format("samples.{}.json", c.name);
-      const std::string samples_text = json::pretty(raw_samples_document(o.measurement, observed_at)) + "\n";
-      dir.write(samples_name, samples_text);
-      write_json(dir, fmt::format("implementation.{}.json", c.name), c.revision);
-
-      RunRecord record;
-      // The timestamp comes before the workload name so the 100-character
-      // cut never removes what tells two runs apart.
-      record.name = kebab(
-          fmt::format("kibench-{}-{}-{}-{}", c.name, to_string(settings.pass), observed_at, workload.name));
-      record.title = fmt::format("{} · {} · {} pass", c.name, workload.name, to_string(settings.pass));
-      record.implementation_digest = c.revision_digest;
-      record.workload_digest = workload_digest;
-      record.protocol_digest = protocol_digest;
-      record.environment_digest = environment_digest;
-      record.status = o.status;
-      record.comparator = workload.correctness.comparator;
-      record.verdict = o.verdict;
-      record.latency_ns = o.latency_ns;
-      record.raw_samples_uri = samples_name;
-      record.raw_samples_digest = sha256_digest(samples_text);
-      record.observed_at = observed_at;
-      record.extra_measurements.push_back(measurement("throughput", "tflops", "median", o.tflops));
-      record.extra_measurements.push_back(
-          measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
-      record.extra_measurements.push_back(
-          measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
-      record.extra_measurements.push_back(
-          measurement("throttled_samples", "count", "count", static_cast<double>(throttled)));
-      if (o.verdict)
-        for (const auto &e : o.verdict->outputs)
-          if (std::isfinite(e.rel_l2_error))
-            record.extra_measurements.push_back(
-                measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
-      record.labels.set("implementation", c.name);
-      record.labels.set("pass", std::string(to_string(settings.pass)));
-      record.labels.set("stop_reason", o.measurement.stop_reason);
-      const json::Value run = run_manifest(record);
-      o.run_digest = manifest_digest(run);
-      write_json(dir, fmt::format("run.{}.json", c.name), run);
+      write_implementation_files(dir, context, json_file_text(c.revision), c.revision_digest, o);
       c.impl->release();
       outcome.implementations.push_back(o);
     }

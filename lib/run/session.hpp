@@ -19,6 +19,8 @@
 #include "impl/implementation.hpp"
 #include "oracle/correctness.hpp"
 #include "run/backend.hpp"
+#include "run/outcome.hpp"
+#include "run/outcome_summary.hpp"
 #include "stats/summary.hpp"
 #include "workload/workload.hpp"
 #include "json/value.hpp"
@@ -37,44 +39,11 @@ struct SessionOptions {
   ProgressCallback progress;
 };
 
-struct ImplementationOutcome {
-  std::string name;
-  std::string status; // BenchmarkRun status
-  std::optional<CorrectnessVerdict> verdict;
-  Measurement measurement;
-  stats::Summary latency_ns;
-  MemoryUse memory;
-  double tflops = 0.0; // effective: the workload's GEMM FLOPs / median
-  bool computes_loss = true;
-  double loss = 0.0;
-  std::string run_digest;
-};
-
-struct WorkloadOutcome {
-  Workload workload;
-  std::filesystem::path run_dir;
-  std::string oracle;
-  double oracle_loss = 0.0;
-  std::vector<ImplementationOutcome> implementations;
-  std::vector<std::pair<std::string, std::string>> skipped; // name, reason
-};
-
 // The workload `kibench run` uses when none is named.
 std::filesystem::path default_workload(const Backend &backend);
 // The implementations it runs when none is named.
 std::vector<std::string> default_implementations(const Backend &backend);
 
 std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options);
-
-// What speedups and floor ratios are taken against: `reference` (else
-// `cpu-reference`) and `cublas-floor`; nullptr where they did not run.
-struct ReferencePoints {
-  const ImplementationOutcome *reference = nullptr;
-  const ImplementationOutcome *floor = nullptr;
-};
-ReferencePoints reference_points(const WorkloadOutcome &outcome);
-
-// summary.json of one outcome.
-json::Value outcome_summary(const WorkloadOutcome &outcome);
 
 } // namespace kibench

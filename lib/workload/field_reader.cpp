@@ -65,6 +65,11 @@ const std::string &Field::bounded_string(std::size_t max_chars) const {
   return text;
 }
 
+bool Field::boolean() const {
+  if (!value_->is_bool()) fail(fmt::format("expected a boolean, got {}", value_->type_name()));
+  return value_->as_bool();
+}
+
 double Field::number() const {
   if (!value_->is_number()) fail(fmt::format("expected a number, got {}", value_->type_name()));
   const double x = value_->as_number();

@@ -32,6 +32,7 @@ public:
   // Typed access; each fails with "expected <type>, got <type>".
   [[nodiscard]] const json::Array &array() const;
   [[nodiscard]] const std::string &string() const;
+  [[nodiscard]] bool boolean() const;
   // A finite number.
   [[nodiscard]] double number() const;
   // An integer (no fractional part, |x| <= 2^53) within [min, max].

@@ -1,0 +1,46 @@
+#include "importers/external/settings_reader.hpp"
+
+#include <fmt/format.h>
+
+#include "importers/external/value_rules.hpp"
+
+namespace kibench::importers::external {
+
+using detail::Field;
+using detail::ObjectReader;
+
+ProtocolSettings read_protocol_settings(const Field &field) {
+  const ObjectReader reader(field,
+                            {"pass", "cold", "warmupRuns", "minSamples", "maxSamples", "minTimeS", "maxNoise",
+                             "timeoutS", "interleave", "throttleFraction", "minimumEffect", "timer"});
+  ProtocolSettings s;
+  const Field pass = reader.required("pass");
+  const auto parsed = pass_from_string(pass.string());
+  if (!parsed) pass.fail(fmt::format("{:?} is not forward, backward or full", pass.string()));
+  s.pass = *parsed;
+  s.cold = reader.required("cold").boolean();
+  s.warmup_runs = static_cast<std::size_t>(count(reader.required("warmupRuns")));
+  s.min_samples = static_cast<std::size_t>(reader.required("minSamples").integer(1, kMaxJsonInteger));
+  const Field max_samples = reader.required("maxSamples");
+  s.max_samples = static_cast<std::size_t>(max_samples.integer(1, kMaxJsonInteger));
+  if (s.max_samples < s.min_samples)
+    max_samples.fail(fmt::format("{} is less than minSamples ({})", s.max_samples, s.min_samples));
+  s.min_time_s = nonnegative_number(reader.required("minTimeS"));
+  s.max_noise = nonnegative_number(reader.required("maxNoise"));
+  s.timeout_s = positive_number(reader.required("timeoutS"));
+  s.interleave = reader.required("interleave").boolean();
+  const Field throttle = reader.required("throttleFraction");
+  s.throttle_fraction = positive_number(throttle);
+  if (s.throttle_fraction > 1.0)
+    throttle.fail(fmt::format("expected a fraction in (0, 1], got {}", s.throttle_fraction));
+  s.minimum_effect = nonnegative_number(reader.required("minimumEffect"));
+  const Field timer = reader.required("timer");
+  s.timer = timer.string();
+  // The two timers kibench's harness has; the protocol's synchronization
+  // statement follows from the timer.
+  if (s.timer != "cuda_events" && s.timer != "steady_clock")
+    timer.fail(fmt::format("{:?} is not cuda_events or steady_clock", s.timer));
+  return s;
+}
+
+} // namespace kibench::importers::external

@@ -1,0 +1,13 @@
+// `settings` of an external result: the ProtocolSettings the harness
+// measured with, spelled as kibench spells them.
+#pragma once
+
+#include "harness/protocol_settings.hpp"
+#include "workload/field_reader.hpp"
+
+namespace kibench::importers::external {
+
+// Every member is required; an InputError names the first bad one.
+ProtocolSettings read_protocol_settings(const detail::Field &field);
+
+} // namespace kibench::importers::external

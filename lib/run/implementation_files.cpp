@@ -1,0 +1,77 @@
+#include "run/implementation_files.hpp"
+
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "digest/digest.hpp"
+#include "harness/raw_samples.hpp"
+#include "manifest/envelope.hpp"
+#include "manifest/run_manifest.hpp"
+#include "json/canonical.hpp"
+
+namespace kibench {
+
+std::string json_file_text(const json::Value &value) {
+  return json::pretty(value) + "\n";
+}
+
+void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
+                                std::string_view revision_text, const std::string &revision_digest,
+                                ImplementationOutcome &o) {
+  const Workload &workload = *context.workload;
+  const std::string pass(to_string(context.pass));
+  std::vector<double> ns;
+  std::size_t throttled = 0;
+  for (const auto &s : o.measurement.samples) {
+    ns.push_back(s.ns);
+    throttled += s.throttled ? 1 : 0;
+  }
+  o.latency_ns = stats::summarize(ns);
+  const double flops = workload.gemm_flops(context.pass != Pass::forward);
+  o.tflops = flops / (o.latency_ns.median * 1e-9) * 1e-12;
+
+  const std::string samples_name = fmt::format("samples.{}.json", o.name);
+  const std::string samples_text = json_file_text(raw_samples_document(o.measurement, context.observed_at));
+  dir.write(samples_name, samples_text);
+  dir.write(fmt::format("implementation.{}.json", o.name), revision_text);
+
+  RunRecord record;
+  // The timestamp comes before the workload name so the 100-character
+  // cut never removes what tells two runs apart.
+  record.name =
+      kebab(fmt::format("{}-{}-{}-{}-{}", context.harness, o.name, pass, context.observed_at, workload.name));
+  record.title = fmt::format("{} · {} · {} pass", o.name, workload.name, pass);
+  record.implementation_digest = revision_digest;
+  record.workload_digest = context.workload_digest;
+  record.protocol_digest = context.protocol_digest;
+  record.environment_digest = context.environment_digest;
+  record.status = o.status;
+  record.comparator = workload.correctness.comparator;
+  record.verdict = o.verdict;
+  record.latency_ns = o.latency_ns;
+  record.raw_samples_uri = samples_name;
+  record.raw_samples_digest = sha256_digest(samples_text);
+  record.observed_at = context.observed_at;
+  record.extra_measurements.push_back(measurement("throughput", "tflops", "median", o.tflops));
+  record.extra_measurements.push_back(
+      measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
+  record.extra_measurements.push_back(
+      measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
+  record.extra_measurements.push_back(
+      measurement("throttled_samples", "count", "count", static_cast<double>(throttled)));
+  if (o.verdict)
+    for (const auto &e : o.verdict->outputs)
+      if (std::isfinite(e.rel_l2_error))
+        record.extra_measurements.push_back(
+            measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
+  record.labels.set("implementation", o.name);
+  record.labels.set("pass", pass);
+  record.labels.set("stop_reason", o.measurement.stop_reason);
+  for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
+  const json::Value run = run_manifest(record);
+  o.run_digest = manifest_digest(run);
+  dir.write(fmt::format("run.{}.json", o.name), json_file_text(run));
+}
+
+} // namespace kibench

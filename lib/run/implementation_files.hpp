@@ -1,0 +1,47 @@
+// The three files one implementation adds to a run directory, and the
+// BenchmarkRun's assembly: samples.<impl>.json (raw samples),
+// implementation.<impl>.json (its ImplementationRevision) and run.<impl>.json
+// (the BenchmarkRun naming both, with the statistics and measurements
+// docs/manifests.md lists). `kibench run` and `kibench import external` both
+// write them through here, so an imported run reads exactly like a measured
+// one.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "impl/implementation.hpp"
+#include "io/atomic_write.hpp"
+#include "run/outcome.hpp"
+#include "workload/workload.hpp"
+#include "json/value.hpp"
+
+namespace kibench {
+
+// What every run of one directory shares.
+struct RunDirectoryContext {
+  const Workload *workload = nullptr;
+  Pass pass = Pass::full;
+  std::string workload_digest, protocol_digest, environment_digest;
+  // spec.observedAt of every run, and the raw samples' invocation id: runs
+  // with the same id were interleaved and `kibench compare` pairs them.
+  std::string observed_at;
+  // The first word of each run's metadata.name.
+  std::string harness = "kibench";
+  // metadata.labels after implementation, pass and stop_reason.
+  json::Object extra_labels;
+};
+
+// `outcome` comes with name, status, verdict, measurement (samples with
+// throttle flags, stop reason, timer) and memory; this computes and stores
+// latency_ns, tflops and run_digest. `revision_text` is written as it is,
+// `revision_digest` is its identity digest.
+void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
+                                std::string_view revision_text, const std::string &revision_digest,
+                                ImplementationOutcome &outcome);
+
+// A manifest or summary as kibench writes its files: indented, one final
+// newline.
+std::string json_file_text(const json::Value &value);
+
+} // namespace kibench
