@@ -20,6 +20,13 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        false, make_cpu_reference},
       {"fused", "chunked cuBLASLt GEMMs + one cluster-per-row loss/gradient kernel; never holds [T, V]", true,
        false, [] { return make_fused(); }},
+      {"fused-lean",
+       "fused within a 1 GiB workspace budget: more, shorter chunks (the memory/speed trade-off)", true,
+       false,
+       [] {
+         return make_fused(
+             FusedOptions{.workspace_budget = gpu::fused::kLeanWorkspaceBudget, .name = "fused-lean"});
+       }},
       {"reference", "torch-equivalent chain on the GPU: full [T, V] fp32 intermediates, one kernel per op",
        true, false, make_reference},
       {"cublas-floor", "the four bf16 GEMMs alone (z_s, z_t, grad x_s, grad W_s): the same-run time floor",

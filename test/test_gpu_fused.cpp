@@ -2,7 +2,10 @@
 // inputs per case (each case its own seeds), outputs poisoned before every
 // run, chunks forced small so that several run (and the last is short),
 // and the bounds the fused path promises: gradients within 2e-3 relative
-// L2 of the oracle, the loss within 1e-5 relative.
+// L2 of the oracle, the loss within 1e-5 relative. The grad W accumulator
+// is split at S = floor(V/16)·8 (rows [0, S) in the output buffer, rounded
+// in place in stages); the cases cover S ≠ V − S, S = 0, V·Hs not a
+// multiple of 4 and many conversion stages, and `fused-lean`.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -16,6 +19,7 @@
 #include "cuda/gpu_available.hpp"
 #include "fused/chunk_plan.hpp"
 #include "fused/fused_implementation.hpp"
+#include "fused/grad_weight_split.hpp"
 #include "fused/one_hot.hpp"
 #include "impl/cpu_common.hpp"
 #include "inputs/input_set.hpp"
@@ -38,6 +42,10 @@ struct Case {
   double beta = 0.5, temperature = 1.0, ignore_fraction = 0.0;
   bool bias = false;
   std::int64_t chunk_rows = 16; // 0: the implementation's own choice
+  // Elements of the in-place conversion's first stage; 0: the default
+  // min(S·Hs, R·ld, 2^20) (R·ld < S·Hs already gives several stages on
+  // small cases with short chunks).
+  std::int64_t first_stage = 0;
 };
 
 GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
@@ -109,22 +117,22 @@ void check_gradient(const char *name, const TensorRef &out, const std::vector<do
   }
 }
 
-// prepare, poison, run with row kernel `version`, compare with the oracle;
-// returns the loss.
-double check_version(const Case &c, Pass pass, int version) {
-  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk={} row kernel v{}",
-                   c.label, c.tokens, c.vocab, c.hidden, c.beta, c.temperature, c.ignore_fraction, c.bias,
-                   c.chunk_rows, version));
+// prepare, poison, run `impl`, compare with the oracle; returns the loss.
+double check_implementation(Implementation &impl, const Case &c, Pass pass) {
+  const std::int64_t Hs = c.hidden / 2, S = gpu::fused::grad_weight_split(c.vocab);
+  INFO(fmt::format("{} case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk={} first stage={}; "
+                   "grad W split S={} (V-S={}), low half {} elements",
+                   impl.name(), c.label, c.tokens, c.vocab, c.hidden, c.beta, c.temperature,
+                   c.ignore_fraction, c.bias, c.chunk_rows, c.first_stage, S, c.vocab - S, S * Hs));
   const Workload w = make_workload(c);
   InputSet inputs(w);
-  auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .row_kernel = version});
-  const auto why_not = impl->unsupported(w);
+  const auto why_not = impl.unsupported(w);
   INFO(why_not.value_or("supported"));
   REQUIRE_FALSE(why_not.has_value());
-  impl->prepare(w, inputs);
-  impl->poison_outputs();
-  impl->run(pass);
-  const OutputView out = impl->outputs();
+  impl.prepare(w, inputs);
+  impl.poison_outputs();
+  impl.run(pass);
+  const OutputView out = impl.outputs();
 
   const bool gradients = pass != Pass::forward;
   const OracleResult ref = run_oracle(oracle_problem(w, inputs.host()), gradients);
@@ -145,6 +153,14 @@ double check_version(const Case &c, Pass pass, int version) {
     CHECK(out.grad_student_bias.empty());
   }
   return out.loss;
+}
+
+// The `fused` implementation with row kernel `version` against the oracle.
+double check_version(const Case &c, Pass pass, int version) {
+  INFO("row kernel v" << version);
+  auto impl = make_fused(FusedOptions{
+      .chunk_rows = c.chunk_rows, .row_kernel = version, .conversion_first_stage = c.first_stage});
+  return check_implementation(*impl, c, pass);
 }
 
 // Both row kernel versions against the oracle; they compute the same
@@ -229,6 +245,142 @@ TEST_CASE("fused: odd sizes (Hs = 33, V = 517) and its own chunk choice", "[gpu]
       Case{.label = "auto-chunk", .seed = 15, .tokens = 160, .vocab = 32000, .hidden = 256, .chunk_rows = 0});
 }
 
+TEST_CASE("fused: grad W split with S != V - S and V·Hs not a multiple of 4, with and without bias",
+          "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  // V = 1001: S = 496, V - S = 505; Hs = 35: V·Hs = 35035, S·Hs = 17360,
+  // (V - S)·Hs = 17675 (the high conversion ends in a scalar tail).
+  check_case(
+      Case{.label = "split1001", .seed = 19, .tokens = 40, .vocab = 1001, .hidden = 70, .chunk_rows = 9});
+  check_case(Case{.label = "split1001-bias-ignore25",
+                  .seed = 20,
+                  .tokens = 40,
+                  .vocab = 1001,
+                  .hidden = 70,
+                  .ignore_fraction = 0.25,
+                  .bias = true,
+                  .chunk_rows = 9});
+  // V = 2049 (odd, 16·128 + 1): S = 1024, V - S = 1025; Hs = 33.
+  check_case(Case{.label = "split2049-bias",
+                  .seed = 21,
+                  .tokens = 30,
+                  .vocab = 2049,
+                  .hidden = 66,
+                  .bias = true,
+                  .chunk_rows = 13});
+}
+
+TEST_CASE("fused: V < 16 keeps all of grad W in the workspace (S = 0, no low GEMM)", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  REQUIRE(gpu::fused::grad_weight_split(13) == 0);
+  check_case(Case{.label = "v13", .seed = 22, .tokens = 24, .vocab = 13, .hidden = 64, .chunk_rows = 10});
+  check_case(Case{.label = "v13-bias",
+                  .seed = 23,
+                  .tokens = 24,
+                  .vocab = 13,
+                  .hidden = 64,
+                  .bias = true,
+                  .chunk_rows = 10});
+}
+
+TEST_CASE("fused: the in-place grad W conversion in many stages", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  // V = 3000, Hs = 64: S = 1496, S·Hs = 95744 elements. A first stage of 7
+  // gives 15 stages, the direct ones at 7·2^k: those at 7 and 14 start off
+  // a multiple of 4 (the scalar path on misaligned pointers), the rest are
+  // vectorized. 64 gives 12 stages. 50000 is capped by the temporary (R·ld:
+  // 16 · 3008 = 48128 with 16-row chunks, 60160 with 20) and gives two, the
+  // second one direct and clipped at the end.
+  for (const std::int64_t first : {7, 64, 50000}) {
+    INFO("first stage " << first);
+    check_case(Case{.label = "stages", .seed = 24, .first_stage = first});
+    check_case(Case{.label = "stages-bias-ignore10",
+                    .seed = 25,
+                    .ignore_fraction = 0.1,
+                    .bias = true,
+                    .chunk_rows = 20,
+                    .first_stage = first});
+  }
+  // V·Hs not a multiple of 4 and an odd first stage: V = 517, Hs = 33
+  // (S = 256: 8448 elements in 12 stages, [0, 5) then [5·2^k, 5·2^(k+1))).
+  check_case(Case{.label = "stages-odd",
+                  .seed = 26,
+                  .tokens = 40,
+                  .vocab = 517,
+                  .hidden = 66,
+                  .chunk_rows = 9,
+                  .first_stage = 5});
+}
+
+TEST_CASE("fused: grad W is bit-identical whatever the conversion's stages", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  // Each element is rounded once from the same fp32 sum, so the schedule
+  // must not change a bit; a stage that read overwritten bytes would.
+  const Workload w =
+      make_workload(Case{.label = "stage-bits", .seed = 27, .ignore_fraction = 0.1, .bias = true});
+  InputSet inputs(w);
+  std::vector<std::vector<unsigned char>> grad_w;
+  for (const std::int64_t first : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{4096}}) {
+    auto impl = make_fused(FusedOptions{.chunk_rows = 11, .conversion_first_stage = first});
+    impl->prepare(w, inputs);
+    impl->poison_outputs();
+    impl->run(Pass::full);
+    grad_w.push_back(device_bytes(impl->outputs().grad_student_weight));
+  }
+  for (std::size_t i = 1; i < grad_w.size(); ++i) CHECK(grad_w[i] == grad_w[0]);
+}
+
+TEST_CASE("fused-lean: a small case through the registry, in one chunk within 1 GiB", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  const RegisteredImplementation *r = find_implementation("fused-lean");
+  REQUIRE(r != nullptr);
+  for (const bool bias : {false, true}) {
+    const Case c{.label = "lean",
+                 .seed = 28,
+                 .tokens = 64,
+                 .vocab = 1001,
+                 .hidden = 70,
+                 .bias = bias,
+                 .chunk_rows = 0};
+    auto impl = r->make();
+    REQUIRE(impl->name() == "fused-lean");
+    check_implementation(*impl, c, Pass::full);
+    const gpu::fused::ChunkShape shape{.tokens = c.tokens,
+                                       .vocab = c.vocab,
+                                       .student_hidden = c.hidden / 2,
+                                       .student_bias = bias,
+                                       .sort_temp_bytes =
+                                           gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab)};
+    const MemoryUse use = impl->memory();
+    CHECK(use.workspace_bytes == gpu::fused::workspace_bytes(shape, c.tokens)); // one chunk of T rows
+    CHECK(use.workspace_bytes <= gpu::fused::kLeanWorkspaceBudget);
+    check_implementation(*impl, c, Pass::forward);
+  }
+}
+
+TEST_CASE("fused-lean: the seed's plan with this GPU's sort scratch fits 1 GiB", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  // What the harness will report for the seed workload: the plan's
+  // workspace_bytes (equal to the allocator's count, see the memory test).
+  const gpu::fused::ChunkShape seed{.tokens = 8192,
+                                    .vocab = 128256,
+                                    .student_hidden = 2048,
+                                    .student_bias = false,
+                                    .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(8192, 128256)};
+  const auto lean =
+      gpu::fused::plan_chunks(seed, gpu::fused::kLeanWorkspaceBudget, std::uint64_t{128} << 30, 0);
+  REQUIRE(lean.has_value());
+  INFO(fmt::format("sort scratch {} B: fused-lean R = {}, {} chunks, {} B of workspace", seed.sort_temp_bytes,
+                   lean->rows, lean->chunks, lean->workspace_bytes));
+  CHECK(lean->workspace_bytes <= std::uint64_t{1073741824});
+  CHECK(lean->rows >= 960);
+  const auto standard =
+      gpu::fused::plan_chunks(seed, gpu::fused::default_workspace_budget(seed), std::uint64_t{128} << 30, 0);
+  REQUIRE(standard.has_value());
+  CHECK(standard->rows == 2816);
+  CHECK(standard->workspace_bytes <= gpu::fused::kDefaultWorkspaceBudget);
+}
+
 TEST_CASE("fused: forward-only computes the loss and no gradients", "[gpu][fused]") {
   if (skip_without_gpu()) return;
   for (double beta : {0.0, 0.5, 1.0}) {
@@ -295,6 +447,16 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
   CHECK(use.peak_bytes >= use.input_bytes + use.output_bytes + use.workspace_bytes);
   impl->release();
   CHECK(impl->memory().workspace_bytes == 0);
+}
+
+TEST_CASE("fused-lean is registered as a GPU implementation", "[gpu][fused]") {
+  const RegisteredImplementation *r = find_implementation("fused-lean");
+  REQUIRE(r != nullptr);
+  CHECK(r->needs_gpu);
+  CHECK_FALSE(r->is_oracle);
+  auto impl = r->make();
+  CHECK(impl->name() == "fused-lean");
+  CHECK(impl->revision().find("metadata")->find("name")->as_string() == "kibench-fused-lean");
 }
 
 TEST_CASE("fused is registered as a GPU implementation", "[gpu][fused]") {

@@ -1,18 +1,24 @@
 // The fused implementation's host-side facts, checked without a GPU: how
-// the token chunks are sized (and what they cost), and its revision
-// manifest against the KernelIndex schema.
+// the token chunks are sized (and what they cost), where the grad W
+// accumulator is split, the stages of its in-place conversion, and the
+// revision manifests against the KernelIndex schema.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
 #include "fused/chunk_plan.hpp"
 #include "fused/fused_implementation.hpp"
+#include "fused/grad_weight_split.hpp"
+#include "registry.hpp"
 #include "json/canonical.hpp"
 
 using namespace kibench;
@@ -25,22 +31,64 @@ constexpr std::uint64_t kPlenty = std::uint64_t{128} << 30;
 
 const ChunkShape kSeed{.tokens = 8192, .vocab = 128256, .student_hidden = 2048, .student_bias = false};
 
+// The workspace half of the seed's fp32 grad W accumulator: 4 (V − V/2) Hs.
+constexpr std::uint64_t kSeedHighHalf = 4 * std::uint64_t{64128} * 2048;
+// Per token row: bf16 z_s and z_t rows of ld = V elements.
+constexpr std::uint64_t kSeedRowBytes = 2 * 2 * std::uint64_t{128256};
+
 } // namespace
 
-TEST_CASE("fused chunks: the seed runs in 4 chunks of 2048 rows within 2 GiB", "[fused]") {
+TEST_CASE("fused chunks: the seed runs in 3 chunks of 2816 rows within 2 GiB", "[fused]") {
   std::string why;
   const auto plan = plan_chunks(kSeed, kDefaultWorkspaceBudget, kPlenty, 0, &why);
   INFO(why);
   REQUIRE(plan.has_value());
-  CHECK(plan->rows == 2048);
-  CHECK(plan->chunks == 4);
+  // Up to 3096 rows fit; 3 chunks are the fewest, evened to 2731 and rounded up to 128.
+  CHECK(plan->rows == 2816);
+  CHECK(plan->chunks == 3);
   CHECK(plan->ld == 128256); // already a multiple of 64
   CHECK(plan->workspace_bytes <= kDefaultWorkspaceBudget);
-  // The fp32 grad W accumulator alone is 1.05 GB; two bf16 [2048, V] chunks another 1.05 GB.
-  CHECK(plan->workspace_bytes > std::uint64_t{2} * 1'050'000'000);
-  CHECK(plan->workspace_bytes == workspace_bytes(kSeed, 2048));
-  // One more 128-row step would not fit.
-  CHECK(workspace_bytes(kSeed, 2048 + 128) > kDefaultWorkspaceBudget);
+  CHECK(plan->workspace_bytes == workspace_bytes(kSeed, 2816));
+  CHECK(plan->workspace_bytes == 2'003'731'456); // 1.87 GiB
+  CHECK(workspace_bytes(kSeed, 3096) <= kDefaultWorkspaceBudget);
+  CHECK(workspace_bytes(kSeed, 3097) > kDefaultWorkspaceBudget);
+  CHECK(2 * 3096 < kSeed.tokens);
+  // At v2's 2048 rows the split saves exactly the accumulator's low half:
+  // 2,135,065,600 B (1.99 GiB, the whole fp32 accumulator as workspace) before.
+  CHECK(workspace_bytes(kSeed, 2048) == 2'135'065'600 - kSeedHighHalf);
+  CHECK(workspace_bytes(kSeed, 2049) - workspace_bytes(kSeed, 2048) <= kSeedRowBytes + 2 * 512);
+}
+
+TEST_CASE("fused chunks: fused-lean fits the seed within 1 GiB in 9 chunks of 1003 rows", "[fused]") {
+  REQUIRE(kLeanWorkspaceBudget == std::uint64_t{1073741824});
+  std::string why;
+  const auto plan = plan_chunks(kSeed, kLeanWorkspaceBudget, kPlenty, 0, &why);
+  INFO(why);
+  REQUIRE(plan.has_value());
+  // 1003 rows fit (1004 do not); 9 chunks evened to 911 would round up to
+  // 1024, past them, so R stays 1003: 8 x 1003 + 168.
+  CHECK(plan->rows == 1003);
+  CHECK(plan->chunks == 9);
+  CHECK(plan->workspace_bytes == 1'073'618'944);
+  CHECK(plan->workspace_bytes <= kLeanWorkspaceBudget);
+  CHECK(workspace_bytes(kSeed, 1004) > kLeanWorkspaceBudget);
+  // The harness reports the allocator's live workspace bytes, which
+  // workspace_bytes() mirrors (the GPU memory test checks equality): every
+  // buffer rounded to 512, the 32 MiB cuBLASLt workspace included. The sort
+  // scratch is asked of the GPU; whatever it is, the plan stays within the
+  // budget, and up to 119 KiB of it R stays 1003.
+  for (const std::uint64_t sort : {std::uint64_t{1}, std::uint64_t{64} << 10, std::uint64_t{119} << 10,
+                                   std::uint64_t{1} << 20, std::uint64_t{16} << 20}) {
+    ChunkShape shape = kSeed;
+    shape.sort_temp_bytes = sort;
+    const auto p = plan_chunks(shape, kLeanWorkspaceBudget, kPlenty, 0);
+    INFO("sort scratch " << sort);
+    REQUIRE(p.has_value());
+    CHECK(p->workspace_bytes <= kLeanWorkspaceBudget);
+    CHECK(p->workspace_bytes == workspace_bytes(shape, p->rows));
+    if (sort <= (std::uint64_t{119} << 10)) CHECK(p->rows == 1003);
+    CHECK(p->rows >= 960);
+  }
 }
 
 TEST_CASE("fused chunks: free memory and the budget both bound the rows", "[fused]") {
@@ -56,9 +104,11 @@ TEST_CASE("fused chunks: free memory and the budget both bound the rows", "[fuse
     CHECK(plan->chunks == 9);
   }
   SECTION("a budget below the fixed part is refused with the reason") {
+    // Fixed part at the seed: 32 MiB + the accumulator's high half (0.53 GB) + 0.16 MB.
     std::string why;
-    CHECK_FALSE(plan_chunks(kSeed, kGiB, kPlenty, 0, &why).has_value());
+    CHECK_FALSE(plan_chunks(kSeed, kGiB / 2, kPlenty, 0, &why).has_value());
     CHECK(why.find("GiB") != std::string::npos);
+    CHECK(plan_chunks(kSeed, kGiB, kPlenty, 0).has_value());
   }
   SECTION("short sequences run in one chunk of exactly T rows") {
     const ChunkShape shape{.tokens = 300, .vocab = 32000, .student_hidden = 256};
@@ -86,10 +136,13 @@ TEST_CASE("fused chunks: free memory and the budget both bound the rows", "[fuse
   }
 }
 
-TEST_CASE("fused: the revision manifest validates against the ImplementationRevision schema", "[fused]") {
-  const json::Value manifest = make_fused()->revision();
-  const std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                     ("kibench-fused-revision-" + std::to_string(::getpid()) + ".json");
+namespace {
+
+// The schema validator's exit status for one manifest.
+int validate_manifest(const json::Value &manifest, const std::string &label) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("kibench-" + label + "-revision-" + std::to_string(::getpid()) + ".json");
   {
     std::ofstream out(file);
     out << json::pretty(manifest);
@@ -99,22 +152,188 @@ TEST_CASE("fused: the revision manifest validates against the ImplementationRevi
                               "/test/data/kernelindex/schemas " + file.string() + " > /dev/null";
   const int status = std::system(command.c_str());
   std::filesystem::remove(file);
-  CHECK(status == 0);
+  return status;
+}
+
+} // namespace
+
+TEST_CASE("fused: the revision manifest validates against the ImplementationRevision schema", "[fused]") {
+  const json::Value manifest = make_fused()->revision();
+  CHECK(validate_manifest(manifest, "fused") == 0);
   CHECK(manifest.find("metadata")->find("name")->as_string() == "kibench-fused");
+  CHECK(manifest.find("metadata")->find("labels") == nullptr);
   CHECK(manifest.find("spec")->find("callable")->find("language")->as_string() == "cuda");
+}
+
+TEST_CASE("fused-lean: registered, named, and its manifest states the 1 GiB budget", "[fused]") {
+  const RegisteredImplementation *r = find_implementation("fused-lean");
+  REQUIRE(r != nullptr);
+  CHECK(r->needs_gpu);
+  CHECK_FALSE(r->is_oracle);
+  CHECK(r->summary.find("1 GiB") != std::string::npos);
+  const auto impl = r->make();
+  CHECK(impl->name() == "fused-lean");
+  CHECK(impl->needs_gpu());
+  const json::Value manifest = impl->revision();
+  CHECK(validate_manifest(manifest, "fused-lean") == 0);
+  const json::Value &metadata = *manifest.find("metadata");
+  CHECK(metadata.find("name")->as_string() == "kibench-fused-lean");
+  CHECK(metadata.find("title")->as_string().find("1 GiB") != std::string::npos);
+  CHECK(metadata.find("description")->as_string().find("1073741824 bytes") != std::string::npos);
+  REQUIRE(metadata.find("labels") != nullptr);
+  CHECK(metadata.find("labels")->find("workspace_budget_bytes")->as_string() == "1073741824");
+  // The same implementation otherwise: the revision differs only in metadata.
+  CHECK(*manifest.find("spec") == *make_fused()->revision().find("spec"));
 }
 
 TEST_CASE("fused chunks: the default budget keeps efficient chunks when grad W alone nearly fills 2 GiB",
           "[fused]") {
-  // The seed stays within 2 GiB in 2048-row chunks.
+  // The seed stays within 2 GiB, in chunks longer than 2048 rows.
   CHECK(default_workspace_budget(kSeed) == kDefaultWorkspaceBudget);
-  for (const ChunkShape shape : {ChunkShape{.tokens = 8192, .vocab = 256000, .student_hidden = 2048},
-                                 ChunkShape{.tokens = 8192, .vocab = 128256, .student_hidden = 4096}}) {
+  SECTION("V = 256000: half the accumulator (1.05 GB) and 2048 rows (2.10 GB) exceed 2 GiB") {
+    const ChunkShape shape{.tokens = 8192, .vocab = 256000, .student_hidden = 2048};
     const std::uint64_t budget = default_workspace_budget(shape);
     CHECK(budget > kDefaultWorkspaceBudget);
     const auto plan = plan_chunks(shape, budget, kPlenty, 0);
     REQUIRE(plan.has_value());
     CHECK(plan->rows == 2048);
     CHECK(plan->workspace_bytes <= budget);
+    CHECK(plan->workspace_bytes ==
+          workspace_bytes(shape, 2048)); // 2.96 GiB (3.94 with the whole accumulator)
   }
+  SECTION("Hs = 4096 needed the raise while the whole accumulator was workspace; now 2 GiB hold 2048 rows") {
+    const ChunkShape shape{.tokens = 8192, .vocab = 128256, .student_hidden = 4096};
+    CHECK(default_workspace_budget(shape) == kDefaultWorkspaceBudget);
+    const auto plan = plan_chunks(shape, kDefaultWorkspaceBudget, kPlenty, 0);
+    REQUIRE(plan.has_value());
+    CHECK(plan->rows == 2048);
+    CHECK(plan->chunks == 4);
+    CHECK(plan->workspace_bytes <= kDefaultWorkspaceBudget);
+  }
+}
+
+TEST_CASE("fused grad W split: the low half fits the bf16 output, the high half's G' columns are aligned",
+          "[fused]") {
+  std::vector<std::int64_t> vocabularies;
+  for (std::int64_t v = 1; v <= 4100; ++v) vocabularies.push_back(v);
+  for (const std::int64_t v : {32000, 50257, 128256, 151936, 256000, 262143}) vocabularies.push_back(v);
+  for (const std::int64_t v : vocabularies) {
+    const std::int64_t s = grad_weight_split(v);
+    INFO("V = " << v << ", S = " << s);
+    CHECK(s >= 0);
+    CHECK(s % 8 == 0);                  // G' from column S: 2·S bytes in, 16-byte aligned
+    CHECK(2 * s <= v);                  // 4·S·Hs fp32 bytes within the 2·V·Hs of the output
+    CHECK(v - s <= (v + 1) / 2 + 7);    // the workspace half: at most ceil(V/2) + 7 rows
+    if (v % 16 == 0) CHECK(s == v / 2); // exactly half where V allows
+    if (v >= 16) CHECK(s > 0);
+  }
+  CHECK(grad_weight_split(128256) == 64128); // the seed: S = V − S = V/2
+  CHECK(grad_weight_split(1001) == 496);     // odd V: S ≠ V − S = 505
+  CHECK(grad_weight_split(15) == 0);         // all rows in the workspace
+}
+
+namespace {
+
+// Simulates in_place_conversion_stages on a buffer of `count` fp32
+// elements, in 2-byte slots (bf16 index j is slot j, fp32 element i is
+// slots 2i and 2i + 1), and checks: the stages cover [0, count) in order;
+// no step reads a slot that an earlier step or the same one wrote (a
+// temporary stage is two steps: the kernel reads the buffer into the
+// temporary, then the copy writes the buffer); every element is read
+// exactly once; and the buffer ends as bf16 element i at slot i.
+void simulate_in_place_conversion(std::int64_t count, std::int64_t first) {
+  INFO("count " << count << ", first stage " << first);
+  const auto stages = in_place_conversion_stages(count, first);
+  const auto n = static_cast<std::size_t>(count);
+  // Distinct fp32 bit patterns; the "conversion" keeps bits of both halves,
+  // so a clobbered read gives a wrong result.
+  const auto bits_of = [](std::size_t i) {
+    return 0x3F800000u + static_cast<std::uint32_t>(i) * 2654435761u;
+  };
+  const auto convert = [](std::uint32_t bits) {
+    return static_cast<std::uint16_t>((bits >> 16) ^ (bits * 31u));
+  };
+  std::vector<std::uint16_t> slots(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    slots[2 * i] = static_cast<std::uint16_t>(bits_of(i) & 0xFFFF); // little-endian: low half first
+    slots[2 * i + 1] = static_cast<std::uint16_t>(bits_of(i) >> 16);
+  }
+  constexpr int kNever = -1;
+  std::vector<int> writer(2 * n, kNever); // the step that last wrote a slot
+  std::vector<int> reads(n, 0);
+  int step = 0;
+  std::int64_t expected_begin = 0;
+  const auto read_element = [&](std::int64_t i, int current) {
+    for (const std::size_t slot : {2 * static_cast<std::size_t>(i), 2 * static_cast<std::size_t>(i) + 1}) {
+      INFO("element " << i << " slot " << slot << " written by step " << writer[slot] << ", read by step "
+                      << current);
+      REQUIRE(writer[slot] == kNever);
+    }
+    ++reads[static_cast<std::size_t>(i)];
+    return convert(static_cast<std::uint32_t>(slots[2 * static_cast<std::size_t>(i)]) |
+                   static_cast<std::uint32_t>(slots[2 * static_cast<std::size_t>(i) + 1]) << 16);
+  };
+  for (std::size_t k = 0; k < stages.size(); ++k) {
+    const ConversionStage &stage = stages[k];
+    INFO("stage " << k << " [" << stage.begin << ", " << stage.end << ")");
+    REQUIRE(stage.begin == expected_begin);
+    REQUIRE(stage.end > stage.begin);
+    CHECK(stage.through_temp == (k == 0));
+    if (k == 0) CHECK(stage.end == std::min(count, first));
+    expected_begin = stage.end;
+    if (stage.through_temp) {
+      std::vector<std::uint16_t> temp;
+      const int kernel = step++;
+      for (std::int64_t i = stage.begin; i < stage.end; ++i) temp.push_back(read_element(i, kernel));
+      const int copy = step++;
+      for (std::int64_t i = stage.begin; i < stage.end; ++i) {
+        slots[static_cast<std::size_t>(i)] = temp[static_cast<std::size_t>(i - stage.begin)];
+        writer[static_cast<std::size_t>(i)] = copy;
+      }
+    } else {
+      // One kernel: its threads run in any order, so mark its writes first
+      // and then require that none of its reads meets them.
+      const int kernel = step++;
+      std::vector<std::uint16_t> out;
+      for (std::int64_t i = stage.begin; i < stage.end; ++i) writer[static_cast<std::size_t>(i)] = kernel;
+      for (std::int64_t i = stage.begin; i < stage.end; ++i) out.push_back(read_element(i, kernel));
+      for (std::int64_t i = stage.begin; i < stage.end; ++i)
+        slots[static_cast<std::size_t>(i)] = out[static_cast<std::size_t>(i - stage.begin)];
+    }
+  }
+  CHECK(expected_begin == std::max<std::int64_t>(count, 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    INFO("element " << i);
+    REQUIRE(reads[i] == 1);
+    REQUIRE(slots[i] == convert(bits_of(i)));
+  }
+}
+
+} // namespace
+
+TEST_CASE("fused in-place conversion: no stage reads what an earlier or the same stage wrote", "[fused]") {
+  for (const std::int64_t count : {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 100, 1000, 4097, 17360})
+    for (const std::int64_t first : {1, 2, 3, 4, 7, 64, 1000, 1 << 20})
+      simulate_in_place_conversion(count, first);
+  CHECK(in_place_conversion_stages(0, 64).empty());
+  CHECK_THROWS_AS(in_place_conversion_stages(10, 0), std::invalid_argument);
+}
+
+TEST_CASE("fused in-place conversion: the stages at the seed size", "[fused]") {
+  // The low half: S·Hs = 64128 · 2048 = 131,334,144 elements, stage 0 of 2^20.
+  const auto stages = in_place_conversion_stages(std::int64_t{64128} * 2048, kConversionFirstStage);
+  const std::vector<ConversionStage> expected = {{.begin = 0, .end = 1 << 20, .through_temp = true},
+                                                 {.begin = 1 << 20, .end = 1 << 21},
+                                                 {.begin = 1 << 21, .end = 1 << 22},
+                                                 {.begin = 1 << 22, .end = 1 << 23},
+                                                 {.begin = 1 << 23, .end = 1 << 24},
+                                                 {.begin = 1 << 24, .end = 1 << 25},
+                                                 {.begin = 1 << 25, .end = 1 << 26},
+                                                 {.begin = 1 << 26, .end = 131'334'144}};
+  CHECK(stages == expected);
+  // A stage count that only grows with log2(count / n0).
+  CHECK(in_place_conversion_stages(10, 10).size() == 1);
+  CHECK(in_place_conversion_stages(11, 10).size() == 2);
+  CHECK(in_place_conversion_stages(40, 10).size() == 3);
+  CHECK(in_place_conversion_stages(41, 10).size() == 4);
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cuda/device_allocator.hpp"
+#include "fused/grad_weight_split.hpp"
 
 namespace kibench::gpu::fused {
 
@@ -23,8 +24,11 @@ std::uint64_t teacher_row_bytes(const ChunkShape &s) {
   return std::max(2 * u64(logits_stride(s.vocab)), 4 * u64(s.student_hidden));
 }
 
+// Rows [0, S) of the fp32 grad W accumulator live in the bf16 output
+// (counted as output); only rows [S, V) are workspace.
 std::uint64_t fixed_bytes(const ChunkShape &s) {
-  return allocated(kCublasWorkspaceBytes) + allocated(4 * u64(s.vocab) * u64(s.student_hidden)) +
+  const std::int64_t high_rows = s.vocab - grad_weight_split(s.vocab);
+  return allocated(kCublasWorkspaceBytes) + allocated(4 * u64(high_rows) * u64(s.student_hidden)) +
          allocated(4 * u64(s.tokens)) + allocated(64) /* N */ + 4 * allocated(4 * u64(s.tokens)) +
          allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1));
 }

@@ -7,13 +7,38 @@
 //   teacher logits       R x ld bf16       (afterwards the chunk's fp32 grad x)
 //   ones                 R bf16            (grad b as a GEMM; bias only)
 // and, whatever R:
-//   grad W accumulator   V x Hs fp32       (rounded to bf16 once, at the end)
+//   grad W accumulator   (V - S) x Hs fp32 (rows [S, V); rows [0, S) live in
+//                                           the bf16 output buffer, read as
+//                                           fp32: grad_weight_split.hpp,
+//                                           S = floor(V/16)·8 ~ V/2)
 //   per-row loss terms   T fp32,  N
 //   the targets sorted   4 x T int32 and the sort's scratch (one_hot.hpp)
 //   the cuBLASLt workspace.
 // R is the largest that keeps all of this within the budget and the free
 // memory, then evened out over ceil(T / R) chunks and rounded up to 128
 // rows (GEMM tiles), never past that largest R.
+//
+// At the seed (T = 8192, V = 128256, Hs = 2048, no bias; S = V/2 = 64128):
+//   fixed    32 MiB cuBLASLt + 4·64128·2048 = 525,336,576 B of accumulator
+//            + 0.16 MB (loss terms, N, sorted targets, 512 B of sort
+//            scratch as the host tests assume) = 559,055,872 B
+//   per row  2·128256 (z_s) + 2·128256 (z_t; wider than the 8 KiB fp32
+//            grad x row) = 513,024 B
+//   2 GiB    largest R = floor((2^31 − fixed − 3·512) / 513,024) = 3096:
+//            3 chunks, evened to 2731, rounded up to 128: R = 2816 (chunks
+//            of 2816, 2816, 2560), 2,003,731,456 B = 1.87 GiB.
+//            With the whole accumulator as workspace (v2) it was R = 2048,
+//            4 chunks, 2,135,065,600 B = 1.99 GiB.
+//   1 GiB    (fused-lean) largest R = floor((2^30 − fixed − 3·512) / 513,024)
+//            = 1003: 9 chunks, evened to 911, which rounded up to 1024 would
+//            not fit, so R = 1003 (8 × 1003 + 168), 1,073,618,944 B. The
+//            122,880 B to spare keep R = 1003 for sort scratch up to
+//            119 KiB (CUB's for 8192 pairs is below that).
+// Expected effect of 3 chunks instead of 4 at 2 GiB: the grad W GEMMs run
+// beta = 1 (read-modify-write of the 1.05 GB fp32 accumulator) twice
+// instead of three times: 2.1 GB less traffic, at most 0.5 ms at the 4.27
+// TB/s copy bandwidth and partly hidden under the GEMMs' arithmetic; to be
+// measured (docs/perf.md, v3).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +63,9 @@ struct ChunkPlan {
 };
 
 inline constexpr std::uint64_t kDefaultWorkspaceBudget = std::uint64_t{2} << 30;
+// The `fused-lean` registry entry's budget: more, shorter chunks for half
+// the workspace (at the seed: R = 1003, 9 chunks, within 2^30 bytes).
+inline constexpr std::uint64_t kLeanWorkspaceBudget = std::uint64_t{1} << 30;
 // cuBLASLt's recommended workspace on Hopper.
 inline constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
 // The row kernel's grid is (8, R): R must fit gridDim.y.
@@ -57,10 +85,14 @@ inline constexpr std::int64_t kMaxChunkRows = 65535;
 inline constexpr std::int64_t kEfficientChunkRows = 2048;
 
 // The budget used when none is given: kDefaultWorkspaceBudget, raised to the
-// fixed part plus kEfficientChunkRows rows where the fixed part (the fp32
-// grad W accumulator: 4·V·Hs bytes) nearly fills it by itself (V = 256000,
-// or Hs = 4096). Without the raise such shapes ran in chunks of a few dozen
-// rows, 16–25× slower than the GEMM floor.
+// fixed part plus kEfficientChunkRows rows where the two do not fit in it.
+// The fixed part is mostly the accumulator's workspace half,
+// 4·(V − S)·Hs ≈ 2·V·Hs bytes, and a row costs ~4·V bytes, so the raise
+// applies where 2·V·Hs + 2048·4·V > 2 GiB, e.g. V = 256000 at Hs = 2048
+// (1.05 GB + 2.10 GB: 2.96 GiB). Hs = 4096 at V = 128256 now fits (1.05 GB
+// + 1.05 GB + 32 MiB = 1.99 GiB); with the whole accumulator as workspace
+// it needed 2.97 GiB. Without the raise such shapes ran in chunks of a few
+// dozen rows, 16–25× slower than the GEMM floor.
 [[nodiscard]] std::uint64_t default_workspace_budget(const ChunkShape &shape);
 
 [[nodiscard]] std::optional<ChunkPlan> plan_chunks(const ChunkShape &shape, std::uint64_t budget_bytes,

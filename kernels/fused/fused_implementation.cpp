@@ -8,12 +8,32 @@
 // twice; when N is no power of two that is up to 2e-3 relative, the whole
 // error budget. N lives on the device, so the division happens in the
 // fp32 -> bf16 conversions, which round each output element exactly once.
+//
+// Where grad W accumulates (grad_weight_split.hpp): rows [0, S) in the bf16
+// output buffer grad_weight_ read as fp32 (S·Hs floats: 4·S·Hs ≤ 2·V·Hs
+// bytes), rows [S, V) in the workspace buffer grad_weight_high_. Each
+// chunk's grad W is two GEMMs, one per half, both beta = 0 on the first
+// chunk and 1 after. At the end, in stream order:
+//  1. the one-hot term, row k addressed through SplitAccumulator;
+//  2. the low half to bf16 in place: fp32 element i (float index i, bytes
+//     [4i, 4i + 4)) becomes bf16 element i (bytes [2i, 2i + 2)). Stage 0
+//     converts [0, n0) into a temporary (the student logit buffer, free by
+//     now) and copies it into place; stage k converts [a, 2a), a =
+//     n0·2^(k−1), reading bytes [4a, 8a) that nothing has written yet and
+//     writing bytes [2a, 4a), which held fp32 elements [a/2, a) that earlier
+//     stages converted (scale_to_bf16_in_place, in_place_conversion_stages);
+//  3. only then the high half from the workspace into bf16 rows [S, V):
+//     their bytes [2·S·Hs, 2·V·Hs) overlap fp32 rows [S/2, S) of the low
+//     half, which step 2 has consumed.
+// Every element is still rounded once, from its fp32 sum times 1/N.
 #include "fused/fused_implementation.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <cuda_bf16.h>
@@ -26,6 +46,7 @@
 #include "cuda/gpu_available.hpp"
 #include "cuda/l2_flush.hpp"
 #include "cuda/stream.hpp"
+#include "fused/grad_weight_split.hpp"
 #include "fused/loss_sum.hpp"
 #include "fused/one_hot.hpp"
 #include "fused/row_loss.hpp"
@@ -70,6 +91,17 @@ std::uint64_t output_bytes(const Workload &w) {
   return 2 * T * Hs + 2 * V * Hs + (w.student_bias ? 4 * V : 0) + 8;
 }
 
+// "2 GiB", "512 MiB" or bytes, for the revision manifest.
+std::string budget_text(std::uint64_t bytes) {
+  if (bytes % (std::uint64_t{1} << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
+  if (bytes % (std::uint64_t{1} << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  return fmt::format("{} bytes", bytes);
+}
+
+bool aligned_to(const void *pointer, std::uintptr_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(pointer) % bytes == 0;
+}
+
 std::uint64_t device_free_bytes() {
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -83,21 +115,36 @@ public:
   FusedImplementation(const FusedImplementation &) = delete;
   FusedImplementation &operator=(const FusedImplementation &) = delete;
 
-  [[nodiscard]] std::string name() const override { return "fused"; }
+  [[nodiscard]] std::string name() const override { return options_.name; }
 
   [[nodiscard]] json::Value revision() const override {
+    static constexpr const char *kDescription =
+        "Token chunks through cuBLASLt bf16 logit GEMMs, one cluster-per-row kernel that computes both "
+        "log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, and grad GEMMs "
+        "accumulating grad W in fp32, half of it in the bf16 grad W output buffer (rounded in place); never "
+        "holds a [T, V] matrix.";
     using json::Array;
     using json::Object;
+    const bool budgeted = options_.workspace_budget != 0;
+    Object metadata{
+        {"name", "kibench-" + options_.name},
+        {"title", budgeted
+                      ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
+                                    budget_text(options_.workspace_budget))
+                      : std::string("kibench fused chunked distillation loss (CUDA)")},
+        {"description",
+         fmt::format("{} {}", kDescription,
+                     budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most "
+                                            "that fit it, so a smaller budget runs more, shorter chunks.",
+                                            budget_text(options_.workspace_budget), options_.workspace_budget)
+                              : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row "
+                                            "chunks where that is more."))}};
+    if (budgeted)
+      metadata.set("labels", Object{{"workspace_budget_bytes", std::to_string(options_.workspace_budget)}});
     return Object{
         {"apiVersion", "kernelindex.dev/v1alpha1"},
         {"kind", "ImplementationRevision"},
-        {"metadata",
-         Object{{"name", "kibench-fused"},
-                {"title", "kibench fused chunked distillation loss (CUDA)"},
-                {"description",
-                 "Token chunks through cuBLASLt bf16 logit GEMMs, one cluster-per-row kernel that computes "
-                 "both log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, "
-                 "and grad GEMMs accumulating grad W in fp32; never holds a [T, V] matrix."}}},
+        {"metadata", std::move(metadata)},
         {"spec",
          Object{
              {"projectRevision", Object{{"version", KIBENCH_VERSION}}},
@@ -118,7 +165,7 @@ public:
 
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     if (!gpu::gpu_available()) return fmt::format("no GPU: {}", gpu::gpu_availability().reason);
-    if (w.dtype != FloatType::bf16) return "fused computes bf16 workloads only";
+    if (w.dtype != FloatType::bf16) return fmt::format("{} computes bf16 workloads only", options_.name);
     if (w.scalars.temperature == 0.0 || !(w.scalars.beta >= 0.0 && w.scalars.beta <= 1.0))
       return "temperature must be nonzero and beta in [0, 1]";
     int device = 0;
@@ -131,10 +178,18 @@ public:
     // Inputs may not be on the device yet: count them as still to come.
     const std::uint64_t needed = cpu::planned_input_bytes(w) + output_bytes(w) + kFreeMemoryMargin;
     const std::uint64_t free_bytes = device_free_bytes();
+    if (free_bytes <= needed) return "not enough device memory: inputs and outputs alone";
+    const gpu::fused::ChunkShape shape = shape_of(w);
+    const std::uint64_t budget = budget_for(shape);
     std::string why;
-    if (free_bytes <= needed || !gpu::fused::plan_chunks(shape_of(w), budget_for(shape_of(w)),
-                                                         free_bytes - needed, options_.chunk_rows, &why))
-      return fmt::format("not enough device memory: {}", why.empty() ? "inputs and outputs alone" : why);
+    if (!gpu::fused::plan_chunks(shape, budget, free_bytes - needed, options_.chunk_rows, &why)) {
+      // A fixed budget (fused-lean) can refuse a shape that memory would hold.
+      const bool budget_bound = gpu::fused::plan_chunks(shape, std::numeric_limits<std::uint64_t>::max(),
+                                                        free_bytes - needed, options_.chunk_rows)
+                                    .has_value();
+      return fmt::format("{}: {}", budget_bound ? "over the workspace budget" : "not enough device memory",
+                         why);
+    }
     return std::nullopt;
   }
 
@@ -151,7 +206,7 @@ public:
     const auto plan =
         gpu::fused::plan_chunks(shape, budget_for(shape), free_bytes > reserved ? free_bytes - reserved : 0,
                                 options_.chunk_rows, &why);
-    if (!plan) throw std::runtime_error(fmt::format("fused: {}", why));
+    if (!plan) throw std::runtime_error(fmt::format("{}: {}", options_.name, why));
     plan_ = *plan;
 
     const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden, R = plan_.rows;
@@ -166,7 +221,9 @@ public:
     if (w.student_bias) grad_bias_ = DeviceBuffer<float>(*allocator_, count(V), MemoryTag::output);
     loss_ = DeviceBuffer<double>(*allocator_, 1, MemoryTag::output);
 
-    grad_weight_sum_ = DeviceBuffer<float>(*allocator_, count(V * Hs));
+    // Accumulator rows [0, S) in grad_weight_, rows [S, V) here.
+    split_ = gpu::fused::grad_weight_split(V);
+    grad_weight_high_ = DeviceBuffer<float>(*allocator_, count((V - split_) * Hs));
     student_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * plan_.ld));
     // Holds z_t, then (as fp32) the chunk's grad x.
     teacher_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * std::max(plan_.ld, 2 * Hs)));
@@ -183,6 +240,13 @@ public:
       const std::vector<std::uint16_t> host(count(R), kBf16One);
       CUDA_CHECK(cudaMemcpy(ones_.data(), host.data(), ones_.bytes(), cudaMemcpyHostToDevice));
     }
+    // The grad W GEMMs' C (both halves) and the high half's A (G' from
+    // column S, 2·S bytes in) must be 16-byte aligned for cuBLASLt's
+    // vectorized kernels; allocations are 256-byte aligned and S is a
+    // multiple of 8, so this only guards the arithmetic.
+    if (!aligned_to(grad_weight_.data(), 16) || !aligned_to(grad_weight_high_.data(), 16) ||
+        !aligned_to(student_logits_.data() + split_, 16))
+      throw std::logic_error(fmt::format("{}: grad W accumulator halves not 16-byte aligned", options_.name));
   }
 
   void poison_outputs() override {
@@ -212,12 +276,20 @@ public:
       enqueue_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
     }
     if (grads) {
-      gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(),
-                                          w.student_hidden, static_cast<float>(w.scalars.weight_hard),
-                                          grad_weight_sum_.data(),
+      const std::int64_t Hs = w.student_hidden;
+      gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(), Hs,
+                                          static_cast<float>(w.scalars.weight_hard), grad_weight_sum(),
                                           grad_bias_.empty() ? nullptr : grad_bias_.data(), *stream_);
-      gpu::fused::scale_to_bf16(grad_weight_sum_.data(), grad_weight_.data(), w.vocab * w.student_hidden,
-                                token_count_.data(), *stream_);
+      // Low rows in place (the student logit buffer as stage 0's temporary),
+      // then the high rows behind them: in this order, see the top of the file.
+      gpu::fused::scale_to_bf16_in_place(grad_weight_sum().low, split_ * Hs, student_logits_.data(),
+                                         static_cast<std::int64_t>(student_logits_.size()),
+                                         options_.conversion_first_stage > 0
+                                             ? options_.conversion_first_stage
+                                             : gpu::fused::kConversionFirstStage,
+                                         token_count_.data(), *stream_);
+      gpu::fused::scale_to_bf16(grad_weight_high_.data(), grad_weight_.data() + split_ * Hs,
+                                (w.vocab - split_) * Hs, token_count_.data(), *stream_);
       if (!grad_bias_.empty())
         gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
     }
@@ -263,7 +335,8 @@ public:
     if (stream_ != nullptr) stream_->synchronize();
     for (auto *buffer : {&student_logits_, &teacher_logits_, &ones_, &grad_input_, &grad_weight_})
       buffer->reset();
-    for (auto *buffer : {&grad_weight_sum_, &row_loss_, &grad_bias_}) buffer->reset();
+    for (auto *buffer : {&grad_weight_high_, &row_loss_, &grad_bias_}) buffer->reset();
+    split_ = 0;
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
     sort_temp_.reset();
     order_ = {};
@@ -286,7 +359,14 @@ private:
   }
 
   void require_prepared() const {
-    if (workload_ == nullptr) throw std::logic_error("fused: used before prepare()");
+    if (workload_ == nullptr) throw std::logic_error(options_.name + ": used before prepare()");
+  }
+
+  // The fp32 grad W accumulator: rows [0, S) over the output's bytes.
+  gpu::fused::SplitAccumulator grad_weight_sum() {
+    return {.low = reinterpret_cast<float *>(grad_weight_.data()),
+            .high = grad_weight_high_.data(),
+            .split = split_};
   }
 
   // One chunk of `rows` token rows starting at `begin`.
@@ -342,11 +422,18 @@ private:
                                   in.student_weight.data(), Hs, static_cast<float>(w.scalars.weight_hard),
                                   token_count_.data(), grad_input_.data() + begin * Hs, *stream_);
 
-    gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, rows, logits, x_s, grad_weight_sum_.data());
-    dw.lda = ld;
-    dw.output_type = ElementType::fp32;
-    dw.beta = first ? 0.0 : 1.0;
-    blas_->matmul(dw, *stream_);
+    // grad W rows [0, S) and [S, V): G'ᵀ's rows are G''s columns, so the
+    // high half reads G' from column S (lda = ld either way).
+    const gpu::fused::SplitAccumulator sum = grad_weight_sum();
+    for (const auto &[row_begin, row_end, out] :
+         {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
+      if (row_end == row_begin) continue; // V < 16: no low half
+      gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, rows, logits + row_begin, x_s, out);
+      dw.lda = ld;
+      dw.output_type = ElementType::fp32;
+      dw.beta = first ? 0.0 : 1.0;
+      blas_->matmul(dw, *stream_);
+    }
 
     if (!grad_bias_.empty()) {
       gpu::RowMajorGemm db = gpu::gemm_ab(1, V, rows, ones_.data(), logits, grad_bias_.data());
@@ -362,6 +449,7 @@ private:
   gpu::DeviceInputs *inputs_ = nullptr;
   int device_ = 0;
   gpu::fused::ChunkPlan plan_;
+  std::int64_t split_ = 0; // S: accumulator rows [0, S) live in grad_weight_
   bool has_gradients_ = false;
   double host_loss_ = std::numeric_limits<double>::quiet_NaN();
 
@@ -372,15 +460,15 @@ private:
   std::unique_ptr<gpu::CublasLt> blas_;
   std::unique_ptr<gpu::L2Flush> l2_flush_;
 
-  DeviceBuffer<bf16> grad_input_;       // output [T, Hs]
-  DeviceBuffer<bf16> grad_weight_;      // output [V, Hs]
-  DeviceBuffer<float> grad_bias_;       // output [V], fp32: a [V] vector rounds nowhere
-  DeviceBuffer<double> loss_;           // output
-  DeviceBuffer<float> grad_weight_sum_; // sum over chunks of G'ᵀ x_s, [V, Hs]
-  DeviceBuffer<bf16> student_logits_;   // [R, ld]: z_s, then G'
-  DeviceBuffer<bf16> teacher_logits_;   // [R, ld]: z_t, then fp32 grad x [R, Hs]
-  DeviceBuffer<bf16> ones_;             // [R] for grad b as a GEMM
-  DeviceBuffer<float> row_loss_;        // [T]
+  DeviceBuffer<bf16> grad_input_;        // output [T, Hs]
+  DeviceBuffer<bf16> grad_weight_;       // output [V, Hs]; fp32 accumulator rows [0, S) until the end
+  DeviceBuffer<float> grad_bias_;        // output [V], fp32: a [V] vector rounds nowhere
+  DeviceBuffer<double> loss_;            // output
+  DeviceBuffer<float> grad_weight_high_; // accumulator rows [S, V): sum over chunks of G'ᵀ x_s
+  DeviceBuffer<bf16> student_logits_;    // [R, ld]: z_s, then G'
+  DeviceBuffer<bf16> teacher_logits_;    // [R, ld]: z_t, then fp32 grad x [R, Hs]
+  DeviceBuffer<bf16> ones_;              // [R] for grad b as a GEMM
+  DeviceBuffer<float> row_loss_;         // [T]
   DeviceBuffer<gpu::fused::TokenCount> token_count_;
   DeviceBuffer<std::int32_t> sort_keys_, sort_tokens_, sorted_keys_, sorted_tokens_; // [T]
   DeviceBuffer<std::byte> sort_temp_;

@@ -3,16 +3,26 @@
 //   z_s = x_s W_sᵀ (+ b_s), z_t = x_t W_tᵀ (+ b_t)   cuBLASLt, bf16 [R, V]
 //   the row kernel (row_loss.hpp)                    per-row loss terms; G' over z_s
 //   grad x_s[chunk] = (G' W_s - w_h W_s[y]) / N       fp32 GEMM, then one rounding
-//   grad W_s += G'ᵀ x_s[chunk]                        fp32 accumulator (beta = 1)
+//   grad W_s += G'ᵀ x_s[chunk]                        fp32 accumulator (beta = 1),
+//                                                     as two GEMMs: rows [0, S)
+//                                                     and rows [S, V)
 //   grad b_s += column sums of G'                     a ones-vector GEMM (bias only)
 // where G' = N G without its one-hot term, which one_hot.hpp adds in fp32;
 // after the last chunk grad W_s and grad b_s get that term, grad W_s / N is
-// rounded once, and the loss is one fixed-order fp64 sum. chunk_plan.hpp
-// says how R is chosen (2048 rows, ~2 GiB of workspace, at the seed size).
+// rounded once, and the loss is one fixed-order fp64 sum.
+//
+// The fp32 grad W accumulator's rows [0, S), S = floor(V/16)·8 ~ V/2, live
+// in the bf16 grad W output buffer itself (4·S·Hs ≤ 2·V·Hs bytes), only rows
+// [S, V) in workspace (grad_weight_split.hpp); the low rows are rounded to
+// bf16 in place, in stages, before the high rows are written behind them.
+// That halves the accumulator's workspace: chunk_plan.hpp says how R is
+// chosen (2816 rows, 1.87 GiB of workspace at the seed size by default;
+// 1003 rows within 1 GiB for `fused-lean`).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "fused/chunk_plan.hpp"
 #include "impl/implementation.hpp"
@@ -28,6 +38,13 @@ struct FusedOptions {
   std::uint64_t workspace_budget = 0;
   // Row kernel version (kernels/fused/row_loss_v*.cu): 2, or 1 to compare.
   int row_kernel = 2;
+  // The variant's registry name: Implementation::name(), and "kibench-" +
+  // name in the revision manifest (e.g. "fused-lean" with a 1 GiB budget).
+  std::string name = "fused";
+  // Elements of the first stage of grad W's in-place conversion (through
+  // the temporary); 0: gpu::fused::kConversionFirstStage. Tests make it
+  // small so that many stages run on a small case.
+  std::int64_t conversion_first_stage = 0;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

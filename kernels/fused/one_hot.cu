@@ -31,13 +31,14 @@ __global__ void keys_kernel(const std::int64_t *target, int tokens, std::int64_t
 // Block p handles sorted position p if it starts a run of equal, valid keys.
 __global__ void one_hot_weight_kernel(const std::int32_t *sorted_keys, const std::int32_t *sorted_tokens,
                                       int tokens, std::int32_t vocab, const __nv_bfloat16 *x, int hidden,
-                                      float weight_hard, float *grad_weight_sum, float *grad_bias_sum) {
+                                      float weight_hard, SplitAccumulator grad_weight_sum,
+                                      float *grad_bias_sum) {
   const int p = static_cast<int>(blockIdx.x);
   const std::int32_t k = sorted_keys[p];
   if (k == vocab || (p > 0 && sorted_keys[p - 1] == k)) return;
   int end = p + 1;
   while (end < tokens && sorted_keys[end] == k) ++end;
-  float *row = grad_weight_sum + static_cast<std::int64_t>(k) * hidden;
+  float *row = grad_weight_sum.row(k, hidden);
   for (int h = static_cast<int>(threadIdx.x); h < hidden; h += blockDim.x) {
     float sum = 0.0f;
     for (int q = p; q < end; ++q)
@@ -102,7 +103,7 @@ void sort_targets(const std::int64_t *target, std::int64_t tokens, std::int64_t 
 
 void subtract_one_hot_weight(const TargetOrder &order, std::int64_t tokens, std::int64_t vocab,
                              const __nv_bfloat16 *student_input, std::int64_t student_hidden,
-                             float weight_hard, float *grad_weight_sum, float *grad_bias_sum,
+                             float weight_hard, const SplitAccumulator &grad_weight_sum, float *grad_bias_sum,
                              cudaStream_t stream) {
   check_sizes(tokens, vocab);
   one_hot_weight_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(

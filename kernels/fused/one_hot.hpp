@@ -42,11 +42,25 @@ struct TargetOrder {
 void sort_targets(const std::int64_t *target, std::int64_t tokens, std::int64_t vocab,
                   std::int64_t ignore_index, const TargetOrder &order, cudaStream_t stream);
 
-// grad_weight_sum[k] -= w_h sum x_s,i and (if not null) grad_bias_sum[k] -=
-// w_h count, over the valid tokens with target k, in token order.
+// The fp32 grad W accumulator [V, Hs] in two pieces (grad_weight_split.hpp):
+// rows [0, split) at `low` (the bf16 output buffer, read as float), rows
+// [split, V) at `high` (workspace). Either piece may be empty.
+struct SplitAccumulator {
+  float *low = nullptr;
+  float *high = nullptr;
+  std::int64_t split = 0;
+
+  // Row k of [V, hidden].
+  __host__ __device__ float *row(std::int64_t k, std::int64_t hidden) const {
+    return k < split ? low + k * hidden : high + (k - split) * hidden;
+  }
+};
+
+// grad_weight_sum row k -= w_h sum x_s,i and (if not null) grad_bias_sum[k]
+// -= w_h count, over the valid tokens with target k, in token order.
 void subtract_one_hot_weight(const TargetOrder &order, std::int64_t tokens, std::int64_t vocab,
                              const __nv_bfloat16 *student_input, std::int64_t student_hidden,
-                             float weight_hard, float *grad_weight_sum, float *grad_bias_sum,
+                             float weight_hard, const SplitAccumulator &grad_weight_sum, float *grad_bias_sum,
                              cudaStream_t stream);
 
 // out[i] = bf16((sum[i] - w_h W_s[y_i] [valid]) / N) for the chunk's rows:
