@@ -3,7 +3,8 @@
 # simdjson, sodium) into one folder, so they run on a GPU machine that has
 # the CUDA runtime and driver but not those packages:
 #   scripts/package_for_device.sh [BUILD_DIR] [DEST]
-#   DEST/kibench, DEST/kibench_tests, DEST/lib/*.so.*  (kibench's RPATH is $ORIGIN/lib)
+#   DEST/kibench, DEST/kibench_tests, DEST/libkibench_capi.so, DEST/kibench_capi_test,
+#   DEST/lib/*.so.*  (their RPATH is $ORIGIN/lib)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
@@ -12,10 +13,13 @@ rm -rf "$dest"
 mkdir -p "$dest/lib"
 cp "$build/kibench" "$dest/"
 cp "$build/test/kibench_tests" "$dest/"
-for binary in "$dest/kibench" "$dest/kibench_tests"; do
+cp "$build/libkibench_capi.so" "$build/test/kibench_capi_test" "$dest/"
+for binary in "$dest/kibench" "$dest/kibench_tests" "$dest/libkibench_capi.so"; do
   ldd "$binary" | awk '/=> \// {print $3}' | while read -r library; do
     case "$(basename "$library")" in
-      libfmt.so* | libsimdjson.so* | libsodium.so*) cp -L "$library" "$dest/lib/" ;;
+      libfmt.so* | libsimdjson.so* | libsodium.so*)
+        # Once: libkibench_capi.so already finds them in DEST/lib.
+        [ -e "$dest/lib/$(basename "$library")" ] || cp -L "$library" "$dest/lib/" ;;
     esac
   done
 done

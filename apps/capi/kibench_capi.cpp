@@ -1,0 +1,387 @@
+// The C API of kibench.h over the same pieces `kibench run` uses: the
+// workload loader, InputSet (device inputs by GPU Philox), the registry's
+// implementations, CudaEventTimer, L2Flush and the backend's comparator.
+// Each entry point catches every exception and turns it into the
+// thread-local message of kibench_last_error().
+#include "kibench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime_api.h>
+#include <fmt/core.h>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_event_timer.hpp"
+#include "cuda/device_allocator.hpp"
+#include "cuda/gpu_available.hpp"
+#include "cuda/l2_flush.hpp"
+#include "error.hpp"
+#include "inputs/device_inputs.hpp"
+#include "inputs/input_set.hpp"
+#include "oracle/correctness.hpp"
+#include "run/backend.hpp"
+#include "workload/workload.hpp"
+#include "json/canonical.hpp"
+
+struct kibench_workload {
+  kibench::Workload workload;
+  kibench::InputSet inputs;
+  std::unique_ptr<kibench::Backend> backend = kibench::make_backend();
+  // For kibench_workload_flush_l2: made on first use, like the inputs.
+  std::unique_ptr<kibench::gpu::DeviceAllocator> flush_allocator;
+  std::unique_ptr<kibench::gpu::L2Flush> flush;
+
+  explicit kibench_workload(kibench::Workload w) : workload(std::move(w)), inputs(workload) {}
+  // InputSet keeps a reference to `workload`: the object must stay put.
+  kibench_workload(const kibench_workload &) = delete;
+  kibench_workload &operator=(const kibench_workload &) = delete;
+};
+
+struct kibench_impl {
+  kibench_workload *owner = nullptr;
+  std::unique_ptr<kibench::Implementation> impl;
+};
+
+struct kibench_timer {
+  std::unique_ptr<kibench::SampleTimer> timer;
+};
+
+namespace {
+
+using kibench::ElementType;
+using kibench::InputError;
+using kibench::Pass;
+
+thread_local std::string last_error;
+
+// Runs `body`; any exception becomes the last error and `failed`.
+template <typename Result, typename Body> Result guarded(Result failed, Body &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception &e) {
+    last_error = e.what();
+  } catch (...) {
+    last_error = "unknown error";
+  }
+  return failed;
+}
+
+template <typename Body> int guarded_status(Body &&body) noexcept {
+  return guarded(1, [&] {
+    body();
+    return 0;
+  });
+}
+
+template <typename T> T &require(T *handle, const char *what) {
+  if (handle == nullptr) throw InputError(fmt::format("{} is NULL", what));
+  return *handle;
+}
+
+Pass pass_of(int pass) {
+  switch (pass) {
+  case KIBENCH_PASS_FORWARD:
+    return Pass::forward;
+  case KIBENCH_PASS_BACKWARD:
+    return Pass::backward;
+  case KIBENCH_PASS_FULL:
+    return Pass::full;
+  default:
+    throw InputError(fmt::format("pass {} is none of forward (0), backward (1), full (2)", pass));
+  }
+}
+
+int current_device() {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+std::int32_t dtype_code(ElementType type) {
+  switch (type) {
+  case ElementType::bf16:
+    return KIBENCH_DTYPE_BF16;
+  case ElementType::fp32:
+    return KIBENCH_DTYPE_FP32;
+  case ElementType::fp64:
+    return KIBENCH_DTYPE_FP64;
+  }
+  return KIBENCH_DTYPE_FP64;
+}
+
+ElementType element_type(std::int32_t code, const char *field) {
+  switch (code) {
+  case KIBENCH_DTYPE_BF16:
+    return ElementType::bf16;
+  case KIBENCH_DTYPE_FP32:
+    return ElementType::fp32;
+  case KIBENCH_DTYPE_FP64:
+    return ElementType::fp64;
+  default:
+    throw InputError(fmt::format("{}: dtype {} is not a floating type kibench compares", field, code));
+  }
+}
+
+kibench_tensor tensor_of(const void *data, std::int32_t dtype, bool on_device, std::int64_t rows,
+                         std::int64_t columns) {
+  kibench_tensor t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.on_device = on_device ? 1 : 0;
+  t.rank = columns > 0 ? 2 : 1;
+  t.shape[0] = rows;
+  t.shape[1] = columns > 0 ? columns : 0;
+  return t;
+}
+
+kibench_tensor tensor_of(const kibench::TensorRef &ref, std::int64_t rows, std::int64_t columns) {
+  if (ref.empty()) return kibench_tensor{};
+  return tensor_of(ref.data, dtype_code(ref.type), ref.on_device, rows, columns);
+}
+
+// A caller's tensor as a TensorRef of the expected shape.
+kibench::TensorRef tensor_ref(const kibench_tensor &t, const char *field, std::int64_t rows,
+                              std::int64_t columns) {
+  if (t.data == nullptr) return {};
+  const std::int64_t want = rows * std::max<std::int64_t>(columns, 1);
+  const std::int64_t have = t.rank == 2 ? t.shape[0] * t.shape[1] : t.rank == 1 ? t.shape[0] : 1;
+  if (have != want)
+    throw InputError(fmt::format("{}: {} elements, the workload's shape needs {}", field, have, want));
+  return kibench::TensorRef{t.data, element_type(t.dtype, field), want, t.on_device != 0};
+}
+
+void fill_stats(const kibench::ErrorStats &from, kibench_error_stats &to) {
+  to = kibench_error_stats{};
+  const std::size_t n = std::min(from.output.size(), sizeof(to.output) - 1);
+  std::memcpy(to.output, from.output.data(), n);
+  to.output[n] = '\0';
+  to.count = from.count;
+  to.max_abs_error = from.max_abs_error;
+  to.rel_l2_error = from.rel_l2_error;
+  to.ref_l2_norm = from.ref_l2_norm;
+  to.nonfinite = from.nonfinite;
+  to.passed = from.passed ? 1 : 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int kibench_capi_version(void) {
+  return KIBENCH_CAPI_VERSION;
+}
+
+const char *kibench_last_error(void) {
+  return last_error.c_str();
+}
+
+kibench_workload *kibench_workload_open(const char *spec_path) {
+  return guarded<kibench_workload *>(nullptr, [&] {
+    if (spec_path == nullptr) throw InputError("spec_path is NULL");
+    return new kibench_workload(kibench::load_workload(spec_path));
+  });
+}
+
+void kibench_workload_close(kibench_workload *workload) {
+  delete workload;
+}
+
+int kibench_workload_get_info(kibench_workload *workload, kibench_workload_info *info) {
+  return guarded_status([&] {
+    const kibench::Workload &w = require(workload, "workload").workload;
+    kibench_workload_info &out = require(info, "info");
+    out = kibench_workload_info{};
+    out.tokens = w.tokens;
+    out.vocab = w.vocab;
+    out.hidden = w.hidden;
+    out.student_hidden = w.student_hidden;
+    out.has_student_bias = w.student_bias.has_value() ? 1 : 0;
+    out.has_teacher_bias = w.teacher_bias.has_value() ? 1 : 0;
+    out.beta = w.scalars.beta;
+    out.temperature = w.scalars.temperature;
+    out.weight_hard = w.scalars.weight_hard;
+    out.weight_soft = w.scalars.weight_soft;
+    out.ignore_index = w.scalars.ignore_index;
+    out.max_relative_error = w.correctness.max_relative_error;
+    out.max_absolute_error = w.correctness.max_absolute_error;
+    out.gemm_flops_forward = w.gemm_flops(false);
+    out.gemm_flops_full = w.gemm_flops(true);
+  });
+}
+
+int kibench_workload_input(kibench_workload *workload, const char *name, kibench_tensor *tensor) {
+  return guarded_status([&] {
+    kibench_workload &wl = require(workload, "workload");
+    kibench_tensor &out = require(tensor, "tensor");
+    const std::string which = name != nullptr ? name : "";
+    if (!kibench::gpu::gpu_available())
+      throw InputError(fmt::format("no GPU: {}", kibench::gpu::gpu_availability().reason));
+    const kibench::gpu::DeviceInputs &in = kibench::gpu::device_inputs(wl.inputs);
+    const std::int64_t T = in.tokens, V = in.vocab, H = in.hidden, Hs = in.student_hidden;
+    if (which == "student_input") {
+      out = tensor_of(in.student_input.data(), KIBENCH_DTYPE_BF16, true, T, Hs);
+    } else if (which == "student_weight") {
+      out = tensor_of(in.student_weight.data(), KIBENCH_DTYPE_BF16, true, V, Hs);
+    } else if (which == "teacher_input") {
+      out = tensor_of(in.teacher_input.data(), KIBENCH_DTYPE_BF16, true, T, H);
+    } else if (which == "teacher_weight") {
+      out = tensor_of(in.teacher_weight.data(), KIBENCH_DTYPE_BF16, true, V, H);
+    } else if (which == "target") {
+      out = tensor_of(in.target.data(), KIBENCH_DTYPE_INT64, true, T, 0);
+    } else if (which == "student_bias") {
+      out = in.has_student_bias() ? tensor_of(in.student_bias.data(), KIBENCH_DTYPE_BF16, true, V, 0)
+                                  : kibench_tensor{};
+    } else if (which == "teacher_bias") {
+      out = in.has_teacher_bias() ? tensor_of(in.teacher_bias.data(), KIBENCH_DTYPE_BF16, true, V, 0)
+                                  : kibench_tensor{};
+    } else {
+      throw InputError(fmt::format("no input named \"{}\"", which));
+    }
+  });
+}
+
+int kibench_workload_flush_l2(kibench_workload *workload, void *cuda_stream) {
+  return guarded_status([&] {
+    kibench_workload &wl = require(workload, "workload");
+    if (!wl.flush) {
+      wl.flush_allocator = std::make_unique<kibench::gpu::DeviceAllocator>("capi-l2-flush");
+      wl.flush = std::make_unique<kibench::gpu::L2Flush>(*wl.flush_allocator, current_device());
+    }
+    wl.flush->flush(static_cast<cudaStream_t>(cuda_stream));
+  });
+}
+
+kibench_impl *kibench_impl_open(kibench_workload *workload, const char *name) {
+  return guarded<kibench_impl *>(nullptr, [&] {
+    kibench_workload &wl = require(workload, "workload");
+    const std::string which = name != nullptr ? name : "";
+    auto impl = wl.backend->make(which);
+    if (!impl) throw InputError(fmt::format("no implementation named \"{}\" (see `kibench list`)", which));
+    if (auto why = impl->unsupported(wl.workload))
+      throw InputError(fmt::format("{} cannot run {}: {}", which, wl.workload.name, *why));
+    impl->prepare(wl.workload, wl.inputs);
+    return new kibench_impl{&wl, std::move(impl)};
+  });
+}
+
+void kibench_impl_close(kibench_impl *impl) {
+  if (impl != nullptr && impl->impl) guarded_status([&] { impl->impl->release(); });
+  delete impl;
+}
+
+int kibench_impl_revision(kibench_impl *impl, char *buffer, size_t capacity, size_t *size) {
+  return guarded_status([&] {
+    const std::string text = kibench::json::pretty(require(impl, "impl").impl->revision());
+    if (size != nullptr) *size = text.size();
+    if (capacity == 0) return;
+    if (buffer == nullptr) throw InputError("buffer is NULL");
+    if (capacity <= text.size())
+      throw InputError(fmt::format("buffer of {} bytes; the revision needs {}", capacity, text.size() + 1));
+    std::memcpy(buffer, text.c_str(), text.size() + 1);
+  });
+}
+
+int kibench_impl_poison_outputs(kibench_impl *impl) {
+  return guarded_status([&] { require(impl, "impl").impl->poison_outputs(); });
+}
+
+int kibench_impl_flush_caches(kibench_impl *impl) {
+  return guarded_status([&] { require(impl, "impl").impl->flush_caches(); });
+}
+
+int kibench_impl_before_sample(kibench_impl *impl, int pass) {
+  return guarded_status([&] { require(impl, "impl").impl->before_sample(pass_of(pass)); });
+}
+
+int kibench_impl_run(kibench_impl *impl, int pass) {
+  return guarded_status([&] { require(impl, "impl").impl->run(pass_of(pass)); });
+}
+
+int kibench_impl_outputs(kibench_impl *impl, kibench_outputs *outputs) {
+  return guarded_status([&] {
+    kibench_impl &h = require(impl, "impl");
+    kibench_outputs &out = require(outputs, "outputs");
+    const kibench::Workload &w = h.owner->workload;
+    const kibench::OutputView view = h.impl->outputs();
+    out = kibench_outputs{};
+    out.loss = view.loss;
+    out.grad_student_input = tensor_of(view.grad_student_input, w.tokens, w.student_hidden);
+    out.grad_student_weight = tensor_of(view.grad_student_weight, w.vocab, w.student_hidden);
+    out.grad_student_bias = tensor_of(view.grad_student_bias, w.vocab, 0);
+  });
+}
+
+int kibench_impl_memory(kibench_impl *impl, kibench_memory *memory) {
+  return guarded_status([&] {
+    const kibench::MemoryUse use = require(impl, "impl").impl->memory();
+    kibench_memory &out = require(memory, "memory");
+    out = {use.input_bytes, use.output_bytes, use.workspace_bytes, use.peak_bytes};
+  });
+}
+
+kibench_timer *kibench_timer_for_impl(kibench_impl *impl) {
+  return guarded<kibench_timer *>(
+      nullptr, [&] { return new kibench_timer{require(impl, "impl").impl->make_timer()}; });
+}
+
+kibench_timer *kibench_timer_for_stream(void *cuda_stream) {
+  return guarded<kibench_timer *>(nullptr, [&] {
+    return new kibench_timer{std::make_unique<kibench::gpu::CudaEventTimer>(
+        static_cast<cudaStream_t>(cuda_stream), current_device())};
+  });
+}
+
+void kibench_timer_close(kibench_timer *timer) {
+  delete timer;
+}
+
+int kibench_timer_start(kibench_timer *timer) {
+  return guarded_status([&] { require(timer, "timer").timer->start(); });
+}
+
+int kibench_timer_stop(kibench_timer *timer) {
+  return guarded_status([&] { require(timer, "timer").timer->stop(); });
+}
+
+int kibench_timer_elapsed(kibench_timer *timer, double *ns, double *clock_mhz) {
+  return guarded_status([&] {
+    kibench::SampleTimer &t = *require(timer, "timer").timer;
+    const double elapsed = t.elapsed_ns();
+    if (ns != nullptr) *ns = elapsed;
+    if (clock_mhz != nullptr) *clock_mhz = t.clock_mhz().value_or(std::numeric_limits<double>::quiet_NaN());
+  });
+}
+
+int kibench_compare_outputs(kibench_impl *truth, const kibench_outputs *candidate, int with_gradients,
+                            kibench_error_stats *stats, int capacity, int *count) {
+  return guarded_status([&] {
+    kibench_impl &t = require(truth, "truth");
+    const kibench_outputs &c = require(candidate, "candidate");
+    const kibench::Workload &w = t.owner->workload;
+    kibench::OutputView view;
+    view.loss = c.loss;
+    view.grad_student_input =
+        tensor_ref(c.grad_student_input, "candidate.grad_student_input", w.tokens, w.student_hidden);
+    view.grad_student_weight =
+        tensor_ref(c.grad_student_weight, "candidate.grad_student_weight", w.vocab, w.student_hidden);
+    view.grad_student_bias = tensor_ref(c.grad_student_bias, "candidate.grad_student_bias", w.vocab, 0);
+    const kibench::OutputView reference = t.impl->outputs();
+    std::vector<kibench::ErrorStats> errors = t.owner->backend->compare(view, reference, with_gradients != 0);
+    for (auto &e : errors) kibench::apply_policy(e, w.correctness);
+    if (count != nullptr) *count = static_cast<int>(errors.size());
+    for (std::size_t i = 0; i < errors.size() && static_cast<int>(i) < capacity; ++i) {
+      if (stats == nullptr) throw InputError("stats is NULL");
+      fill_stats(errors[i], stats[i]);
+    }
+  });
+}
+
+} // extern "C"
