@@ -46,6 +46,11 @@ struct Case {
   // min(S·Hs, R·ld, 2^20) (R·ld < S·Hs already gives several stages on
   // small cases with short chunks).
   std::int64_t first_stage = 0;
+  // The loss bound. kLossBound holds where a row has hundreds of logits or
+  // more; with a dozen the bf16 rounding of the logits (which every bf16
+  // implementation, PyTorch's included, computes the loss from) does not
+  // average out: see the V = 13 case.
+  double loss_bound = kLossBound;
 };
 
 GeneratorSpec uniform(std::uint64_t seed, double low, double high) {
@@ -138,7 +143,7 @@ double check_implementation(Implementation &impl, const Case &c, Pass pass) {
   const OracleResult ref = run_oracle(oracle_problem(w, inputs.host()), gradients);
   INFO(fmt::format("loss {:.12g}, oracle {:.12g}", out.loss, ref.loss));
   CHECK(std::isfinite(out.loss));
-  CHECK(relative_error(out.loss, ref.loss) <= kLossBound);
+  CHECK(relative_error(out.loss, ref.loss) <= c.loss_bound);
   if (!gradients) {
     CHECK(out.grad_student_input.empty());
     CHECK(out.grad_student_weight.empty());
@@ -273,14 +278,26 @@ TEST_CASE("fused: grad W split with S != V - S and V·Hs not a multiple of 4, wi
 TEST_CASE("fused: V < 16 keeps all of grad W in the workspace (S = 0, no low GEMM)", "[gpu][fused]") {
   if (skip_without_gpu()) return;
   REQUIRE(gpu::fused::grad_weight_split(13) == 0);
-  check_case(Case{.label = "v13", .seed = 22, .tokens = 24, .vocab = 13, .hidden = 64, .chunk_rows = 10});
+  // Loss bound 1e-4: on this shape (T = 24, V = 13, H = 64) the
+  // torch-equivalent cpu-reference, which also computes the loss from bf16
+  // logits, is 2.0e-6 to 8.7e-5 from the fp64 oracle over four seeds; fused
+  // measured 1.4e-5 and 2.5e-5 on the H200 (2026-12-02). Gradients keep 2e-3.
+  constexpr double kFewLogitsLossBound = 1e-4;
+  check_case(Case{.label = "v13",
+                  .seed = 22,
+                  .tokens = 24,
+                  .vocab = 13,
+                  .hidden = 64,
+                  .chunk_rows = 10,
+                  .loss_bound = kFewLogitsLossBound});
   check_case(Case{.label = "v13-bias",
                   .seed = 23,
                   .tokens = 24,
                   .vocab = 13,
                   .hidden = 64,
                   .bias = true,
-                  .chunk_rows = 10});
+                  .chunk_rows = 10,
+                  .loss_bound = kFewLogitsLossBound});
 }
 
 TEST_CASE("fused: the in-place grad W conversion in many stages", "[gpu][fused]") {
