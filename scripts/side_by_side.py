@@ -187,8 +187,9 @@ class Kibench:
 
 # ----------------------------------------------------------------- torch glue
 def torch_view(torch, tensor):
-    """A kibench device tensor as a torch tensor over the same memory."""
-    typestr = {DTYPE_BF16: "<u2", DTYPE_FP32: "<f4", DTYPE_FP64: "<f8", DTYPE_INT64: "<i8"}[tensor.dtype]
+    """A kibench device tensor as a torch tensor over the same memory (bf16 travels
+    as int16, which every PyTorch reads from __cuda_array_interface__)."""
+    typestr = {DTYPE_BF16: "<i2", DTYPE_FP32: "<f4", DTYPE_FP64: "<f8", DTYPE_INT64: "<i8"}[tensor.dtype]
     shape = tuple(tensor.shape[k] for k in range(tensor.rank))
 
     class Interface:
@@ -313,8 +314,8 @@ class TorchLane:
 
 
 def torch_eager_loss(torch, inputs, info):
-    """The seed harness's PyTorch module, op for op (docs/loss-math.md,
-    "Reference semantics"): bf16 logit GEMMs, fp32 upcast, CrossEntropyLoss,
+    """PyTorch eager in the op sequence of the seed harness's module
+    (docs/loss-math.md, "Reference semantics"): bf16 logit GEMMs, fp32 upcast, CrossEntropyLoss,
     / tau, log_softmax, the beta-mixture by logsumexp of the stacked
     log-probabilities, kl_div(log_target=True) twice, masked mean."""
     F = torch.nn.functional

@@ -7,6 +7,8 @@
 #   scripts/side_by_side.sh BIN_DIR [WORKLOAD] [OUT]
 # BIN_DIR holds kibench and libkibench_capi.so (a build folder, or the
 # folder package_for_device.sh fills). Needs PyTorch and liger-kernel.
+# KIBENCH_RUN_IMPLS changes step 1's implementations (default
+# reference,fused,cublas-floor).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$(cd "${1:?usage: side_by_side.sh BIN_DIR [WORKLOAD] [OUT]}" && pwd)"
@@ -15,7 +17,7 @@ out="${3:-$PWD/runs/side-by-side}"
 export LD_LIBRARY_PATH="$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$out"
 
-"$bin/kibench" run "$workload" --impl reference,fused,cublas-floor --out "$out/kibench"
+"$bin/kibench" run "$workload" --impl "${KIBENCH_RUN_IMPLS:-reference,fused,cublas-floor}" --out "$out/kibench"
 run_dir="$(find "$out/kibench" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)"
 python3 "$root/scripts/side_by_side.py" "$workload" --like "$run_dir" --capi "$bin/libkibench_capi.so" \
   --out "$out/side-by-side.json"
