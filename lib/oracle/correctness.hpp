@@ -37,4 +37,8 @@ ErrorStats compare_scalar(std::string output, double out, double ref);
 
 CorrectnessVerdict make_verdict(std::vector<ErrorStats> outputs, const CorrectnessPolicy &policy);
 
+// Whether the check of `pass` compares the student gradients: every pass
+// but forward (a backward-pass check runs the full pass, loss included).
+bool checks_gradients(Pass pass);
+
 } // namespace kibench

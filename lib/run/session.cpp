@@ -35,12 +35,6 @@ std::string oracle_name(const Backend &backend) {
   return backend.gpu_unavailable_reason() ? "cpu-fp64" : "oracle-fp64";
 }
 
-// Which outputs a correctness check of `pass` compares: the backward pass
-// produces gradients only, forward the loss only, full both.
-bool checks_gradients(Pass pass) {
-  return pass != Pass::forward;
-}
-
 // A pass whose check needs a full run: the backward pass on its own has no
 // loss to compare, so correctness runs the full pass for it.
 Pass check_pass(Pass pass) {

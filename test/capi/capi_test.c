@@ -38,8 +38,8 @@ static int64_t elements(const kibench_tensor *t) {
   return t->rank == 2 ? t->shape[0] * t->shape[1] : t->shape[0];
 }
 
-/* Runs `name` once (poisoned first) and checks it against `truth`. Returns
- * how many outputs failed; *compared gets how many were compared. */
+/* Checks `out` against truth's last outputs. Returns how many outputs
+ * failed; *compared gets how many were compared. */
 static int failed_outputs(kibench_impl *truth, const kibench_outputs *out, int *compared) {
   kibench_error_stats stats[8];
   int count = 0;

@@ -1,10 +1,12 @@
 #include "importers/external/checked_outputs.hpp"
 
+#include "oracle/correctness.hpp"
+
 namespace kibench::importers::external {
 
 std::vector<std::string> checked_outputs(const Workload &workload, Pass pass) {
   std::vector<std::string> outputs{"loss"};
-  if (pass == Pass::forward) return outputs;
+  if (!checks_gradients(pass)) return outputs;
   outputs.emplace_back("grad_student_input");
   outputs.emplace_back("grad_student_weight");
   if (workload.student_bias) outputs.emplace_back("grad_student_bias");
