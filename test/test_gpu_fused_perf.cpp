@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "cuda/stream.hpp"
 #include "fused/chunk_plan.hpp"
 #include "fused/fused_implementation.hpp"
+#include "fused/grad_weight_split.hpp"
 #include "fused/row_loss.hpp"
 #include "inputs/device_inputs.hpp"
 #include "inputs/input_set.hpp"
@@ -96,6 +98,24 @@ void print_timing(const std::string &what, const Timing &t, double tflop) {
              t.p80_ms, tflop / (t.median_ms * 1e-3));
 }
 
+// The row kernel's arguments for the first `rows` rows of logits [rows, V]
+// (ld = V) computed from the seed's inputs.
+gpu::fused::RowLossArgs chunk_args(const gpu::DeviceInputs &in, __nv_bfloat16 *zs, const __nv_bfloat16 *zt,
+                                   std::int64_t rows, std::int64_t V, std::int64_t Hs, float *row_loss) {
+  gpu::fused::RowLossArgs args;
+  args.student_logits = zs;
+  args.teacher_logits = zt;
+  args.rows = rows;
+  args.vocab = V;
+  args.ld = V;
+  args.target = in.target.data();
+  args.student_input = in.student_input.data();
+  args.student_weight = in.student_weight.data();
+  args.student_hidden = Hs;
+  args.row_loss = row_loss;
+  return args;
+}
+
 } // namespace
 
 TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
@@ -152,11 +172,14 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
       fmt::print("no oracle-fp64 in the registry: seed-size errors not checked here\n");
     }
   }
-  {
-    auto fused = make_fused(FusedOptions{.row_kernel = 1});
+  // The earlier row kernels in the same process, for the version's gain.
+  for (int version : {1, 2}) {
+    auto fused = make_fused(FusedOptions{.row_kernel = version});
     fused->prepare(w, inputs);
-    print_timing("fused full, row kernel v1", time_implementation(*fused, Pass::full), full_tflop);
-    print_timing("fused forward, row kernel v1", time_implementation(*fused, Pass::forward), forward_tflop);
+    print_timing(fmt::format("fused full, row kernel v{}", version), time_implementation(*fused, Pass::full),
+                 full_tflop);
+    print_timing(fmt::format("fused forward, row kernel v{}", version),
+                 time_implementation(*fused, Pass::forward), forward_tflop);
   }
   if (const RegisteredImplementation *entry = find_implementation("cublas-floor")) {
     auto floor = entry->make();
@@ -205,20 +228,10 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
 
   const std::int64_t rows = 2048;
   forward_gemms(); // real logits for the row kernel
-  for (const auto &[version, grad] :
-       {std::pair{1, false}, std::pair{1, true}, std::pair{2, false}, std::pair{2, true}}) {
-    gpu::fused::RowLossArgs args;
+  for (const auto &[version, grad] : {std::pair{1, false}, std::pair{1, true}, std::pair{2, false},
+                                      std::pair{2, true}, std::pair{3, false}, std::pair{3, true}}) {
+    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
     args.version = version;
-    args.student_logits = zs.data();
-    args.teacher_logits = zt.data();
-    args.rows = rows;
-    args.vocab = V;
-    args.ld = V;
-    args.target = in.target.data();
-    args.student_input = in.student_input.data();
-    args.student_weight = in.student_weight.data();
-    args.student_hidden = Hs;
-    args.row_loss = row_loss.data();
     args.write_grad = grad;
     const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
     const double bytes = static_cast<double>(rows * V) * (grad ? 6.0 : 4.0);
@@ -226,6 +239,59 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
         "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n",
         fmt::format("row kernel v{} alone, {} rows, {}", version, rows, grad ? "with G'" : "loss only"),
         t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
+  }
+
+  // One chunk of the seed plan, step by step: where a full pass's time goes.
+  {
+    const gpu::fused::ChunkShape shape{.tokens = T, .vocab = V, .student_hidden = Hs};
+    const auto plan = gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape),
+                                              std::uint64_t{1} << 40, 0);
+    REQUIRE(plan.has_value());
+    const std::int64_t R = plan->rows, S = gpu::fused::grad_weight_split(V);
+    gpu::DeviceBuffer<float> dx(allocator, static_cast<std::size_t>(R * Hs)),
+        dw(allocator, static_cast<std::size_t>(V * Hs));
+    CUDA_CHECK(cudaMemsetAsync(dw.data(), 0, dw.bytes(), stream));
+    const double chunk_fraction = static_cast<double>(R) / static_cast<double>(T);
+    fmt::print("\none chunk of the seed plan: R = {} rows ({} chunks)\n", R, plan->chunks);
+    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), R, V, Hs, row_loss.data());
+    const std::vector<std::pair<std::string, std::function<void()>>> steps = {
+        {"z_s GEMM",
+         [&] {
+           blas.matmul(gpu::gemm_abt(R, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
+                       stream);
+         }},
+        {"z_t GEMM",
+         [&] {
+           blas.matmul(gpu::gemm_abt(R, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
+                       stream);
+         }},
+        {"row kernel v3, with G'", [&] { gpu::fused::launch_row_loss(args, stream); }},
+        {"grad x GEMM (fp32 out)",
+         [&] {
+           gpu::RowMajorGemm g = gpu::gemm_ab(R, Hs, V, zs.data(), in.student_weight.data(), dx.data());
+           g.output_type = ElementType::fp32;
+           blas.matmul(g, stream);
+         }},
+        {"grad W GEMMs (fp32, beta 1)",
+         [&] {
+           for (const auto &[begin, end] : {std::pair{std::int64_t{0}, S}, std::pair{S, V}}) {
+             gpu::RowMajorGemm g = gpu::gemm_atb(end - begin, Hs, R, zs.data() + begin,
+                                                 in.student_input.data(), dw.data() + begin * Hs);
+             g.lda = V;
+             g.output_type = ElementType::fp32;
+             g.beta = 1.0;
+             blas.matmul(g, stream);
+           }
+         }},
+    };
+    double total = 0.0;
+    for (const auto &[name, work] : steps) {
+      const Timing t = time_work(work, stream, flush);
+      total += t.median_ms;
+      fmt::print("  {:<32} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n", name, t.median_ms, t.p20_ms, t.p80_ms);
+    }
+    fmt::print("  {:<32} {:>9.3f} ms per chunk; x {:.3f} chunks of T = {:.3f} ms\n", "sum", total,
+               1.0 / chunk_fraction, total / chunk_fraction);
   }
 
   fmt::print(
@@ -251,25 +317,15 @@ TEST_CASE("fused: each row kernel once on a seed chunk", "[.][gpu-profile]") {
   gpu::DeviceBuffer<bf16> zs(allocator, static_cast<std::size_t>(rows * V)),
       zt(allocator, static_cast<std::size_t>(rows * V));
   gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(rows));
-  for (int version : {1, 2}) {
+  for (int version : {1, 2, 3}) {
     blas.matmul(gpu::gemm_abt(rows, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
                 stream);
     blas.matmul(gpu::gemm_abt(rows, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
                 stream);
-    gpu::fused::RowLossArgs args;
+    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
     args.version = version;
-    args.student_logits = zs.data();
-    args.teacher_logits = zt.data();
-    args.rows = rows;
-    args.vocab = V;
-    args.ld = V;
-    args.target = in.target.data();
-    args.student_input = in.student_input.data();
-    args.student_weight = in.student_weight.data();
-    args.student_hidden = Hs;
-    args.row_loss = row_loss.data();
     gpu::fused::launch_row_loss(args, stream);
   }
   stream.synchronize();
-  SUCCEED("both row kernels ran");
+  SUCCEED("every row kernel ran");
 }

@@ -36,8 +36,9 @@ struct FusedOptions {
   // Device memory the implementation may hold beyond inputs and outputs;
   // 0: gpu::fused::default_workspace_budget of the shape.
   std::uint64_t workspace_budget = 0;
-  // Row kernel version (kernels/fused/row_loss_v*.cu): 2, or 1 to compare.
-  int row_kernel = 2;
+  // Row kernel version (kernels/fused/row_loss_v*.cu): 3, or 1 and 2 to
+  // compare.
+  int row_kernel = 3;
   // The variant's registry name: Implementation::name(), and "kibench-" +
   // name in the revision manifest (e.g. "fused-lean" with a 1 GiB budget).
   std::string name = "fused";

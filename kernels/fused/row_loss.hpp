@@ -47,8 +47,8 @@ struct RowLossArgs {
   double weight_soft = 0.5;
   std::int64_t ignore_index = -100;
   bool write_grad = true;
-  // Kernel version (row_loss_v1.cu, row_loss_v2.cu); both compute the same.
-  int version = 2;
+  // Kernel version (row_loss_v1.cu, v2, v3); all compute the same.
+  int version = 3;
 };
 
 // The largest vocabulary whose row slices fit one cluster's shared memory

@@ -169,6 +169,7 @@ struct RowPart {
   int begin;   // first vocabulary index of the slice
   int count;   // elements of the slice inside the vocabulary
   int vectors; // 16-byte vectors covering them
+  int full;    // of which whole: vectors - 1 if count is no multiple of 8
   // Elements of vector v inside the vocabulary (only a row's very last
   // vector can be partial; the rest of it is row padding).
   __device__ int lanes(int v) const { return min(kVector, count - v * kVector); }
@@ -179,6 +180,7 @@ __device__ inline RowPart row_part(const Params &p, int rank) {
   part.begin = rank * p.slice;
   part.count = max(0, min(p.slice, p.vocab - part.begin));
   part.vectors = (part.count + kVector - 1) / kVector;
+  part.full = part.count / kVector;
   return part;
 }
 
@@ -284,11 +286,17 @@ __device__ float row_loss_value(const Params &p, const float *kl, float lse_raw,
   return p.weight_hard * cross_entropy + p.weight_soft * divergence;
 }
 
-// The two kernel versions, each for every divergence and pass.
+// The kernel versions, each for every divergence and pass.
 void launch_row_loss_v1(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
                         cudaStream_t stream);
 void launch_row_loss_v2(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
                         cudaStream_t stream);
+void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
+                        cudaStream_t stream);
+
+// Clusters of 8 CTAs of kThreads that fit on the GPU at once for `kernel`
+// with `smem` bytes of dynamic shared memory (asked once per pair).
+int resident_clusters(const void *kernel, std::size_t smem);
 
 // Raises a kernel's dynamic shared-memory limit to `bytes` if it is lower
 // (a per-kernel attribute; it only ever grows).

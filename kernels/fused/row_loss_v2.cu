@@ -22,8 +22,6 @@
 // docs/perf.md lists what would cut it.
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -240,25 +238,6 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
   }
   // No CTA may leave while another still reads its exchange slots.
   cluster.sync();
-}
-
-// Clusters of a kernel that fit on the GPU at once (asked once per kernel
-// and shared-memory size).
-int resident_clusters(const void *kernel, std::size_t smem) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void *, std::size_t>, int> known;
-  std::lock_guard lock(mutex);
-  const auto key = std::make_pair(kernel, smem);
-  if (auto it = known.find(key); it != known.end()) return it->second;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(kClusterSize);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem;
-  int clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-  if (clusters < 1) throw std::runtime_error("row kernel v2: no cluster of 8 CTAs fits on this GPU");
-  known.emplace(key, clusters);
-  return clusters;
 }
 
 template <Divergence kDivergence, bool kGrad>

@@ -1,0 +1,421 @@
+// Row kernel, version 3: the instructions per logit cut to what the math
+// needs, and the next row already in L2.
+//
+// Version 2 issued ~80 warp instructions per 32 logits where the arithmetic
+// needs ~30 (Nsight Compute: instruction issue, not HBM or the SFU, was the
+// limit). Same layout, cluster per row and three sweeps as version 2; the
+// one idea here is to take the overhead out of the per-element loops:
+//  - whole 16-byte vectors (all but at most one per CTA and row) run a
+//    mask-free instantiation of each sweep; only the row's last vector runs
+//    the masked one;
+//  - tau = 1 is a template parameter (sigma = q, one softmax fewer), not a
+//    run-time branch in every element;
+//  - the mixture's log2 m is clamped at FLT_MIN instead of branching on
+//    m > 0 (where both q and p underflow to 0 each term is 0 either way);
+//  - sums run in two independent chains per vector, so the FMA latency
+//    does not serialize the sweep;
+//  - the row statistics reduce without a ex2 per butterfly round: a warp
+//    first agrees on its maxima, rescales each lane's sums once, then adds;
+//    the cluster's 128 warp partials are gathered by one warp of each CTA
+//    (4 per lane, over distributed shared memory) in a fixed order, so the
+//    serial 16-warp loop of version 2 and one CTA barrier go;
+//  - one thread prefetches the CTA's slice of the next row into L2 with a
+//    bulk prefetch (cp.async.bulk.prefetch.L2) as a row starts, so a row's
+//    loads are L2 hits and the load sweep no longer waits on HBM latency;
+//  - G' leaves with streaming stores: the next GEMMs read it from HBM in
+//    any case, and it should not push the prefetched rows out of L2.
+// Measured on the H200: 0.875 ms a 2048-row chunk with G' (v2: 1.211 ms),
+// 0.732 ms loss only (v2: 1.017): 1.38x, short of the ~2x that counting
+// instructions predicted (docs/perf.md, v4).
+// Math, precision and outputs are those of versions 1 and 2 (row_loss.cu);
+// negative temperatures are not special: the maxima are taken of the
+// scaled values, whatever the scale's sign.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "cuda/cuda_check.hpp"
+#include "fused/row_loss_device.cuh"
+
+namespace kibench::gpu::fused::detail {
+
+namespace {
+
+constexpr int kBatch = 2;     // 16-byte vectors per thread and tensor in flight during the load
+constexpr int kMaxValues = 7; // per reduction: up to 3 (max, sum) pairs and the target logit
+constexpr int kPartials = kClusterSize * kWarps; // warp partials per cluster and reduction
+constexpr int kGatherPerLane = kPartials / 32;
+static_assert(kPartials % 32 == 0);
+
+struct ExchangeV3 {
+  float slot[2][kWarps][kMaxValues]; // [stage][warp], read by every CTA of the cluster
+  float result[kMaxValues];          // the cluster's values, for every thread of this CTA
+};
+
+// A reduction's values: v[0, P) exponents m and v[P, 2P) sums s of P
+// softmax partials (each s 2^m), v[2P, N) plain sums.
+template <int P, int N> __device__ __forceinline__ void combine_into(float (&a)[N], const float (&b)[N]) {
+#pragma unroll
+  for (int i = 0; i < P; ++i) {
+    const float big = fmaxf(a[i], b[i]);
+    if (big != -INFINITY) { // else both are empty
+      a[P + i] = a[P + i] * ex2(a[i] - big) + b[P + i] * ex2(b[i] - big);
+      a[i] = big;
+    }
+  }
+#pragma unroll
+  for (int i = 2 * P; i < N; ++i) a[i] += b[i];
+}
+
+// Rescales each sum v[P + i] from exponent own[i] to v[i].
+template <int P, int N> __device__ __forceinline__ void rescale_to(float (&v)[N], const float (&own)[P]) {
+#pragma unroll
+  for (int i = 0; i < P; ++i) v[P + i] = v[i] == -INFINITY ? 0.0f : v[P + i] * ex2(own[i] - v[i]);
+}
+
+// Every lane returns the warp's combined values (xor butterflies: partners
+// compute identical results). The maxima first, then each lane rescales its
+// sums to them once, then the sums: one ex2 per pair, not one per round.
+template <int P, int N> __device__ __forceinline__ void warp_combine(float (&v)[N]) {
+  if constexpr (P > 0) {
+    float own[P];
+#pragma unroll
+    for (int i = 0; i < P; ++i) own[i] = v[i];
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+      for (int i = 0; i < P; ++i) v[i] = fmaxf(v[i], __shfl_xor_sync(0xffffffffu, v[i], offset));
+    }
+    rescale_to<P>(v, own);
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+    for (int i = P; i < N; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], offset);
+  }
+}
+
+// Reduces v[] over the cluster; every thread of every CTA returns the same
+// bits: warp butterflies, then warp 0 of each CTA gathers the 128 warp
+// partials (partial e = rank * kWarps + warp; lane l takes e = l, l + 32,
+// ...) and combines them in that order. Each stage has its own slots: a
+// stage's slot is rewritten only in the next row, after the other stage's
+// cluster barrier, which every reader of the earlier value has passed.
+template <int P, int N>
+__device__ void cluster_reduce(float (&v)[N], int stage, ExchangeV3 &ex, cg::cluster_group &cluster) {
+  static_assert(N <= kMaxValues && 2 * P <= N);
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  warp_combine<P>(v);
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) ex.slot[stage][warp][i] = v[i];
+  }
+  cluster.sync();
+  if (warp == 0) {
+    float acc[N];
+#pragma unroll
+    for (int k = 0; k < kGatherPerLane; ++k) {
+      const int e = lane + 32 * k;
+      const float *remote = cluster.map_shared_rank(&ex.slot[stage][e % kWarps][0], e / kWarps);
+      float part[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i) part[i] = remote[i];
+      if (k == 0) {
+#pragma unroll
+        for (int i = 0; i < N; ++i) acc[i] = part[i];
+      } else {
+        combine_into<P>(acc, part);
+      }
+    }
+    warp_combine<P>(acc);
+    if (lane == 0) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) ex.result[i] = acc[i];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = ex.result[i];
+}
+
+__device__ __forceinline__ void prefetch_l2(const void *pointer, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pointer), "r"(bytes) : "memory");
+}
+
+// Adds 2^x over a vector (its first `lanes` elements unless kFull) to the
+// running (m, s): one rescale per vector whose maximum is new.
+template <bool kFull>
+__device__ __forceinline__ void accumulate(float &m, float &s, const float (&x)[kVector], int lanes) {
+  float top;
+  if constexpr (kFull) {
+    top = fmaxf(fmaxf(fmaxf(x[0], x[1]), fmaxf(x[2], x[3])), fmaxf(fmaxf(x[4], x[5]), fmaxf(x[6], x[7])));
+  } else {
+    top = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kVector; ++j)
+      if (j < lanes) top = fmaxf(top, x[j]);
+  }
+  if (top > m) {
+    s *= ex2(m - top); // 0 while m is still -inf
+    m = top;
+  }
+  float e[kVector];
+#pragma unroll
+  for (int j = 0; j < kVector; ++j) e[j] = (kFull || j < lanes) ? ex2(x[j] - m) : 0.0f;
+  s += ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
+}
+
+// The load sweep's work on one vector: the running statistics of a =
+// z scale, b = z_t scale and (tau != 1) z log2(e); z_s and b into shared
+// memory. stats: [m_a, m_b, (m_raw), s_a, s_b, (s_raw), target logit].
+template <bool kFull, bool kUnitTemperature, int N>
+__device__ __forceinline__ void load_vector(const Params &p, const Slice &s, int v, const uint4 &zs,
+                                            const uint4 &zt, int lanes, float (&stats)[N]) {
+  constexpr int P = kUnitTemperature ? 2 : 3;
+  float z[kVector], a[kVector], b[kVector];
+  unpack(zs, z);
+  unpack(zt, b);
+#pragma unroll
+  for (int j = 0; j < kVector; ++j) {
+    a[j] = z[j] * p.scale;
+    b[j] *= p.scale;
+  }
+  accumulate<kFull>(stats[0], stats[P], a, lanes);
+  accumulate<kFull>(stats[1], stats[P + 1], b, lanes);
+  if constexpr (!kUnitTemperature) {
+#pragma unroll
+    for (int j = 0; j < kVector; ++j) a[j] = z[j] * kLog2e;
+    accumulate<kFull>(stats[2], stats[P + 2], a, lanes);
+  }
+  s.store(v, zs, b);
+}
+
+// The KL sweep's work on one vector (kl_sweep of row_loss_device.cuh,
+// without its per-element masks on whole vectors).
+template <Divergence kDivergence, bool kGrad, bool kFull>
+__device__ __forceinline__ void kl_vector(const Params &p, const Slice &s, int v, int lanes,
+                                          const RowStats &st, float &kl0, float &kl1) {
+  float z[kVector], b[kVector];
+  s.load(v, z, b);
+  // Two chains per sum: even and odd elements.
+  float even0 = 0.0f, odd0 = 0.0f, even1 = 0.0f, odd1 = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kVector; ++j) {
+    const bool in = kFull || j < lanes;
+    float &acc0 = j % 2 == 0 ? even0 : odd0;
+    float &acc1 = j % 2 == 0 ? even1 : odd1;
+    const float log_q = fmaf(z[j], p.scale, -st.lse_a), log_p = b[j] - st.lse_b;
+    if constexpr (kDivergence == Divergence::mixture) {
+      const float q = ex2(log_q), pr = ex2(log_p);
+      // m = 0 only where q and p both underflowed; FLT_MIN keeps the terms
+      // finite, and they vanish with q and p.
+      const float log_m = lg2(fmaxf(fmaf(p.one_minus_beta, q, p.beta * pr), FLT_MIN));
+      const float log_q_over_m = log_q - log_m;
+      if (in) {
+        acc0 = fmaf(q, log_q_over_m, acc0);
+        acc1 = fmaf(pr, log_p - log_m, acc1);
+      }
+      b[j] = log_q_over_m;
+    } else if constexpr (kDivergence == Divergence::reverse_kl) {
+      if (in) acc0 = fmaf(ex2(log_q), log_q - log_p, acc0);
+    } else { // forward KL, forward pass only
+      if (in) acc1 = fmaf(ex2(log_p), log_p - log_q, acc1);
+    }
+  }
+  kl0 += even0 + odd0;
+  kl1 += even1 + odd1;
+  if constexpr (kDivergence == Divergence::mixture && kGrad) s.store_b(v, b);
+}
+
+// The gradient row's coefficients: G' = w_h sigma + q (c_lin x + c_const)
+// with x = log2(q/m) (mixture) or log2(q/p) (reverse KL), i.e. c_lin =
+// w_s grad_scale and c_const = -c_lin KL; the forward KL has
+// G' = w_h sigma + c_lin (q - p).
+struct GradientCoefficients {
+  float c_lin, c_const;
+};
+
+template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
+__device__ __forceinline__ void gradient_vector(const Params &p, const Slice &s, int v, int lanes,
+                                                const RowStats &st, const GradientCoefficients &c, float &kl1,
+                                                uint4 *out_row) {
+  float z[kVector], b[kVector], g[kVector];
+  s.load(v, z, b);
+  float even1 = 0.0f, odd1 = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kVector; ++j) {
+    const float log_q = fmaf(z[j], p.scale, -st.lse_a);
+    const float q = ex2(log_q);
+    float value;
+    if constexpr (kDivergence == Divergence::forward_kl) {
+      const float log_p = b[j] - st.lse_b;
+      const float pr = ex2(log_p);
+      float &acc1 = j % 2 == 0 ? even1 : odd1;
+      if (kFull || j < lanes) acc1 = fmaf(pr, log_p - log_q, acc1);
+      value = kUnitTemperature ? fmaf(p.weight_hard + c.c_lin, q, -c.c_lin * pr)
+                               : fmaf(c.c_lin, q - pr, p.weight_hard * ex2(fmaf(z[j], kLog2e, -st.lse_raw)));
+    } else {
+      const float x = kDivergence == Divergence::mixture ? b[j] : log_q - (b[j] - st.lse_b);
+      if constexpr (kUnitTemperature) {
+        value = q * fmaf(c.c_lin, x, c.c_const + p.weight_hard);
+      } else {
+        value = fmaf(p.weight_hard, ex2(fmaf(z[j], kLog2e, -st.lse_raw)), q * fmaf(c.c_lin, x, c.c_const));
+      }
+    }
+    g[j] = (kFull || j < lanes) ? value : 0.0f; // the row padding past V stays zero
+  }
+  kl1 += even1 + odd1;
+  __stcs(out_row + v, pack(g));
+}
+
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature>
+__global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads, 2)
+    row_loss_v3_kernel(const Params p, int rows) {
+  constexpr int P = kUnitTemperature ? 2 : 3; // softmax statistics per row
+  constexpr int kStats = 2 * P + 1;           // and the target logit
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  __shared__ ExchangeV3 ex;
+  extern __shared__ uint4 dynamic_smem[];
+  const RowPart part = row_part(p, rank);
+  const Slice s = Slice::at(dynamic_smem, p.slice);
+  const int clusters = static_cast<int>(gridDim.x) / kClusterSize;
+  const int tid = static_cast<int>(threadIdx.x);
+  const auto slice_bytes = static_cast<unsigned>(part.vectors) * 16u;
+  // The one thread that owns the partial vector, if there is one.
+  const bool owns_tail = part.full < part.vectors && part.full % kThreads == tid;
+  const int tail_lanes = part.count - part.full * kVector;
+
+  // Every thread reads and writes only the slice vectors v = tid + k *
+  // kThreads, in every sweep of every row, so the slice needs no barrier
+  // between one row's gradient sweep and the next row's loads.
+  for (int row = static_cast<int>(blockIdx.x) / kClusterSize; row < rows; row += clusters) {
+    auto *out_row = reinterpret_cast<uint4 *>(p.student + row * p.ld + part.begin);
+    const auto *teacher_row = reinterpret_cast<const uint4 *>(p.teacher + row * p.ld + part.begin);
+    if (tid == 0 && row + clusters < rows && slice_bytes != 0) {
+      const std::int64_t next = static_cast<std::int64_t>(clusters) * p.ld;
+      prefetch_l2(p.student + row * p.ld + next + part.begin, slice_bytes);
+      prefetch_l2(p.teacher + row * p.ld + next + part.begin, slice_bytes);
+    }
+    const std::int64_t y = p.target[row];
+    if (y == p.ignore_index || y < 0 || y >= p.vocab) {
+      // Every CTA of the cluster skips the same rows, with no barrier.
+      if constexpr (kGrad) {
+        for (int v = tid; v < part.vectors; v += kThreads) out_row[v] = make_uint4(0, 0, 0, 0);
+      }
+      if (rank == 0 && tid == 0) p.row_loss[row] = 0.0f;
+      continue;
+    }
+
+    // The target logit's first operands, in flight during the row's loads.
+    const __nv_bfloat16 *x = p.student_input + static_cast<std::int64_t>(row) * p.student_hidden;
+    const __nv_bfloat16 *w = p.student_weight + y * p.student_hidden;
+    const int h0 = rank * kThreads + tid;
+    float x0 = 0.0f, w0 = 0.0f;
+    if (h0 < p.student_hidden) {
+      x0 = __bfloat162float(x[h0]);
+      w0 = __bfloat162float(w[h0]);
+    }
+
+    float stats[kStats];
+#pragma unroll
+    for (int i = 0; i < kStats; ++i) stats[i] = i < P ? -INFINITY : 0.0f;
+    for (int base = tid; base < part.vectors; base += kBatch * kThreads) {
+      uint4 zs[kBatch], zt[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int v = base + u * kThreads;
+        if (v < part.vectors) {
+          zs[u] = __ldcs(reinterpret_cast<const uint4 *>(out_row) + v);
+          zt[u] = __ldcs(teacher_row + v);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int v = base + u * kThreads;
+        if (v < part.full)
+          load_vector<true, kUnitTemperature>(p, s, v, zs[u], zt[u], kVector, stats);
+        else if (v < part.vectors)
+          load_vector<false, kUnitTemperature>(p, s, v, zs[u], zt[u], tail_lanes, stats);
+      }
+    }
+    float dot = x0 * w0;
+    for (int h = h0 + kClusterSize * kThreads; h < p.student_hidden; h += kClusterSize * kThreads)
+      dot = fmaf(__bfloat162float(x[h]), __bfloat162float(w[h]), dot);
+    stats[2 * P] = dot;
+    cluster_reduce<P>(stats, 0, ex, cluster);
+    RowStats st;
+    st.lse_a = stats[0] + log2f(stats[P]); // log2 sum 2^a
+    st.lse_b = stats[1] + log2f(stats[P + 1]);
+    if constexpr (kUnitTemperature) {
+      st.lse_raw = st.lse_a;
+    } else {
+      st.lse_raw = stats[2] + log2f(stats[P + 2]);
+    }
+    const float target_logit =
+        stats[2 * P] + (p.student_bias != nullptr ? __bfloat162float(p.student_bias[y]) : 0.0f);
+
+    float kl[2] = {0.0f, 0.0f};
+    if constexpr (kSeparateKlSweep<kDivergence, kGrad>) {
+      for (int v = tid; v < part.full; v += kThreads)
+        kl_vector<kDivergence, kGrad, true>(p, s, v, kVector, st, kl[0], kl[1]);
+      if (owns_tail) kl_vector<kDivergence, kGrad, false>(p, s, part.full, tail_lanes, st, kl[0], kl[1]);
+      cluster_reduce<0>(kl, 1, ex, cluster);
+    }
+    if constexpr (kGrad) {
+      GradientCoefficients c;
+      c.c_lin = p.weight_soft * p.grad_scale;
+      c.c_const = -c.c_lin * kl[0];
+      for (int v = tid; v < part.full; v += kThreads)
+        gradient_vector<kDivergence, kUnitTemperature, true>(p, s, v, kVector, st, c, kl[1], out_row);
+      if (owns_tail)
+        gradient_vector<kDivergence, kUnitTemperature, false>(p, s, part.full, tail_lanes, st, c, kl[1],
+                                                              out_row);
+      if constexpr (kDivergence == Divergence::forward_kl) cluster_reduce<0>(kl, 1, ex, cluster);
+    }
+    if (rank == 0 && tid == 0) p.row_loss[row] = row_loss_value<kDivergence>(p, kl, st.lse_raw, target_logit);
+  }
+  // No CTA may leave while another still reads its exchange slots.
+  cluster.sync();
+}
+
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature>
+void launch(const Params &p, std::int64_t rows, cudaStream_t stream) {
+  auto *kernel = &row_loss_v3_kernel<kDivergence, kGrad, kUnitTemperature>;
+  const std::size_t smem = dynamic_smem_bytes(p.slice);
+  const auto *key = reinterpret_cast<const void *>(kernel);
+  raise_smem_limit(key, smem);
+  const auto clusters = static_cast<unsigned>(std::min<std::int64_t>(rows, resident_clusters(key, smem)));
+  kernel<<<dim3(kClusterSize * clusters), kThreads, smem, stream>>>(p, static_cast<int>(rows));
+  CUDA_CHECK_LAUNCH();
+}
+
+template <Divergence kDivergence>
+void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
+  if (p.unit_temperature) {
+    grad ? launch<kDivergence, true, true>(p, rows, stream)
+         : launch<kDivergence, false, true>(p, rows, stream);
+  } else {
+    grad ? launch<kDivergence, true, false>(p, rows, stream)
+         : launch<kDivergence, false, false>(p, rows, stream);
+  }
+}
+
+} // namespace
+
+void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
+                        cudaStream_t stream) {
+  switch (divergence) {
+  case Divergence::mixture:
+    launch_for<Divergence::mixture>(p, rows, grad, stream);
+    break;
+  case Divergence::forward_kl:
+    launch_for<Divergence::forward_kl>(p, rows, grad, stream);
+    break;
+  case Divergence::reverse_kl:
+    launch_for<Divergence::reverse_kl>(p, rows, grad, stream);
+    break;
+  }
+}
+
+} // namespace kibench::gpu::fused::detail
