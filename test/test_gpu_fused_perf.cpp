@@ -4,7 +4,9 @@
 // implementation's stream), the four cuBLASLt GEMMs of the same shapes
 // alone (the floor the fused path is measured against), the row kernel
 // alone at the chunk size, and, where the registry has the GPU oracle, the
-// errors against it. docs/perf.md records what these printed.
+// errors against it; the fused path with cuBLASLt's heuristic algorithms
+// beside the tuned default, and what tuning chose per GEMM shape.
+// docs/perf.md records what these printed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -172,14 +174,15 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
       fmt::print("no oracle-fp64 in the registry: seed-size errors not checked here\n");
     }
   }
-  // The earlier row kernels in the same process, for the version's gain.
-  for (int version : {1, 2}) {
-    auto fused = make_fused(FusedOptions{.row_kernel = version});
+  // cuBLASLt's heuristic's first picks instead of timed ones, for the
+  // tuning's gain in the same process.
+  {
+    auto fused = make_fused(FusedOptions{.gemm_candidates = 1});
     fused->prepare(w, inputs);
-    print_timing(fmt::format("fused full, row kernel v{}", version), time_implementation(*fused, Pass::full),
+    print_timing("fused full, heuristic GEMM algorithms", time_implementation(*fused, Pass::full),
                  full_tflop);
-    print_timing(fmt::format("fused forward, row kernel v{}", version),
-                 time_implementation(*fused, Pass::forward), forward_tflop);
+    print_timing("fused forward, heuristic GEMM algorithms", time_implementation(*fused, Pass::forward),
+                 forward_tflop);
   }
   if (const RegisteredImplementation *entry = find_implementation("cublas-floor")) {
     auto floor = entry->make();
@@ -254,44 +257,59 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
     const double chunk_fraction = static_cast<double>(R) / static_cast<double>(T);
     fmt::print("\none chunk of the seed plan: R = {} rows ({} chunks)\n", R, plan->chunks);
     gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), R, V, Hs, row_loss.data());
-    const std::vector<std::pair<std::string, std::function<void()>>> steps = {
-        {"z_s GEMM",
-         [&] {
-           blas.matmul(gpu::gemm_abt(R, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
+    const auto steps_with =
+        [&](gpu::CublasLt &lt) -> std::vector<std::pair<std::string, std::function<void()>>> {
+      return {
+          {"z_s GEMM",
+           [&] {
+             lt.matmul(gpu::gemm_abt(R, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
                        stream);
-         }},
-        {"z_t GEMM",
-         [&] {
-           blas.matmul(gpu::gemm_abt(R, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
+           }},
+          {"z_t GEMM",
+           [&] {
+             lt.matmul(gpu::gemm_abt(R, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
                        stream);
-         }},
-        {"row kernel v3, with G'", [&] { gpu::fused::launch_row_loss(args, stream); }},
-        {"grad x GEMM (fp32 out)",
-         [&] {
-           gpu::RowMajorGemm g = gpu::gemm_ab(R, Hs, V, zs.data(), in.student_weight.data(), dx.data());
-           g.output_type = ElementType::fp32;
-           blas.matmul(g, stream);
-         }},
-        {"grad W GEMMs (fp32, beta 1)",
-         [&] {
-           for (const auto &[begin, end] : {std::pair{std::int64_t{0}, S}, std::pair{S, V}}) {
-             gpu::RowMajorGemm g = gpu::gemm_atb(end - begin, Hs, R, zs.data() + begin,
-                                                 in.student_input.data(), dw.data() + begin * Hs);
-             g.lda = V;
+           }},
+          {"row kernel v3, with G'", [&] { gpu::fused::launch_row_loss(args, stream); }},
+          {"grad x GEMM (fp32 out)",
+           [&] {
+             gpu::RowMajorGemm g = gpu::gemm_ab(R, Hs, V, zs.data(), in.student_weight.data(), dx.data());
              g.output_type = ElementType::fp32;
-             g.beta = 1.0;
-             blas.matmul(g, stream);
-           }
-         }},
+             lt.matmul(g, stream);
+           }},
+          {"grad W GEMMs (fp32, beta 1)",
+           [&] {
+             for (const auto &[begin, end] : {std::pair{std::int64_t{0}, S}, std::pair{S, V}}) {
+               gpu::RowMajorGemm g = gpu::gemm_atb(end - begin, Hs, R, zs.data() + begin,
+                                                   in.student_input.data(), dw.data() + begin * Hs);
+               g.lda = V;
+               g.output_type = ElementType::fp32;
+               g.beta = 1.0;
+               lt.matmul(g, stream);
+             }
+           }},
+      };
     };
-    double total = 0.0;
-    for (const auto &[name, work] : steps) {
-      const Timing t = time_work(work, stream, flush);
-      total += t.median_ms;
-      fmt::print("  {:<32} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n", name, t.median_ms, t.p20_ms, t.p80_ms);
+    // The heuristic's first picks, then the timed ones (the warm-up's first
+    // call of each GEMM tunes it).
+    gpu::CublasLt tuned(allocator, gpu::fused::kCublasWorkspaceBytes);
+    tuned.set_tuning(gpu::kMeasuredTuning);
+    for (auto *lt : {&blas, &tuned}) {
+      fmt::print(" {}\n", lt == &blas ? "heuristic algorithms" : "timed algorithms");
+      double total = 0.0;
+      for (const auto &[name, work] : steps_with(*lt)) {
+        const Timing t = time_work(work, stream, flush);
+        total += t.median_ms;
+        fmt::print("  {:<32} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n", name, t.median_ms, t.p20_ms, t.p80_ms);
+      }
+      fmt::print("  {:<32} {:>9.3f} ms per chunk; x {:.3f} chunks of T = {:.3f} ms\n", "sum", total,
+                 1.0 / chunk_fraction, total / chunk_fraction);
     }
-    fmt::print("  {:<32} {:>9.3f} ms per chunk; x {:.3f} chunks of T = {:.3f} ms\n", "sum", total,
-               1.0 / chunk_fraction, total / chunk_fraction);
+    for (const gpu::TuningRecord &r : tuned.tuning_records())
+      fmt::print("  tuned {:<44} {} timed, rank {} chosen: {:.3f} ms ({:.0f} TFLOP/s), first pick {:.3f} ms "
+                 "({:.0f} TFLOP/s)\n",
+                 r.shape, r.timed, r.chosen, r.chosen_ms, r.flops / (r.chosen_ms * 1e9), r.heuristic_ms,
+                 r.flops / (r.heuristic_ms * 1e9));
   }
 
   fmt::print(

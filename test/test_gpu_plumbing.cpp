@@ -239,6 +239,33 @@ TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing]
     CHECK(blas.cached_plans() == plans);
     stream.synchronize();
   }
+  SECTION("tuning times several algorithms once per shape and still computes the product") {
+    // Large enough that the heuristic offers more than one algorithm.
+    const std::int64_t tm = 256, tn = 384, tk = 512;
+    const Matrix ta = random_matrix(static_cast<std::size_t>(tm * tk), rng);
+    const Matrix tb = random_matrix(static_cast<std::size_t>(tn * tk), rng);
+    const auto dta = upload(allocator, ta.bf16), dtb = upload(allocator, tb.bf16);
+    DeviceBuffer<float> c(allocator, static_cast<std::size_t>(tm * tn));
+    CHECK_THROWS_AS(blas.set_tuning({.candidates = 0}), std::invalid_argument);
+    blas.set_tuning({.candidates = 8, .repetitions = 3});
+    RowMajorGemm g = gemm_abt(tm, tn, tk, dta.data(), dtb.data(), c.data());
+    g.output_type = ElementType::fp32;
+    CUDA_CHECK(cudaMemset(c.data(), 0xFF, c.bytes())); // NaN until the GEMM writes it
+    blas.matmul(g, stream);
+    blas.matmul(g, stream); // tuned already: not timed again
+    stream.synchronize();
+    const auto records = blas.tuning_records();
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].timed >= 2);
+    CHECK(records[0].timed <= 8);
+    CHECK(records[0].chosen < 8); // a heuristic rank
+    CHECK(records[0].chosen_ms > 0.0);
+    CHECK(records[0].chosen_ms <= records[0].heuristic_ms);
+    CHECK(records[0].flops == 2.0 * tm * tn * tk);
+    const auto ref = host_product(ta.values, false, tb.values, true, tm, tn, tk);
+    CHECK(relative_error(download(c), tn, ref, tm, tn) < 1e-6);
+    blas.set_tuning({});
+  }
   SECTION("unsupported type combinations are refused") {
     DeviceBuffer<double> c(allocator, static_cast<std::size_t>(m * n));
     RowMajorGemm g = gemm_abt(m, n, k, da.data(), db.data(), c.data());

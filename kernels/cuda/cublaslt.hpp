@@ -7,8 +7,9 @@
 // Types: bf16 A/B accumulate in fp32 (CUBLAS_COMPUTE_32F, as PyTorch's bf16
 // matmuls do) into a bf16 or fp32 C; fp64 A/B/C use CUBLAS_COMPUTE_64F (the
 // GPU oracle). An fp32 or fp64 C with beta = 1 accumulates (grad W over
-// token chunks). The algorithm is chosen by cuBLASLt's heuristic once per
-// shape/type/alignment and cached with its descriptors.
+// token chunks). The algorithm is chosen once per shape/type/alignment and
+// cached with its descriptors: cuBLASLt's heuristic's first pick, or, with
+// tuning on, the fastest of its first few picks timed on the device.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -56,6 +59,34 @@ RowMajorGemm gemm_ab(std::int64_t m, std::int64_t n, std::int64_t k, const void 
 // C[m,n] = A[k,m]ᵀ · B[k,n]   e.g. grad W = Gᵀ · x
 RowMajorGemm gemm_atb(std::int64_t m, std::int64_t n, std::int64_t k, const void *a, const void *b, void *c);
 
+// Algorithm choice by measurement. cuBLASLt's heuristic ranks algorithms
+// with a model; its first pick is not always the fastest (on an H200 the
+// seed workload's K = 4096 teacher logit GEMM ran at 713 TFLOP/s with it
+// against 808 for the K = 2048 student GEMM). With `candidates` > 1 the
+// first matmul() of each new shape while tuning is on asks the heuristic
+// for up to that many algorithms, runs each once on that call's own
+// operands, then, after ~20 ms of warm-up, `repetitions` rounds that time
+// every candidate once under CUDA events (cublaslt.cpp says why in
+// rounds), and keeps the one with the least median time.
+struct AlgorithmTuning {
+  int candidates = 1; // 1: the heuristic's first pick, untimed
+  int repetitions = 7;
+};
+
+// What the GPU implementations that stand for cuBLASLt's best (fused,
+// cublas-floor) tune with: the heuristic's first 16 picks.
+inline constexpr AlgorithmTuning kMeasuredTuning{.candidates = 16, .repetitions = 7};
+
+// What tuning found for one GEMM shape, for the record.
+struct TuningRecord {
+  std::string shape;         // "m×n×k bf16→fp32 ta=0 tb=1 beta=0 bias=0"
+  int timed = 0;             // candidates that ran
+  int chosen = 0;            // heuristic rank of the fastest (0: its first pick)
+  double heuristic_ms = 0.0; // median time of the heuristic's first pick (0: it did not run)
+  double chosen_ms = 0.0;    // median time of the chosen one
+  double flops = 0.0;        // 2·m·n·k
+};
+
 class CublasLt {
 public:
   static constexpr std::size_t kDefaultWorkspaceBytes = std::size_t{64} << 20;
@@ -70,6 +101,14 @@ public:
   // stream at a time: they share the workspace.
   void matmul(const RowMajorGemm &gemm, cudaStream_t stream);
 
+  // While tuning is on, matmul() tunes every shape it has not tuned yet
+  // before running it. Tuning synchronizes the stream, and its runs of a
+  // beta ≠ 0 GEMM accumulate into C several times: turn it on for a dry
+  // run whose results are thrown away, and off before work that counts.
+  // Ignored while the stream is being captured into a graph.
+  void set_tuning(AlgorithmTuning tuning);
+  [[nodiscard]] std::vector<TuningRecord> tuning_records() const;
+
   [[nodiscard]] cublasLtHandle_t handle() const { return handle_; }
   [[nodiscard]] std::size_t cached_plans() const;
 
@@ -78,11 +117,17 @@ private:
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                          int, int, int, int, int, int, int>;
   Plan &plan_for(const RowMajorGemm &gemm);
+  [[nodiscard]] std::vector<cublasLtMatmulHeuristicResult_t> heuristic(const Plan &plan, int count) const;
+  cublasStatus_t launch(const Plan &plan, const RowMajorGemm &gemm, const cublasLtMatmulAlgo_t &algo,
+                        cudaStream_t stream);
+  void tune(Plan &plan, const RowMajorGemm &gemm, const AlgorithmTuning &tuning, cudaStream_t stream);
 
   cublasLtHandle_t handle_ = nullptr;
   DeviceBuffer<std::byte> workspace_;
   mutable std::mutex mutex_;
   std::map<Key, std::unique_ptr<Plan>> plans_;
+  AlgorithmTuning tuning_;
+  std::vector<TuningRecord> tuning_records_;
 };
 
 } // namespace kibench::gpu

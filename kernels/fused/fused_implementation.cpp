@@ -123,6 +123,13 @@ public:
         "log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, and grad GEMMs "
         "accumulating grad W in fp32, half of it in the bf16 grad W output buffer (rounded in place); never "
         "holds a [T, V] matrix.";
+    // What prepare() does about cuBLASLt's algorithm choice.
+    const std::string algorithms =
+        options_.gemm_candidates > 1
+            ? fmt::format("cuBLASLt algorithms: per GEMM shape the fastest of the heuristic's first {}, "
+                          "timed in an untimed pass when the workload is prepared.",
+                          options_.gemm_candidates)
+            : std::string("cuBLASLt algorithms: the heuristic's first pick.");
     using json::Array;
     using json::Object;
     const bool budgeted = options_.workspace_budget != 0;
@@ -133,7 +140,7 @@ public:
                                     budget_text(options_.workspace_budget))
                       : std::string("kibench fused chunked distillation loss (CUDA)")},
         {"description",
-         fmt::format("{} {}", kDescription,
+         fmt::format("{} {} {}", kDescription, algorithms,
                      budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most "
                                             "that fit it, so a smaller budget runs more, shorter chunks.",
                                             budget_text(options_.workspace_budget), options_.workspace_budget)
@@ -247,6 +254,20 @@ public:
     if (!aligned_to(grad_weight_.data(), 16) || !aligned_to(grad_weight_high_.data(), 16) ||
         !aligned_to(student_logits_.data() + split_, 16))
       throw std::logic_error(fmt::format("{}: grad W accumulator halves not 16-byte aligned", options_.name));
+
+    // cuBLASLt's algorithms by measurement: one full pass with tuning on
+    // times the candidates of every GEMM shape the passes use (the last,
+    // shorter chunk has shapes of its own; forward uses a subset) on these
+    // inputs and the logits they give. What it leaves in the outputs is
+    // never read: the harness poisons them before each run.
+    if (options_.gemm_candidates > 1) {
+      blas_->set_tuning(
+          {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions});
+      run(Pass::full);
+      stream_->synchronize();
+      blas_->set_tuning({});
+      has_gradients_ = false;
+    }
   }
 
   void poison_outputs() override {

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 
+#include "cuda/cublaslt.hpp"
 #include "fused/chunk_plan.hpp"
 #include "impl/implementation.hpp"
 
@@ -46,6 +47,9 @@ struct FusedOptions {
   // the temporary); 0: gpu::fused::kConversionFirstStage. Tests make it
   // small so that many stages run on a small case.
   std::int64_t conversion_first_stage = 0;
+  // cuBLASLt algorithms timed per GEMM shape in prepare() (gpu::CublasLt's
+  // AlgorithmTuning); 1 takes the heuristic's first pick untimed.
+  int gemm_candidates = gpu::kMeasuredTuning.candidates;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});
