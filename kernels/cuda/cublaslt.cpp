@@ -10,6 +10,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/stream.hpp"
+#include "stats/summary.hpp"
 
 namespace kibench::gpu {
 
@@ -271,7 +272,7 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
   struct Candidate {
     int rank = 0;
     cublasLtMatmulAlgo_t algo{};
-    std::vector<float> ms;
+    std::vector<double> ms;
     Event start, stop;
   };
   std::vector<Candidate> candidates;
@@ -307,11 +308,8 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
     }
   }
   record.timed = static_cast<int>(candidates.size());
-  const auto median = [](std::vector<float> ms) {
-    if (ms.empty()) return 0.0;
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return static_cast<double>(ms[ms.size() / 2]);
-  };
+  // A lone candidate is not timed: it is chosen as it is.
+  const auto median = [](const std::vector<double> &ms) { return ms.empty() ? 0.0 : stats::median(ms); };
   const Candidate *best = &candidates.front();
   double best_ms = median(best->ms);
   for (const Candidate &c : candidates) {
@@ -324,6 +322,18 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
   record.chosen_ms = best_ms;
   std::lock_guard lock(mutex_);
   tuning_records_.push_back(std::move(record));
+}
+
+void CublasLt::tune_during(AlgorithmTuning tuning, cudaStream_t stream, const std::function<void()> &work) {
+  set_tuning(tuning);
+  try {
+    work();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  } catch (...) {
+    set_tuning({});
+    throw;
+  }
+  set_tuning({});
 }
 
 void CublasLt::matmul(const RowMajorGemm &gemm, cudaStream_t stream) {

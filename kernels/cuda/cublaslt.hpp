@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -107,6 +108,9 @@ public:
   // run whose results are thrown away, and off before work that counts.
   // Ignored while the stream is being captured into a graph.
   void set_tuning(AlgorithmTuning tuning);
+  // Tuning on for `work` (the dry run) and whatever it enqueues on
+  // `stream`, which is synchronized; off again afterwards, also on a throw.
+  void tune_during(AlgorithmTuning tuning, cudaStream_t stream, const std::function<void()> &work);
   [[nodiscard]] std::vector<TuningRecord> tuning_records() const;
 
   [[nodiscard]] cublasLtHandle_t handle() const { return handle_; }

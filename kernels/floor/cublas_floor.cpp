@@ -94,10 +94,7 @@ public:
     flush_ = std::make_unique<L2Flush>(flush_allocator_, device_);
     // The floor is the best cuBLASLt does, so its algorithms are chosen by
     // measurement too: one full pass times the candidates of each shape.
-    blas_->set_tuning(kMeasuredTuning);
-    run(Pass::full);
-    stream_->synchronize();
-    blas_->set_tuning({});
+    blas_->tune_during(kMeasuredTuning, stream_->get(), [&] { run(Pass::full); });
   }
 
   void before_sample(Pass pass) override {

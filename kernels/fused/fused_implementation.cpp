@@ -261,11 +261,9 @@ public:
     // inputs and the logits they give. What it leaves in the outputs is
     // never read: the harness poisons them before each run.
     if (options_.gemm_candidates > 1) {
-      blas_->set_tuning(
-          {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions});
-      run(Pass::full);
-      stream_->synchronize();
-      blas_->set_tuning({});
+      blas_->tune_during(
+          {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions}, *stream_,
+          [&] { run(Pass::full); });
       has_gradients_ = false;
     }
   }
