@@ -35,6 +35,7 @@
 #include "inputs/input_set.hpp"
 #include "oracle/device_compare.hpp"
 #include "registry.hpp"
+#include "test_gpu_support.hpp"
 #include "workload/workload.hpp"
 
 using namespace kibench;
@@ -54,6 +55,10 @@ Timing summarize(std::vector<double> ms) {
     return ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1) + 0.5)];
   };
   return {at(0.5), at(0.2), at(0.8)};
+}
+
+Workload seed_workload() {
+  return load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
 }
 
 // Cold samples of impl.run(pass) through the implementation's own timer.
@@ -121,11 +126,8 @@ gpu::fused::RowLossArgs chunk_args(const gpu::DeviceInputs &in, __nv_bfloat16 *z
 } // namespace
 
 TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
-  if (!gpu::gpu_available()) {
-    WARN("no GPU: " << gpu::gpu_availability().reason << "; GPU test skipped");
-    return;
-  }
-  const Workload w = load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w = seed_workload();
   InputSet inputs(w);
   const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
   const double full_tflop = w.gemm_flops(true) * 1e-12, forward_tflop = w.gemm_flops(false) * 1e-12;
@@ -320,11 +322,8 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
 // One launch of each row kernel version on a seed-sized chunk and nothing
 // else, for a profiler: `ncu -k regex:row_loss kibench_tests "[gpu-profile]"`.
 TEST_CASE("fused: each row kernel once on a seed chunk", "[.][gpu-profile]") {
-  if (!gpu::gpu_available()) {
-    WARN("no GPU: " << gpu::gpu_availability().reason << "; GPU test skipped");
-    return;
-  }
-  const Workload w = load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w = seed_workload();
   InputSet inputs(w);
   const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
   const std::int64_t rows = 2048, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
@@ -346,4 +345,120 @@ TEST_CASE("fused: each row kernel once on a seed chunk", "[.][gpu-profile]") {
   }
   stream.synchronize();
   SUCCEED("every row kernel ran");
+}
+
+// The row kernel beside the GEMMs (FusedOptions::overlap_*): the seed's
+// full and forward passes for row blocks per chunk x row-kernel clusters x
+// cuBLASLt SM targets, each against one stream in the same process, and
+// the parts alone (a capped row kernel, a logit GEMM block at an SM
+// target) that predict them. docs/perf.md records what this printed.
+TEST_CASE("fused: row kernel overlapped with the GEMMs", "[.][gpu-perf-overlap]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w = seed_workload();
+  InputSet inputs(w);
+  const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
+  const double full_tflop = w.gemm_flops(true) * 1e-12, forward_tflop = w.gemm_flops(false) * 1e-12;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // A cluster of 8 CTAs takes 4 SMs (two CTAs an SM).
+  const auto gemm_sms = [&](int clusters) { return clusters == 0 ? 0 : sms - 4 * clusters; };
+
+  struct Config {
+    int blocks, clusters;
+    bool sm_target, priority;
+  };
+  const std::vector<Config> configs{
+      {1, 0, false, true}, {2, 0, false, true}, {2, 8, false, true}, {2, 8, true, true}, {2, 4, true, true},
+      {2, 12, true, true}, {4, 8, true, true},  {2, 8, true, false}, {3, 6, true, true},
+  };
+  double baseline_full = 0.0, baseline_forward = 0.0;
+  for (const Config &c : configs) {
+    FusedOptions options{.overlap_blocks = c.blocks,
+                         .overlap_row_clusters = c.clusters,
+                         .overlap_gemm_sms = c.sm_target ? gemm_sms(c.clusters) : 0,
+                         .overlap_row_priority = c.priority};
+    auto fused = make_fused(options);
+    fused->prepare(w, inputs);
+    const Timing full = time_implementation(*fused, Pass::full);
+    const Timing forward = time_implementation(*fused, Pass::forward);
+    if (c.blocks == 1) baseline_full = full.median_ms, baseline_forward = forward.median_ms;
+    const std::string what = fmt::format("blocks {} clusters {} gemm sms {} priority {}", c.blocks,
+                                         c.clusters, options.overlap_gemm_sms, int{c.priority});
+    print_timing(what + ", full", full, full_tflop);
+    print_timing(what + ", forward", forward, forward_tflop);
+    fmt::print("  vs one stream: full {:+.3f} ms, forward {:+.3f} ms\n", full.median_ms - baseline_full,
+               forward.median_ms - baseline_forward);
+  }
+
+  // The parts: a row block of the seed's chunk (1408 rows) through the row
+  // kernel at a cluster cap, and its logit GEMMs at the matching SM target.
+  gpu::DeviceAllocator allocator("fused-overlap");
+  gpu::Stream stream;
+  gpu::CublasLt blas(allocator, gpu::fused::kCublasWorkspaceBytes);
+  gpu::L2Flush flush(allocator, device);
+  const std::int64_t rows = 1408, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
+  using bf16 = __nv_bfloat16;
+  gpu::DeviceBuffer<bf16> zs(allocator, static_cast<std::size_t>(rows * V)),
+      zt(allocator, static_cast<std::size_t>(rows * V));
+  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(rows));
+  for (int clusters : {0, 4, 8, 12}) {
+    const auto logits = [&] {
+      gpu::RowMajorGemm s =
+          gpu::gemm_abt(rows, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data());
+      s.sm_count_target = gemm_sms(clusters);
+      blas.matmul(s, stream);
+      gpu::RowMajorGemm t =
+          gpu::gemm_abt(rows, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data());
+      t.sm_count_target = gemm_sms(clusters);
+      blas.matmul(t, stream);
+    };
+    print_timing(fmt::format("logit GEMMs, {} rows, sm target {}", rows, gemm_sms(clusters)),
+                 time_work(logits, stream, flush), 2.0 * static_cast<double>(rows * V * (H + Hs)) * 1e-12);
+    logits();
+    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
+    args.max_clusters = clusters;
+    const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
+    fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
+               fmt::format("row kernel v3, {} rows, with G', {} clusters", rows, clusters), t.median_ms,
+               t.p20_ms, t.p80_ms);
+    if (clusters == 0) continue;
+    // Both at once, the row kernel on a high-priority stream launched
+    // before or after the GEMMs: max of the two alone if the SMs split as
+    // meant, their sum if one waits for the other.
+    gpu::Stream side(gpu::Stream::highest_priority());
+    gpu::Event forked(cudaEventDisableTiming), joined(cudaEventDisableTiming);
+    for (bool row_first : {true, false}) {
+      const auto pair = [&] {
+        forked.record(stream);
+        side.wait(forked);
+        if (row_first) gpu::fused::launch_row_loss(args, side);
+        logits();
+        if (!row_first) gpu::fused::launch_row_loss(args, side);
+        joined.record(side);
+        stream.wait(joined);
+      };
+      const Timing both = time_work(pair, stream, flush);
+      fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
+                 fmt::format("  both at once, {} first", row_first ? "row kernel" : "GEMMs"), both.median_ms,
+                 both.p20_ms, both.p80_ms);
+    }
+  }
+}
+
+// Three overlapped full passes of the seed and nothing else, for a
+// timeline: `nsys profile kibench_tests "[gpu-profile-overlap]"`.
+TEST_CASE("fused: overlapped passes for a timeline", "[.][gpu-profile-overlap]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w = seed_workload();
+  InputSet inputs(w);
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  auto fused = make_fused(FusedOptions{
+      .gemm_candidates = 1, .overlap_blocks = 2, .overlap_row_clusters = 8, .overlap_gemm_sms = sms - 32});
+  fused->prepare(w, inputs);
+  for (int i = 0; i < 3; ++i) fused->run(Pass::full);
+  (void)fused->outputs();
+  SUCCEED("three overlapped passes ran");
 }

@@ -177,7 +177,8 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
                 static_cast<int>(g.output_type),
                 g.bias != nullptr,
                 alignment,
-                g.beta != 0.0};
+                g.beta != 0.0,
+                g.sm_count_target};
   std::lock_guard lock(mutex_);
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
 
@@ -204,6 +205,12 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
     const cudaDataType_t bias_type = cuda_type(g.output_type);
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
                                                 sizeof(bias_type)));
+  }
+
+  if (g.sm_count_target > 0) {
+    const std::int32_t sms = g.sm_count_target;
+    CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof(sms)));
   }
 
   const cudaDataType_t in = cuda_type(g.input_type);
@@ -265,6 +272,7 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
   record.shape = fmt::format("{}x{}x{} {}->{} ta={} tb={} beta={} bias={}", g.m, g.n, g.k,
                              type_name(g.input_type), type_name(g.output_type), int{g.transpose_a},
                              int{g.transpose_b}, g.beta, int{g.bias != nullptr});
+  if (g.sm_count_target > 0) record.shape += fmt::format(" sms={}", g.sm_count_target);
   record.flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
 
   // An algorithm the heuristic offers may still refuse these operands: it

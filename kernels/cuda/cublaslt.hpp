@@ -51,6 +51,9 @@ struct RowMajorGemm {
   // Optional [n] vector of output_type added in the epilogue, before C is
   // rounded (what nn.Linear's fused addmm does).
   const void *bias = nullptr;
+  // SMs cuBLASLt should plan for (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) when
+  // a kernel on another stream holds the rest; 0: the whole GPU.
+  int sm_count_target = 0;
 };
 
 // C[m,n] = A[m,k] · B[n,k]ᵀ   e.g. logits z = x · Wᵀ
@@ -119,7 +122,7 @@ public:
 private:
   struct Plan;
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         int, int, int, int, int, int, int>;
+                         int, int, int, int, int, int, int, int>;
   Plan &plan_for(const RowMajorGemm &gemm);
   [[nodiscard]] std::vector<cublasLtMatmulHeuristicResult_t> heuristic(const Plan &plan, int count) const;
   cublasStatus_t launch(const Plan &plan, const RowMajorGemm &gemm, const cublasLtMatmulAlgo_t &algo,

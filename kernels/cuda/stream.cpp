@@ -7,8 +7,14 @@
 
 namespace kibench::gpu {
 
-Stream::Stream() {
-  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+Stream::Stream(int priority) {
+  CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
+}
+
+int Stream::highest_priority() {
+  int least = 0, greatest = 0;
+  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
 }
 
 Stream::~Stream() {
@@ -25,6 +31,10 @@ Stream &Stream::operator=(Stream &&other) noexcept {
 
 void Stream::synchronize() const {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void Stream::wait(const Event &event) const {
+  CUDA_CHECK(cudaStreamWaitEvent(stream_, event.get(), 0));
 }
 
 Event::Event(unsigned flags) {

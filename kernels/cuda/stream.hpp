@@ -7,9 +7,15 @@
 
 namespace kibench::gpu {
 
+class Event;
+
 class Stream {
 public:
-  Stream();
+  // `priority` as cudaStreamCreateWithPriority takes it: lower numbers run
+  // first where kernels of several streams wait for SMs; 0 is the default.
+  explicit Stream(int priority = 0);
+  // The device's highest stream priority (its least number).
+  [[nodiscard]] static int highest_priority();
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
@@ -20,6 +26,8 @@ public:
   operator cudaStream_t() const { return stream_; }
   // Blocks until everything enqueued so far has finished; throws on error.
   void synchronize() const;
+  // Work enqueued after this waits for `event`'s latest record.
+  void wait(const Event &event) const;
 
 private:
   cudaStream_t stream_ = nullptr;

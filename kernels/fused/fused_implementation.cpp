@@ -220,6 +220,17 @@ public:
     allocator_ = std::make_unique<DeviceAllocator>("fused");
     flush_allocator_ = std::make_unique<DeviceAllocator>("fused-l2-flush");
     stream_ = std::make_unique<gpu::Stream>();
+    blocks_ = overlap_blocks(w);
+    if (blocks_ > 1) {
+      row_stream_ =
+          std::make_unique<gpu::Stream>(options_.overlap_row_priority ? gpu::Stream::highest_priority() : 0);
+      logits_ready_.clear();
+      rows_done_.clear();
+      for (int k = 0; k < blocks_; ++k) {
+        logits_ready_.emplace_back(cudaEventDisableTiming);
+        rows_done_.emplace_back(cudaEventDisableTiming);
+      }
+    }
     blas_ = std::make_unique<gpu::CublasLt>(*allocator_, gpu::fused::kCublasWorkspaceBytes);
     l2_flush_ = std::make_unique<gpu::L2Flush>(*flush_allocator_, device_);
 
@@ -312,6 +323,7 @@ public:
       if (!grad_bias_.empty())
         gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
     }
+    for (const gpu::Event &done : rows_done_) stream_->wait(done); // forward: the last row kernels
     gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), *stream_);
     has_gradients_ = grads;
   }
@@ -351,6 +363,7 @@ public:
   }
 
   void release() override {
+    if (row_stream_ != nullptr) row_stream_->synchronize();
     if (stream_ != nullptr) stream_->synchronize();
     for (auto *buffer : {&student_logits_, &teacher_logits_, &ones_, &grad_input_, &grad_weight_})
       buffer->reset();
@@ -363,6 +376,10 @@ public:
     token_count_.reset();
     l2_flush_.reset();
     blas_.reset();
+    logits_ready_.clear();
+    rows_done_.clear();
+    row_stream_.reset();
+    blocks_ = 1;
     stream_.reset();
     flush_allocator_.reset();
     allocator_.reset();
@@ -377,6 +394,16 @@ private:
                                           : gpu::fused::default_workspace_budget(shape);
   }
 
+  // Row blocks per chunk (FusedOptions::overlap_blocks): block k's fp32
+  // grad x goes where its own z_t rows were, which needs 4·Hs ≤ 2·ld bytes
+  // a row, since the next block's z_t may still be read meanwhile.
+  [[nodiscard]] int overlap_blocks(const Workload &w) const {
+    if (options_.overlap_blocks < 1)
+      throw std::invalid_argument(options_.name + ": overlap_blocks must be at least 1");
+    if (2 * w.student_hidden > plan_.ld) return 1;
+    return static_cast<int>(std::min<std::int64_t>(options_.overlap_blocks, plan_.rows));
+  }
+
   void require_prepared() const {
     if (workload_ == nullptr) throw std::logic_error(options_.name + ": used before prepare()");
   }
@@ -388,66 +415,112 @@ private:
             .split = split_};
   }
 
-  // One chunk of `rows` token rows starting at `begin`.
+  // One chunk of `rows` token rows starting at `begin`, in row blocks of
+  // `step` rows (the last may be shorter): the blocks' logit GEMMs, each
+  // block's row kernel (on row_stream_ when overlapping), then the chunk's
+  // grad GEMMs.
   void enqueue_chunk(std::int64_t begin, std::int64_t rows, bool grads) {
     const Workload &w = *workload_;
     const gpu::DeviceInputs &in = *inputs_;
     const std::int64_t V = w.vocab, H = w.hidden, Hs = w.student_hidden, ld = plan_.ld;
-    const bf16 *x_s = in.student_input.data() + begin * Hs;
-    const bf16 *x_t = in.teacher_input.data() + begin * H;
+    const bool overlap = blocks_ > 1;
+    // Blocks of whole 128-row GEMM tiles where they are that long.
+    std::int64_t step = (rows + blocks_ - 1) / blocks_;
+    if (step >= 128) step = std::min(rows, (step + 127) / 128 * 128);
+    const std::int64_t last_b0 = (rows - 1) / step * step;
+    // cuBLASLt's SM target only for GEMMs that a row kernel runs beside:
+    // the logit GEMMs after a chunk's first block (and its first block's,
+    // behind the previous chunk's last row kernel, in a forward), and every
+    // block's grad x GEMM but the last.
+    const auto sms_beside_logits = [&](std::int64_t b0) {
+      return overlap && (b0 > 0 || (!grads && begin > 0)) ? options_.overlap_gemm_sms : 0;
+    };
+    const auto sms_beside_grad_x = [&](std::int64_t b0) {
+      return overlap && b0 < last_b0 ? options_.overlap_gemm_sms : 0;
+    };
     bf16 *logits = student_logits_.data(); // z_s, then G'
 
-    gpu::RowMajorGemm student = gpu::gemm_abt(rows, V, Hs, x_s, in.student_weight.data(), logits);
-    student.ldc = ld;
-    student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
-    blas_->matmul(student, *stream_);
-    gpu::RowMajorGemm teacher =
-        gpu::gemm_abt(rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data());
-    teacher.ldc = ld;
-    teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
-    blas_->matmul(teacher, *stream_);
+    int block = 0;
+    for (std::int64_t b0 = 0; b0 < rows; b0 += step, ++block) {
+      const std::int64_t n = std::min(step, rows - b0);
+      const bf16 *x_s = in.student_input.data() + (begin + b0) * Hs;
+      const bf16 *x_t = in.teacher_input.data() + (begin + b0) * H;
+      // The previous chunk's row kernels of blocks 0..k have read their
+      // rows; chunks never grow, so this block lies within those rows.
+      if (overlap) stream_->wait(rows_done_[block]);
+      gpu::RowMajorGemm student = gpu::gemm_abt(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld);
+      student.ldc = ld;
+      student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+      student.sm_count_target = sms_beside_logits(b0);
+      blas_->matmul(student, *stream_);
+      gpu::RowMajorGemm teacher =
+          gpu::gemm_abt(n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld);
+      teacher.ldc = ld;
+      teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
+      teacher.sm_count_target = sms_beside_logits(b0);
+      blas_->matmul(teacher, *stream_);
 
-    gpu::fused::RowLossArgs args;
-    args.student_logits = logits;
-    args.teacher_logits = teacher_logits_.data();
-    args.rows = rows;
-    args.vocab = V;
-    args.ld = ld;
-    args.target = in.target.data() + begin;
-    args.student_input = x_s;
-    args.student_weight = in.student_weight.data();
-    args.student_bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
-    args.student_hidden = Hs;
-    args.row_loss = row_loss_.data() + begin;
-    args.beta = w.scalars.beta;
-    args.temperature = w.scalars.temperature;
-    args.weight_hard = w.scalars.weight_hard;
-    args.weight_soft = w.scalars.weight_soft;
-    args.ignore_index = w.scalars.ignore_index;
-    args.write_grad = grads;
-    args.version = options_.row_kernel;
-    gpu::fused::launch_row_loss(args, *stream_);
+      gpu::fused::RowLossArgs args;
+      args.student_logits = logits + b0 * ld;
+      args.teacher_logits = teacher_logits_.data() + b0 * ld;
+      args.rows = n;
+      args.vocab = V;
+      args.ld = ld;
+      args.target = in.target.data() + begin + b0;
+      args.student_input = x_s;
+      args.student_weight = in.student_weight.data();
+      args.student_bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+      args.student_hidden = Hs;
+      args.row_loss = row_loss_.data() + begin + b0;
+      args.beta = w.scalars.beta;
+      args.temperature = w.scalars.temperature;
+      args.weight_hard = w.scalars.weight_hard;
+      args.weight_soft = w.scalars.weight_soft;
+      args.ignore_index = w.scalars.ignore_index;
+      args.write_grad = grads;
+      args.version = options_.row_kernel;
+      if (overlap) {
+        args.max_clusters = options_.overlap_row_clusters;
+        logits_ready_[block].record(*stream_);
+        row_stream_->wait(logits_ready_[block]);
+        gpu::fused::launch_row_loss(args, *row_stream_);
+        rows_done_[block].record(*row_stream_);
+      } else {
+        gpu::fused::launch_row_loss(args, *stream_);
+      }
+    }
     if (!grads) return;
 
     const bool first = begin == 0;
-    // grad x_s rows of this chunk: fp32 into the free teacher buffer, then
-    // the one-hot term and / N.
-    auto *grad_input_sum = reinterpret_cast<float *>(teacher_logits_.data());
-    gpu::RowMajorGemm dx = gpu::gemm_ab(rows, Hs, V, logits, in.student_weight.data(), grad_input_sum);
-    dx.lda = ld;
-    dx.output_type = ElementType::fp32;
-    blas_->matmul(dx, *stream_);
-    gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + begin, rows, V, w.scalars.ignore_index,
-                                  in.student_weight.data(), Hs, static_cast<float>(w.scalars.weight_hard),
-                                  token_count_.data(), grad_input_.data() + begin * Hs, *stream_);
+    // grad x_s rows of each block: fp32 over the block's own z_t rows (the
+    // whole chunk's from the buffer's start without overlap, where 4·Hs may
+    // exceed 2·ld), then the one-hot term and / N.
+    block = 0;
+    for (std::int64_t b0 = 0; b0 < rows; b0 += step, ++block) {
+      const std::int64_t n = std::min(step, rows - b0);
+      if (overlap) stream_->wait(rows_done_[block]);
+      auto *grad_input_sum = reinterpret_cast<float *>(teacher_logits_.data() + b0 * ld);
+      gpu::RowMajorGemm dx =
+          gpu::gemm_ab(n, Hs, V, logits + b0 * ld, in.student_weight.data(), grad_input_sum);
+      dx.lda = ld;
+      dx.output_type = ElementType::fp32;
+      dx.sm_count_target = sms_beside_grad_x(b0);
+      blas_->matmul(dx, *stream_);
+      gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + begin + b0, n, V,
+                                    w.scalars.ignore_index, in.student_weight.data(), Hs,
+                                    static_cast<float>(w.scalars.weight_hard), token_count_.data(),
+                                    grad_input_.data() + (begin + b0) * Hs, *stream_);
+    }
 
     // grad W rows [0, S) and [S, V): G'ᵀ's rows are G''s columns, so the
     // high half reads G' from column S (lda = ld either way).
+    const std::int64_t chunk_rows = rows;
+    const bf16 *x_s = in.student_input.data() + begin * Hs;
     const gpu::fused::SplitAccumulator sum = grad_weight_sum();
     for (const auto &[row_begin, row_end, out] :
          {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
       if (row_end == row_begin) continue; // V < 16: no low half
-      gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, rows, logits + row_begin, x_s, out);
+      gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, chunk_rows, logits + row_begin, x_s, out);
       dw.lda = ld;
       dw.output_type = ElementType::fp32;
       dw.beta = first ? 0.0 : 1.0;
@@ -455,7 +528,7 @@ private:
     }
 
     if (!grad_bias_.empty()) {
-      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, rows, ones_.data(), logits, grad_bias_.data());
+      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, chunk_rows, ones_.data(), logits, grad_bias_.data());
       db.ldb = ld;
       db.output_type = ElementType::fp32;
       db.beta = first ? 0.0 : 1.0;
@@ -476,6 +549,11 @@ private:
   std::unique_ptr<DeviceAllocator> allocator_;
   std::unique_ptr<DeviceAllocator> flush_allocator_; // the harness's L2 flush, not our workspace
   std::unique_ptr<gpu::Stream> stream_;
+  // With overlap_blocks > 1: the row kernels' stream, and per row block the
+  // main stream's "logits written" and the row stream's "rows done".
+  int blocks_ = 1;
+  std::unique_ptr<gpu::Stream> row_stream_;
+  std::vector<gpu::Event> logits_ready_, rows_done_;
   std::unique_ptr<gpu::CublasLt> blas_;
   std::unique_ptr<gpu::L2Flush> l2_flush_;
 

@@ -50,6 +50,19 @@ struct FusedOptions {
   // cuBLASLt algorithms timed per GEMM shape in prepare() (gpu::CublasLt's
   // AlgorithmTuning); 1 takes the heuristic's first pick untimed.
   int gemm_candidates = gpu::kMeasuredTuning.candidates;
+  // Overlap of the row kernel with the GEMMs: each chunk's logit GEMMs run
+  // in this many row blocks on the main stream, and block k's row kernel
+  // runs on a second stream while block k + 1's logit GEMMs (and, for the
+  // last block, the first blocks' grad x GEMMs) run. 1: one stream, the row
+  // kernel between the logit and the grad GEMMs. Shapes whose fp32 grad x
+  // row is wider than a logit row (2·Hs > ld) always run one block.
+  int overlap_blocks = 1;
+  // While overlapping: the row kernel's resident clusters of 8 CTAs (0: as
+  // many as fit), cuBLASLt's SM count target for the GEMMs (0: the whole
+  // GPU), and whether the row kernel's stream has the highest priority.
+  int overlap_row_clusters = 0;
+  int overlap_gemm_sms = 0;
+  bool overlap_row_priority = true;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

@@ -150,6 +150,8 @@ void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
   p.ignore_index = args.ignore_index;
   p.unit_temperature = args.temperature == 1.0;
 
+  if (args.max_clusters < 0 || (args.max_clusters != 0 && args.version != 3))
+    throw std::invalid_argument("launch_row_loss: max_clusters must be >= 0, and 0 below version 3");
   switch (args.version) {
   case 1:
     detail::launch_row_loss_v1(p, args.rows, divergence, args.write_grad, stream);
@@ -158,7 +160,7 @@ void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
     detail::launch_row_loss_v2(p, args.rows, divergence, args.write_grad, stream);
     break;
   case 3:
-    detail::launch_row_loss_v3(p, args.rows, divergence, args.write_grad, stream);
+    detail::launch_row_loss_v3(p, args.rows, divergence, args.write_grad, args.max_clusters, stream);
     break;
   default:
     throw std::invalid_argument("launch_row_loss: version must be 1, 2 or 3");

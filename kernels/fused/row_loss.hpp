@@ -49,6 +49,10 @@ struct RowLossArgs {
   bool write_grad = true;
   // Kernel version (row_loss_v1.cu, v2, v3); all compute the same.
   int version = 3;
+  // At most this many clusters of 8 CTAs run at once (each loops over
+  // rows), leaving the other SMs to GEMMs on another stream; 0: as many as
+  // fit. Version 3 only.
+  int max_clusters = 0;
 };
 
 // The largest vocabulary whose row slices fit one cluster's shared memory

@@ -291,8 +291,9 @@ void launch_row_loss_v1(const Params &p, std::int64_t rows, Divergence divergenc
                         cudaStream_t stream);
 void launch_row_loss_v2(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
                         cudaStream_t stream);
+// max_clusters: cap on the resident clusters (0: as many as fit).
 void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream);
+                        int max_clusters, cudaStream_t stream);
 
 // Clusters of 8 CTAs of kThreads that fit on the GPU at once for `kernel`
 // with `smem` bytes of dynamic shared memory (asked once per pair).

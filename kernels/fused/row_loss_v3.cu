@@ -380,40 +380,42 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
 }
 
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature>
-void launch(const Params &p, std::int64_t rows, cudaStream_t stream) {
+void launch(const Params &p, std::int64_t rows, int max_clusters, cudaStream_t stream) {
   auto *kernel = &row_loss_v3_kernel<kDivergence, kGrad, kUnitTemperature>;
   const std::size_t smem = dynamic_smem_bytes(p.slice);
   const auto *key = reinterpret_cast<const void *>(kernel);
   raise_smem_limit(key, smem);
-  const auto clusters = static_cast<unsigned>(std::min<std::int64_t>(rows, resident_clusters(key, smem)));
-  kernel<<<dim3(kClusterSize * clusters), kThreads, smem, stream>>>(p, static_cast<int>(rows));
+  std::int64_t clusters = std::min<std::int64_t>(rows, resident_clusters(key, smem));
+  if (max_clusters > 0) clusters = std::min<std::int64_t>(clusters, max_clusters);
+  kernel<<<dim3(kClusterSize * static_cast<unsigned>(clusters)), kThreads, smem, stream>>>(
+      p, static_cast<int>(rows));
   CUDA_CHECK_LAUNCH();
 }
 
 template <Divergence kDivergence>
-void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
+void launch_for(const Params &p, std::int64_t rows, bool grad, int max_clusters, cudaStream_t stream) {
   if (p.unit_temperature) {
-    grad ? launch<kDivergence, true, true>(p, rows, stream)
-         : launch<kDivergence, false, true>(p, rows, stream);
+    grad ? launch<kDivergence, true, true>(p, rows, max_clusters, stream)
+         : launch<kDivergence, false, true>(p, rows, max_clusters, stream);
   } else {
-    grad ? launch<kDivergence, true, false>(p, rows, stream)
-         : launch<kDivergence, false, false>(p, rows, stream);
+    grad ? launch<kDivergence, true, false>(p, rows, max_clusters, stream)
+         : launch<kDivergence, false, false>(p, rows, max_clusters, stream);
   }
 }
 
 } // namespace
 
 void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream) {
+                        int max_clusters, cudaStream_t stream) {
   switch (divergence) {
   case Divergence::mixture:
-    launch_for<Divergence::mixture>(p, rows, grad, stream);
+    launch_for<Divergence::mixture>(p, rows, grad, max_clusters, stream);
     break;
   case Divergence::forward_kl:
-    launch_for<Divergence::forward_kl>(p, rows, grad, stream);
+    launch_for<Divergence::forward_kl>(p, rows, grad, max_clusters, stream);
     break;
   case Divergence::reverse_kl:
-    launch_for<Divergence::reverse_kl>(p, rows, grad, stream);
+    launch_for<Divergence::reverse_kl>(p, rows, grad, max_clusters, stream);
     break;
   }
 }
