@@ -75,6 +75,7 @@ struct ReportFixture {
   fs::path runs = tmp.path() / "runs";
   fs::path floor_cohort = tmp.path() / "floor-cohort";
   fs::path report = tmp.path() / "report.html";
+  fs::path charts = tmp.path() / "charts";
   std::string small_slug, sweep_slug;
 
   ReportFixture() {
@@ -109,8 +110,9 @@ struct ReportFixture {
         {FixtureRun("reference", quiet_samples(4e6, 1)), FixtureRun("fused", quiet_samples(1.5e6, 2)),
          FixtureRun("cublas-floor", quiet_samples(1e6, 3)).with_status("incomplete_evidence")});
 
-    const auto report_run = run_kibench("report " + quoted(runs) + " " + quoted(floor_cohort) + " --out " +
-                                        quoted(report) + " --title 'kibench report test'");
+    const auto report_run =
+        run_kibench("report " + quoted(runs) + " " + quoted(floor_cohort) + " --out " + quoted(report) +
+                    " --title 'kibench report test' --charts " + quoted(charts));
     INFO(report_run.out << report_run.err);
     REQUIRE(report_run.exit_code == 0);
     const std::string workload_name = "distill-jsd-loss-small-default-hidden64-tokens32-vocab1000-bf16";
@@ -196,6 +198,27 @@ TEST_CASE("kibench report writes one self-contained page for real runs", "[cli][
   CHECK_THAT(html, Contains("hardware.architecture"));
   // One run of each T, one cohort each, plus the floor cohort.
   CHECK(count(html, "class=\"card cohort\"") == 1 + kSweepTokens.size() + 1);
+
+  // --charts: every chart of the page, and nothing else, as an SVG document.
+  std::vector<std::string> ids;
+  const std::regex test_id("<svg [^>]*data-testid=\"([^\"]+)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), test_id); it != std::sregex_iterator(); ++it)
+    ids.push_back((*it)[1].str() + ".svg");
+  std::vector<std::string> files;
+  for (const auto &entry : fs::directory_iterator(f.charts))
+    files.push_back(entry.path().filename().string());
+  std::sort(ids.begin(), ids.end());
+  std::sort(files.begin(), files.end());
+  CHECK(ids.size() == count(html, "<svg "));
+  CHECK(files == ids);
+  for (const std::string &file : files) {
+    INFO(file);
+    const std::string svg = read_text(f.charts / file);
+    CHECK(svg.starts_with(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "));
+    CHECK_THAT(svg, Contains("<style>"));
+    CHECK(svg.ends_with("</svg>\n"));
+  }
 }
 
 TEST_CASE("kibench report refuses bad input with exit code 2 and writes nothing", "[cli][report]") {
@@ -216,6 +239,18 @@ TEST_CASE("kibench report refuses bad input with exit code 2 and writes nothing"
                                      quoted(tmp.path() / "missing-folder" / "report.html"));
   CHECK(no_folder.exit_code == 2);
   CHECK_THAT(no_folder.err, Contains("does not exist"));
+
+  // --charts must name a folder (or one to create in an existing folder).
+  kibench::test::write_file(tmp.path() / "a-file", "x");
+  for (const fs::path &charts : {tmp.path() / "a-file", tmp.path() / "missing-folder" / "charts"}) {
+    INFO(charts);
+    const auto bad = run_kibench("report " + quoted(fixture().runs) + " --out " + quoted(out) + " --charts " +
+                                 quoted(charts));
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Contains("--charts"));
+    CHECK_FALSE(fs::exists(out));
+  }
+  CHECK_FALSE(fs::exists(tmp.path() / "missing-folder"));
 }
 
 TEST_CASE("the report renders in headless Chromium with every chart laid out", "[cli][report][chromium]") {

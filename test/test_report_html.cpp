@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/axis_scale.hpp"
+#include "report/chart_files.hpp"
 #include "report/html_escape.hpp"
 #include "report/html_page.hpp"
 #include "report/slug.hpp"
@@ -262,4 +263,60 @@ TEST_CASE("long labels are cut in the middle, on code point boundaries", "[repor
   CHECK(fit_label("liger-bench-distill-jsd-loss-liger", 15) == "liger-b…s-liger");
   CHECK(fit_label("liger-bench-distill-jsd-loss-torch", 15) == "liger-b…s-torch");
   CHECK(fit_label("µµµµµµµµµµ", 5) == "µµ…µµ"); // two-byte code points stay whole
+}
+
+TEST_CASE("two cohorts with a floor get one overview of every ratio, sorted by their axes", "[report]") {
+  ReportModel model = sample_model();
+  const std::string single = render_report_html(model);
+  CHECK(single.find("chart-floor-overview") == std::string::npos); // one cohort: its floor chart says it
+  CohortSection wide = model.cohorts.front();
+  wide.slug = slug("workload-b");
+  wide.workload_name = "workload-b";
+  wide.axes = {{"tokens", 32}, {"vocab", 1000}, {"hidden", 32}}; // smaller hidden: listed first
+  wide.runs[1].ratio_to_floor = 1.25;
+  model.cohorts.push_back(wide);
+  const std::string html = render_report_html(model);
+  const std::string overview = svg_element(html, "chart-floor-overview");
+  REQUIRE_FALSE(overview.empty());
+  CHECK_THAT(html, Contains("href=\"#overview\""));
+  // Three runs with a ratio in each cohort (all but the floor); the failed
+  // one drawn as such.
+  CHECK(shapes(overview, "bar") == 6);
+  CHECK(count(overview, "class=\"bar flagged\"") == 2);
+  const std::size_t b = overview.find("H32 V1000 T32"), a = overview.find("H64 V1000 T32");
+  REQUIRE(b != std::string::npos);
+  REQUIRE(a != std::string::npos);
+  CHECK(b < a);
+  CHECK_THAT(overview, Contains("1.25× fused"));
+  CHECK_THAT(overview, Contains("2.00× fused"));
+  CHECK(html.find(overview) < html.find("id=\"sweeps\"")); // the page opens with it
+}
+
+TEST_CASE("every chart of the page is also an SVG document of its own", "[report]") {
+  ReportModel model = sample_model();
+  model.cohorts.push_back(model.cohorts.front());
+  model.cohorts.back().slug = "workload-a-2";
+  const std::string html = render_report_html(model);
+  const std::vector<ChartFile> files = chart_files(model);
+  CHECK(files.size() == count(html, "<svg "));
+  for (const ChartFile &file : files) {
+    INFO(file.name);
+    REQUIRE(file.name.ends_with(".svg"));
+    const std::string id = file.name.substr(0, file.name.size() - 4);
+    const std::string inline_svg = svg_element(html, id);
+    REQUIRE_FALSE(inline_svg.empty());
+    CHECK(file.svg == standalone_svg(inline_svg + "\n"));
+    CHECK_THAT(file.svg, StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "
+                                    "xmlns=\"http://www.w3.org/2000/svg\" width="));
+    // <title> and <desc> stay first, then the stylesheet and the background.
+    const std::size_t title = file.svg.find("<title>"), desc = file.svg.find("<desc>"),
+                      style = file.svg.find("<style>"), background = file.svg.find("<rect width=\"100%\"");
+    CHECK(title < desc);
+    CHECK(desc < style);
+    CHECK(style < background);
+    CHECK(file.svg.find("svg.chart text") != std::string::npos);
+    // Everything the inline chart draws is there, unchanged.
+    CHECK(file.svg.find(inline_svg.substr(inline_svg.find("</desc>") + 8)) != std::string::npos);
+  }
+  CHECK_THROWS_AS(standalone_svg("<div>not a chart</div>"), std::logic_error);
 }

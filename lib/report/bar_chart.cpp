@@ -20,7 +20,7 @@ constexpr double kTop = 14.0;
 constexpr double kLegendHeight = 22.0;
 constexpr double kBottom = 50.0;   // tick labels and the axis label
 constexpr double kRight = 118.0;   // room for the value printed after the longest bar
-constexpr double kCharWidth = 7.0; // of the 12 px label font, for sizing the label column
+constexpr double kCharWidth = 7.6; // a digit of the 12 px label font (the widest common glyphs)
 constexpr std::size_t kLongestLabel = 26;
 
 double largest_value(const BarChartSpec &spec) {

@@ -22,19 +22,6 @@ std::string e(std::string_view text) {
   return escape_html(text);
 }
 
-// Every implementation name in the order first met: its colour index.
-ColorAssignment assign_colors(const ReportModel &model) {
-  std::vector<std::string> names;
-  const auto add = [&](const std::string &name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  for (const CohortSection &cohort : model.cohorts)
-    for (const RunFigures &run : cohort.runs) add(run.implementation);
-  for (const Sweep &sweep : model.sweeps)
-    for (const SweepSeries &series : sweep.series) add(series.implementation);
-  return ColorAssignment(std::move(names));
-}
-
 std::string environment_anchor(const ReportModel &model, const std::string &digest) {
   for (std::size_t i = 0; i < model.environments.size(); ++i)
     if (model.environments[i].digest == digest) return fmt::format("env-{}", i + 1);
@@ -201,16 +188,24 @@ void append_cohort(std::string &out, const ReportModel &model, const CohortSecti
     out += fmt::format("<p class=\"subtitle\">{}</p>\n", e(cohort.workload_title));
   append_facts(out, model, cohort);
   out += "<div class=\"charts\">\n";
-  append_figure(out, median_chart(cohort, colors));
-  append_figure(out, speedup_chart(cohort, colors));
-  append_figure(out, floor_chart(cohort, colors));
-  append_figure(out, memory_chart(cohort));
+  for (const Chart &chart : cohort_charts(cohort, colors)) append_figure(out, chart);
   out += "</div>\n<h3>Timing</h3>\n";
   append_timing_table(out, cohort, colors);
   out += "<h3>Correctness against the oracle</h3>\n";
   append_correctness_table(out, cohort, colors);
   append_notes(out, cohort.notes);
   out += "</section>\n";
+}
+
+// The cohorts' ratios to the floor side by side, where there are several.
+void append_overview(std::string &out, const ReportModel &model, const ColorAssignment &colors) {
+  const auto chart = floor_overview_chart(model.cohorts, colors);
+  if (!chart) return;
+  out += "<section class=\"card\" id=\"overview\" data-testid=\"overview\">\n<h2>Across workloads</h2>\n";
+  out += "<p class=\"subtitle\">Each cohort's runs against its own cublas-floor run.</p>\n";
+  out += "<div class=\"charts\">\n";
+  append_figure(out, chart);
+  out += "</div>\n</section>\n";
 }
 
 void append_sweeps(std::string &out, const ReportModel &model, const ColorAssignment &colors) {
@@ -266,6 +261,8 @@ void append_header(std::string &out, const ReportModel &model) {
   out += "<details><summary>Inputs</summary><ul>\n";
   for (const std::string &input : model.inputs) out += fmt::format("<li><code>{}</code></li>\n", e(input));
   out += "</ul></details>\n<nav><ol>\n";
+  if (floor_overview_chart(model.cohorts, assign_colors(model)))
+    out += "<li><a href=\"#overview\">Across workloads</a></li>\n";
   if (!model.sweeps.empty()) out += "<li><a href=\"#sweeps\">Sweeps over T</a></li>\n";
   for (const CohortSection &cohort : model.cohorts)
     out += fmt::format("<li><a href=\"#cohort-{}\">{}</a></li>\n", e(cohort.slug), e(cohort.workload_name));
@@ -307,7 +304,9 @@ std::string render_report_html(const ReportModel &model) {
   out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n", e(model.title),
                      page_css());
   append_header(out, model);
-  // Sweeps first: across T they summarize what each cohort below details.
+  // The overview and the sweeps first: they summarize what each cohort
+  // below details.
+  append_overview(out, model, colors);
   append_sweeps(out, model, colors);
   for (const CohortSection &cohort : model.cohorts) append_cohort(out, model, cohort, colors);
   append_environments(out, model);

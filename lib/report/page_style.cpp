@@ -1,9 +1,24 @@
 #include "report/page_style.hpp"
 
+#include <string>
+
 namespace kibench::report {
 
-std::string_view page_css() {
+std::string_view chart_css() {
   return R"css(
+svg.chart { display: block; max-width: 100%; height: auto; background: #fff;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
+svg.chart text { font-size: 12px; fill: #1d1f23; }
+svg.chart text.tick { fill: #5d636c; font-size: 11px; }
+svg.chart text.axis-label { font-size: 12px; fill: #333; }
+svg.chart text.value { fill: #33373d; font-size: 11.5px; }
+svg.chart text.flagged { fill: #c0392b; }
+svg.chart text.reference-label { fill: #555; font-size: 11px; }
+)css";
+}
+
+std::string page_css() {
+  return std::string(R"css(
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
 body { margin: 0; background: #f6f7f9; color: #1d1f23;
@@ -27,13 +42,6 @@ dl.facts dd { margin: 0; word-break: break-all; }
 figure { margin: 6px 0; width: 540px; max-width: 100%; }
 figcaption { color: #4a4f57; font-size: 12.5px; margin-top: 2px; }
 figcaption strong { color: #1d1f23; }
-svg.chart { display: block; max-width: 100%; height: auto; background: #fff; }
-svg.chart text { font-size: 12px; fill: #1d1f23; }
-svg.chart text.tick { fill: #5d636c; font-size: 11px; }
-svg.chart text.axis-label { font-size: 12px; fill: #333; }
-svg.chart text.value { fill: #33373d; font-size: 11.5px; }
-svg.chart text.flagged { fill: #c0392b; }
-svg.chart text.reference-label { fill: #555; font-size: 11px; }
 .table-wrap { overflow-x: auto; margin: 10px 0; }
 table { border-collapse: collapse; font-size: 12.5px; }
 th, td { padding: 4px 7px; border-bottom: 1px solid #e6e8eb; text-align: right; white-space: nowrap; }
@@ -50,7 +58,7 @@ tr.failed td { background: #fdf0ee; }
 ul.notes { color: #4a4f57; margin: 8px 0 0; padding-left: 20px; }
 footer { color: #5d636c; font-size: 12.5px; margin-top: 28px; }
 footer p { max-width: 900px; }
-)css";
+)css") + std::string(chart_css());
 }
 
 } // namespace kibench::report

@@ -1,6 +1,10 @@
 #include "report/report_charts.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -27,7 +31,85 @@ std::string interval_text(const stats::Interval &interval, double scale, const s
                      format_significant(interval.high / scale), unit);
 }
 
+// "H4096 V128256 T8192": each axis's initial and value, the last one first.
+std::string axes_label(const CohortSection &cohort) {
+  std::string label;
+  for (auto it = cohort.axes.rbegin(); it != cohort.axes.rend(); ++it) {
+    if (!label.empty()) label += ' ';
+    if (!it->first.empty())
+      label += static_cast<char>(std::toupper(static_cast<unsigned char>(it->first.front())));
+    label += std::to_string(it->second);
+  }
+  return label.empty() ? cohort.workload_name : label;
+}
+
+// The axes' values, the last axis listed first: the overview's row order.
+std::vector<std::int64_t> axes_key(const CohortSection &cohort) {
+  std::vector<std::int64_t> key;
+  for (auto it = cohort.axes.rbegin(); it != cohort.axes.rend(); ++it) key.push_back(it->second);
+  return key;
+}
+
 } // namespace
+
+ColorAssignment assign_colors(const ReportModel &model) {
+  std::vector<std::string> names;
+  const auto add = [&](const std::string &name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const CohortSection &cohort : model.cohorts)
+    for (const RunFigures &run : cohort.runs) add(run.implementation);
+  for (const Sweep &sweep : model.sweeps)
+    for (const SweepSeries &series : sweep.series) add(series.implementation);
+  return ColorAssignment(std::move(names));
+}
+
+std::vector<Chart> cohort_charts(const CohortSection &cohort, const ColorAssignment &colors) {
+  std::vector<Chart> charts;
+  for (auto chart : {median_chart(cohort, colors), speedup_chart(cohort, colors), floor_chart(cohort, colors),
+                     memory_chart(cohort)})
+    if (chart) charts.push_back(std::move(*chart));
+  return charts;
+}
+
+std::optional<Chart> floor_overview_chart(const std::vector<CohortSection> &cohorts,
+                                          const ColorAssignment &colors) {
+  std::vector<const CohortSection *> with_ratio;
+  for (const CohortSection &cohort : cohorts) {
+    if (std::any_of(cohort.runs.begin(), cohort.runs.end(),
+                    [](const RunFigures &run) { return run.ratio_to_floor.has_value(); }))
+      with_ratio.push_back(&cohort);
+  }
+  if (with_ratio.size() < 2) return std::nullopt;
+  std::stable_sort(with_ratio.begin(), with_ratio.end(), [](const CohortSection *a, const CohortSection *b) {
+    return axes_key(*a) < axes_key(*b);
+  });
+
+  BarChartSpec spec;
+  spec.test_id = "chart-floor-overview";
+  spec.title = "Ratio to the cuBLAS floor across workloads";
+  spec.description = "One bar per run: its median ÷ the median of cublas-floor in the same cohort (same "
+                     "workload, protocol and environment). 1× would be the floor itself; lower is closer "
+                     "to it. Rows are labelled by the workload's axes.";
+  spec.axis_label = "median ÷ cublas-floor median (×, lower is closer to the floor)";
+  spec.series.push_back(BarSeries{"ratio to floor", ""});
+  spec.reference = ReferenceLine{1.0, "1× = cublas-floor"};
+  for (const CohortSection *cohort : with_ratio) {
+    for (const RunFigures &run : cohort->runs) {
+      if (!run.ratio_to_floor) continue;
+      BarValue value;
+      value.value = *run.ratio_to_floor;
+      value.text = fmt::format("{:.2f}× {}", *run.ratio_to_floor, run.id);
+      value.tooltip = fmt::format("{}, {}: {:.3f}× the floor's median", cohort->workload_name, run.id,
+                                  *run.ratio_to_floor);
+      spec.rows.push_back(BarRow{axes_label(*cohort),
+                                 std::string(colors.color_of(run.implementation)),
+                                 failed_check(run.status),
+                                 {value}});
+    }
+  }
+  return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
+}
 
 bool failed_check(const std::string &status) {
   return status != "passed" && status != "incomplete_evidence";
@@ -63,7 +145,7 @@ std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssign
     spec.rows.push_back(BarRow{
         row_label(run), std::string(colors.color_of(run.implementation)), failed_check(run.status), {value}});
   }
-  return Chart{render_bar_chart(spec), spec.title, spec.description};
+  return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
 std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssignment &colors) {
@@ -98,7 +180,7 @@ std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssig
         BarRow{row_label(run), std::string(colors.color_of(run.implementation)), false, {value}});
   }
   if (candidates == 0) return std::nullopt;
-  return Chart{render_bar_chart(spec), spec.title, spec.description};
+  return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
 std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignment &colors) {
@@ -120,7 +202,7 @@ std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignm
         row_label(run), std::string(colors.color_of(run.implementation)), failed_check(run.status), {value}});
   }
   if (spec.rows.empty()) return std::nullopt;
-  return Chart{render_bar_chart(spec), spec.title, spec.description};
+  return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
 std::optional<Chart> memory_chart(const CohortSection &cohort) {
@@ -154,7 +236,7 @@ std::optional<Chart> memory_chart(const CohortSection &cohort) {
     }
     spec.rows.push_back(std::move(row));
   }
-  return Chart{render_bar_chart(spec), spec.title, spec.description};
+  return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
 std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment &colors) {
@@ -189,7 +271,7 @@ std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment 
     }
     spec.series.push_back(std::move(line));
   }
-  return Chart{render_line_chart(spec), spec.title, spec.description};
+  return Chart{render_line_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
 std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignment &colors) {
@@ -218,7 +300,7 @@ std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignmen
     if (!line.points.empty()) spec.series.push_back(std::move(line));
   }
   if (spec.series.empty()) return std::nullopt;
-  return Chart{render_line_chart(spec), spec.title, spec.description};
+  return Chart{render_line_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
 } // namespace kibench::report

@@ -10,10 +10,12 @@
 //   chart-floor-<slug>     median ÷ cublas-floor median
 //   chart-memory-<slug>    peak and workspace memory
 //   chart-sweep-time-<slug>, chart-sweep-tflops-<slug>   sweeps over T
+//   chart-floor-overview   every cohort's ratios to cublas-floor in one chart
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/palette.hpp"
 #include "report/report_model.hpp"
@@ -24,7 +26,12 @@ struct Chart {
   std::string svg;
   std::string title;   // also the <svg>'s <title>
   std::string caption; // how to read it; also its <desc>
+  std::string id;      // its data-testid
 };
+
+// Every implementation name in the order first met (cohorts, then sweeps):
+// its colour on every chart of the page.
+ColorAssignment assign_colors(const ReportModel &model);
 
 std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssignment &colors);
 std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssignment &colors);
@@ -32,6 +39,16 @@ std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignm
 std::optional<Chart> memory_chart(const CohortSection &cohort);
 std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment &colors);
 std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignment &colors);
+// A cohort's charts that have data, in page order (median, speedup, floor,
+// memory).
+std::vector<Chart> cohort_charts(const CohortSection &cohort, const ColorAssignment &colors);
+// One bar per run with a ratio to the floor, across all cohorts, labelled
+// by the workload's axes ("H4096 V128256 T8192"; the run's name follows
+// the bar's value) and sorted by them,
+// the last axis listed first; only where two cohorts or more have one (a
+// scaling study), since a single cohort's floor chart says it all.
+std::optional<Chart> floor_overview_chart(const std::vector<CohortSection> &cohorts,
+                                          const ColorAssignment &colors);
 
 // Drawn as a failure: the run's correctness check did not pass. A run
 // that computes no loss (status incomplete_evidence, the floor) is not one.
