@@ -488,6 +488,51 @@ TEST_CASE("fused: row kernels beside the GEMMs on a second stream", "[gpu][fused
   }
 }
 
+TEST_CASE("fused: single-chunk plans take grad W from one GEMM scaled by 1/N on the device", "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  // One chunk each (chunk_rows >= T, or the implementation's own choice),
+  // 8 T <= V but for the V = 13 case (which keeps the accumulator path):
+  // the direct path (grad W = G'ᵀ x / N in bf16 from the GEMM, the one-hot
+  // term added to its target rows) and the accumulator path of multi-chunk
+  // plans, both against the oracle; forward passes too.
+  const std::vector<Case> cases{
+      {.label = "direct-mixture-bias-ignore",
+       .seed = 40,
+       .tokens = 40,
+       .vocab = 4096,
+       .temperature = 2.0,
+       .ignore_fraction = 0.25,
+       .bias = true,
+       .chunk_rows = 64},
+      {.label = "direct-beta0", .seed = 41, .tokens = 48, .vocab = 3000, .beta = 0.0, .chunk_rows = 0},
+      {.label = "direct-beta1-tau0.5",
+       .seed = 42,
+       .tokens = 33,
+       .vocab = 2000,
+       .beta = 1.0,
+       .temperature = 0.5,
+       .chunk_rows = 33},
+      {.label = "direct-v50257", .seed = 43, .tokens = 12, .vocab = 50257, .hidden = 64, .chunk_rows = 0},
+      {.label = "direct-v13",
+       .seed = 44,
+       .tokens = 20,
+       .vocab = 13,
+       .bias = true,
+       .chunk_rows = 0,
+       .loss_bound = 1e-4},
+      {.label = "direct-all-ignored", .seed = 45, .tokens = 16, .ignore_fraction = 1.0, .chunk_rows = 0},
+  };
+  for (const Case &c : cases) {
+    for (bool direct : {true, false}) {
+      INFO((direct ? "direct" : "accumulator") << " path");
+      for (Pass pass : {Pass::full, Pass::forward}) {
+        auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .direct_single_chunk = direct});
+        check_implementation(*impl, c, pass);
+      }
+    }
+  }
+}
+
 TEST_CASE("fused: repeated runs are bit-identical and every output is rewritten", "[gpu][fused]") {
   if (skip_without_gpu()) return;
   const Workload w = make_workload(Case{.label = "repeat", .seed = 17, .ignore_fraction = 0.1, .bias = true});

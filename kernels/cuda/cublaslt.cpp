@@ -178,7 +178,8 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
                 g.bias != nullptr,
                 alignment,
                 g.beta != 0.0,
-                g.sm_count_target};
+                g.sm_count_target,
+                g.device_alpha != nullptr};
   std::lock_guard lock(mutex_);
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
 
@@ -207,6 +208,14 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
                                                 sizeof(bias_type)));
   }
 
+  if ((g.device_alpha == nullptr) != (g.device_beta == nullptr) ||
+      (g.device_alpha != nullptr && g.input_type != ElementType::bf16))
+    throw std::invalid_argument("RowMajorGemm: device_alpha and device_beta go together, with bf16 inputs");
+  if (g.device_alpha != nullptr) {
+    const cublasLtPointerMode_t mode = CUBLASLT_POINTER_MODE_DEVICE;
+    CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof(mode)));
+  }
   if (g.sm_count_target > 0) {
     const std::int32_t sms = g.sm_count_target;
     CUBLAS_CHECK(
@@ -254,6 +263,7 @@ cublasStatus_t CublasLt::launch(const Plan &plan, const RowMajorGemm &g, const c
   const float alpha32 = static_cast<float>(g.alpha), beta32 = static_cast<float>(g.beta);
   const void *alpha = plan.fp64 ? static_cast<const void *>(&g.alpha) : &alpha32;
   const void *beta = plan.fp64 ? static_cast<const void *>(&g.beta) : &beta32;
+  if (g.device_alpha != nullptr) alpha = g.device_alpha, beta = g.device_beta;
   return cublasLtMatmul(handle_, plan.desc.get(), alpha, g.b, plan.layout_a.get(), g.a, plan.layout_b.get(),
                         beta, g.c, plan.layout_c.get(), g.c, plan.layout_c.get(), &algo, workspace_.data(),
                         workspace_.bytes(), stream);
@@ -273,6 +283,7 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
                              type_name(g.input_type), type_name(g.output_type), int{g.transpose_a},
                              int{g.transpose_b}, g.beta, int{g.bias != nullptr});
   if (g.sm_count_target > 0) record.shape += fmt::format(" sms={}", g.sm_count_target);
+  if (g.device_alpha != nullptr) record.shape += " alpha=device";
   record.flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
 
   // An algorithm the heuristic offers may still refuse these operands: it

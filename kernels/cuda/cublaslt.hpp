@@ -54,6 +54,12 @@ struct RowMajorGemm {
   // SMs cuBLASLt should plan for (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) when
   // a kernel on another stream holds the rest; 0: the whole GPU.
   int sm_count_target = 0;
+  // fp32 alpha and beta read from the device when the GEMM runs
+  // (CUBLASLT_POINTER_MODE_DEVICE) instead of `alpha` and `beta` (e.g. 1/N
+  // that a kernel counted); bf16 inputs only. beta must point at 0 or 1
+  // as `beta` says (it selects the plan).
+  const float *device_alpha = nullptr;
+  const float *device_beta = nullptr;
 };
 
 // C[m,n] = A[m,k] · B[n,k]ᵀ   e.g. logits z = x · Wᵀ
@@ -122,7 +128,7 @@ public:
 private:
   struct Plan;
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         int, int, int, int, int, int, int, int>;
+                         int, int, int, int, int, int, int, int, int>;
   Plan &plan_for(const RowMajorGemm &gemm);
   [[nodiscard]] std::vector<cublasLtMatmulHeuristicResult_t> heuristic(const Plan &plan, int count) const;
   cublasStatus_t launch(const Plan &plan, const RowMajorGemm &gemm, const cublasLtMatmulAlgo_t &algo,

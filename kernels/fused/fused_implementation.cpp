@@ -122,7 +122,8 @@ public:
         "Token chunks through cuBLASLt bf16 logit GEMMs, one cluster-per-row kernel that computes both "
         "log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, and grad GEMMs "
         "accumulating grad W in fp32, half of it in the bf16 grad W output buffer (rounded in place); never "
-        "holds a [T, V] matrix.";
+        "holds a [T, V] matrix. A single-chunk plan with 8 T <= V takes grad W from one bf16 GEMM scaled by "
+        "1/N on the device, then adds the one-hot term to its target rows.";
     // What prepare() does about cuBLASLt's algorithm choice.
     const std::string algorithms =
         options_.gemm_candidates > 1
@@ -221,6 +222,7 @@ public:
     flush_allocator_ = std::make_unique<DeviceAllocator>("fused-l2-flush");
     stream_ = std::make_unique<gpu::Stream>();
     blocks_ = overlap_blocks(w);
+    direct_ = options_.direct_single_chunk && plan_.chunks == 1 && 8 * w.tokens <= w.vocab;
     if (blocks_ > 1) {
       row_stream_ =
           std::make_unique<gpu::Stream>(options_.overlap_row_priority ? gpu::Stream::highest_priority() : 0);
@@ -305,7 +307,16 @@ public:
       const std::int64_t begin = c * plan_.rows;
       enqueue_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
     }
-    if (grads) {
+    if (grads && direct_) {
+      // grad W left its GEMM divided by N and rounded: the one-hot term goes
+      // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
+      gpu::fused::add_one_hot_to_scaled_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(),
+                                               w.student_hidden, static_cast<float>(w.scalars.weight_hard),
+                                               token_count_.data(), grad_weight_.data(),
+                                               grad_bias_.empty() ? nullptr : grad_bias_.data(), *stream_);
+      if (!grad_bias_.empty())
+        gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
+    } else if (grads) {
       const std::int64_t Hs = w.student_hidden;
       gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(), Hs,
                                           static_cast<float>(w.scalars.weight_hard), grad_weight_sum(),
@@ -374,6 +385,7 @@ public:
     order_ = {};
     loss_.reset();
     token_count_.reset();
+    direct_ = false;
     l2_flush_.reset();
     blas_.reset();
     logits_ready_.clear();
@@ -516,10 +528,19 @@ private:
     // high half reads G' from column S (lda = ld either way).
     const std::int64_t chunk_rows = rows;
     const bf16 *x_s = in.student_input.data() + begin * Hs;
+    if (direct_) {
+      // The one chunk's grad W = G'ᵀ x_s / N, rounded by the GEMM (the
+      // one-hot term follows in run()).
+      gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, chunk_rows, logits, x_s, grad_weight_.data());
+      dw.lda = ld;
+      dw.device_alpha = &token_count_.data()->inverse_float;
+      dw.device_beta = &token_count_.data()->zero;
+      blas_->matmul(dw, *stream_);
+    }
     const gpu::fused::SplitAccumulator sum = grad_weight_sum();
     for (const auto &[row_begin, row_end, out] :
          {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
-      if (row_end == row_begin) continue; // V < 16: no low half
+      if (direct_ || row_end == row_begin) continue; // direct: done above; V < 16: no low half
       gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, chunk_rows, logits + row_begin, x_s, out);
       dw.lda = ld;
       dw.output_type = ElementType::fp32;
@@ -552,6 +573,7 @@ private:
   // With overlap_blocks > 1: the row kernels' stream, and per row block the
   // main stream's "logits written" and the row stream's "rows done".
   int blocks_ = 1;
+  bool direct_ = false; // FusedOptions::direct_single_chunk applies to this plan
   std::unique_ptr<gpu::Stream> row_stream_;
   std::vector<gpu::Event> logits_ready_, rows_done_;
   std::unique_ptr<gpu::CublasLt> blas_;

@@ -1,5 +1,6 @@
 // The one-hot term of the gradient in fp32 (one_hot.hpp says why). Three
-// small kernels, each far below a millisecond at the seed size: the sort
+// small kernels (the weight term into the fp32 accumulator or into a
+// grad W already scaled and rounded), each far below a millisecond at the seed size: the sort
 // keys, the per-target sums over x_s rows (one block per run of equal
 // targets, T x Hs bf16 = 33 MB read), and the grad x_s conversion that
 // gathers W_s[y_i] while it divides by N.
@@ -28,22 +29,34 @@ __global__ void keys_kernel(const std::int64_t *target, int tokens, std::int64_t
   token_ids[i] = i;
 }
 
+// Where the weight term goes: the fp32 accumulator, or (scaled != null)
+// the bf16 grad W that its GEMM already divided by N.
+struct WeightTarget {
+  SplitAccumulator sum;
+  __nv_bfloat16 *scaled = nullptr;
+  const TokenCount *n = nullptr;
+};
+
 // Block p handles sorted position p if it starts a run of equal, valid keys.
 __global__ void one_hot_weight_kernel(const std::int32_t *sorted_keys, const std::int32_t *sorted_tokens,
                                       int tokens, std::int32_t vocab, const __nv_bfloat16 *x, int hidden,
-                                      float weight_hard, SplitAccumulator grad_weight_sum,
-                                      float *grad_bias_sum) {
+                                      float weight_hard, WeightTarget target, float *grad_bias_sum) {
   const int p = static_cast<int>(blockIdx.x);
   const std::int32_t k = sorted_keys[p];
   if (k == vocab || (p > 0 && sorted_keys[p - 1] == k)) return;
   int end = p + 1;
   while (end < tokens && sorted_keys[end] == k) ++end;
-  float *row = grad_weight_sum.row(k, hidden);
   for (int h = static_cast<int>(threadIdx.x); h < hidden; h += blockDim.x) {
     float sum = 0.0f;
     for (int q = p; q < end; ++q)
       sum += __bfloat162float(x[static_cast<std::int64_t>(sorted_tokens[q]) * hidden + h]);
-    row[h] = fmaf(-weight_hard, sum, row[h]);
+    if (target.scaled != nullptr) {
+      __nv_bfloat16 &out = target.scaled[static_cast<std::int64_t>(k) * hidden + h];
+      out = __float2bfloat16_rn(fmaf(-weight_hard * target.n->inverse_float, sum, __bfloat162float(out)));
+    } else {
+      float *row = target.sum.row(k, hidden);
+      row[h] = fmaf(-weight_hard, sum, row[h]);
+    }
   }
   if (grad_bias_sum != nullptr && threadIdx.x == 0)
     grad_bias_sum[k] = fmaf(-weight_hard, static_cast<float>(end - p), grad_bias_sum[k]);
@@ -108,7 +121,20 @@ void subtract_one_hot_weight(const TargetOrder &order, std::int64_t tokens, std:
   check_sizes(tokens, vocab);
   one_hot_weight_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(
       order.sorted_keys, order.sorted_tokens, static_cast<int>(tokens), static_cast<std::int32_t>(vocab),
-      student_input, static_cast<int>(student_hidden), weight_hard, grad_weight_sum, grad_bias_sum);
+      student_input, static_cast<int>(student_hidden), weight_hard, WeightTarget{.sum = grad_weight_sum},
+      grad_bias_sum);
+  CUDA_CHECK_LAUNCH();
+}
+
+void add_one_hot_to_scaled_weight(const TargetOrder &order, std::int64_t tokens, std::int64_t vocab,
+                                  const __nv_bfloat16 *student_input, std::int64_t student_hidden,
+                                  float weight_hard, const TokenCount *n, __nv_bfloat16 *grad_weight,
+                                  float *grad_bias_sum, cudaStream_t stream) {
+  check_sizes(tokens, vocab);
+  one_hot_weight_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(
+      order.sorted_keys, order.sorted_tokens, static_cast<int>(tokens), static_cast<std::int32_t>(vocab),
+      student_input, static_cast<int>(student_hidden), weight_hard,
+      WeightTarget{.scaled = grad_weight, .n = n}, grad_bias_sum);
   CUDA_CHECK_LAUNCH();
 }
 

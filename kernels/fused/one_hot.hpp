@@ -63,6 +63,17 @@ void subtract_one_hot_weight(const TargetOrder &order, std::int64_t tokens, std:
                              float weight_hard, const SplitAccumulator &grad_weight_sum, float *grad_bias_sum,
                              cudaStream_t stream);
 
+// The same term for single-chunk plans, whose grad W left its GEMM already
+// divided by N and rounded to bf16: row k becomes bf16(row k - w_h sum
+// x_s,i / N). The second rounding matters only where row k's smooth part is
+// not small against the term, i.e. where tokens are not few against V
+// (the fused path uses it only for 8 T <= V). grad_bias_sum as above
+// (still an fp32 sum, divided by N afterwards).
+void add_one_hot_to_scaled_weight(const TargetOrder &order, std::int64_t tokens, std::int64_t vocab,
+                                  const __nv_bfloat16 *student_input, std::int64_t student_hidden,
+                                  float weight_hard, const TokenCount *n, __nv_bfloat16 *grad_weight,
+                                  float *grad_bias_sum, cudaStream_t stream);
+
 // out[i] = bf16((sum[i] - w_h W_s[y_i] [valid]) / N) for the chunk's rows:
 // sum is the chunk's fp32 G'_smooth W_s [rows, Hs].
 void finish_grad_input(const float *sum, const std::int64_t *target, std::int64_t rows, std::int64_t vocab,

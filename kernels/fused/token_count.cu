@@ -29,6 +29,7 @@ __global__ void __launch_bounds__(kThreads)
     out->valid = n;
     out->inverse = 1.0 / static_cast<double>(n);
     out->inverse_float = static_cast<float>(out->inverse);
+    out->zero = 0.0f;
   }
 }
 

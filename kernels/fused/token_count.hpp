@@ -13,7 +13,8 @@ namespace kibench::gpu::fused {
 struct TokenCount {
   std::int64_t valid;  // N = max(1, #valid)
   double inverse;      // 1 / N, for the loss
-  float inverse_float; // 1 / N, for the gradient conversions
+  float inverse_float; // 1 / N, for the gradient conversions (and as a GEMM's device alpha)
+  float zero;          // 0: the beta beside that alpha (cuBLASLt reads both from the device)
 };
 
 // A target is valid when it is not ignore_index and lies in [0, vocab).
