@@ -381,16 +381,21 @@ TEST_CASE("fused-lean: a small case through the registry, in one chunk within 1 
                  .chunk_rows = 0};
     auto impl = r->make();
     REQUIRE(impl->name() == "fused-lean");
-    check_implementation(*impl, c, Pass::full);
     const gpu::fused::ChunkShape shape{.tokens = c.tokens,
                                        .vocab = c.vocab,
                                        .student_hidden = c.hidden / 2,
                                        .student_bias = bias,
                                        .sort_temp_bytes =
-                                           gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab)};
-    const MemoryUse use = impl->memory();
-    CHECK(use.workspace_bytes == gpu::fused::workspace_bytes(shape, c.tokens)); // one chunk of T rows
-    CHECK(use.workspace_bytes <= gpu::fused::kLeanWorkspaceBudget);
+                                           gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
+                                       .direct_grad_weight = true};
+    // One direct chunk of T rows (8 T <= V): no grad W accumulator. Checked
+    // while the inputs the implementation points at are alive.
+    REQUIRE(gpu::fused::direct_plan(shape, c.tokens));
+    check_implementation(*impl, c, Pass::full, [&](Implementation &prepared) {
+      const MemoryUse use = prepared.memory();
+      CHECK(use.workspace_bytes == gpu::fused::workspace_bytes(shape, c.tokens));
+      CHECK(use.workspace_bytes <= gpu::fused::kLeanWorkspaceBudget);
+    });
     check_implementation(*impl, c, Pass::forward);
   }
 }
@@ -526,8 +531,20 @@ TEST_CASE("fused: single-chunk plans take grad W from one GEMM scaled by 1/N on 
     for (bool direct : {true, false}) {
       INFO((direct ? "direct" : "accumulator") << " path");
       for (Pass pass : {Pass::full, Pass::forward}) {
+        // The path taken shows in the workspace: a direct plan holds no
+        // grad W accumulator (chunk_plan.hpp).
+        const gpu::fused::ChunkShape shape{.tokens = c.tokens,
+                                           .vocab = c.vocab,
+                                           .student_hidden = c.hidden / 2,
+                                           .student_bias = c.bias,
+                                           .sort_temp_bytes =
+                                               gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
+                                           .direct_grad_weight = direct};
+        CHECK(gpu::fused::direct_plan(shape, c.tokens) == (direct && 8 * c.tokens <= c.vocab));
         auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .direct_single_chunk = direct});
-        check_implementation(*impl, c, pass);
+        check_implementation(*impl, c, pass, [&](Implementation &prepared) {
+          CHECK(prepared.memory().workspace_bytes == gpu::fused::workspace_bytes(shape, c.tokens));
+        });
       }
     }
   }

@@ -136,6 +136,79 @@ TEST_CASE("fused chunks: free memory and the budget both bound the rows", "[fuse
   }
 }
 
+TEST_CASE("fused chunks: a direct plan (one chunk, 8 T <= V) holds no grad W accumulator", "[fused]") {
+  // T = 1024 at the seed's V and Hs: 8 T <= V, so grad W can leave one GEMM.
+  ChunkShape shape = kSeed;
+  shape.tokens = 1024;
+  ChunkShape accumulating = shape;
+  shape.direct_grad_weight = true;
+  // Only the accumulator's high half goes: 4 (V - S) Hs = 525,336,576 B of
+  // 1,084,249,088 (1024 z_s and z_t rows, 32 MiB of cuBLASLt, 0.04 MB else).
+  CHECK(direct_plan(shape, 1024));
+  CHECK(workspace_bytes(shape, 1024) == 558'912'512);
+  CHECK(workspace_bytes(accumulating, 1024) == 1'084'249'088);
+  CHECK(workspace_bytes(accumulating, 1024) - workspace_bytes(shape, 1024) == kSeedHighHalf);
+
+  SECTION("chosen within the default budget") {
+    const auto plan = plan_chunks(shape, kDefaultWorkspaceBudget, kPlenty, 0);
+    REQUIRE(plan.has_value());
+    CHECK(plan->direct);
+    CHECK(plan->chunks == 1);
+    CHECK(plan->rows == 1024);
+    CHECK(plan->workspace_bytes == 558'912'512);
+  }
+  SECTION("fused-lean: one direct chunk where the accumulator took two") {
+    const auto direct = plan_chunks(shape, kLeanWorkspaceBudget, kPlenty, 0);
+    REQUIRE(direct.has_value());
+    CHECK(direct->direct);
+    CHECK(direct->chunks == 1);
+    const auto chunked = plan_chunks(accumulating, kLeanWorkspaceBudget, kPlenty, 0);
+    REQUIRE(chunked.has_value());
+    CHECK_FALSE(chunked->direct);
+    CHECK(chunked->chunks == 2);
+    CHECK(chunked->rows == 512);
+  }
+  SECTION("not where memory holds less than the one chunk: the chunked plan") {
+    // Chunks with the accumulator can need less than one direct chunk where
+    // the rows they leave out outweigh it: (T - R) 4 V > 2 V Hs, here at T = 4096.
+    ChunkShape longer = shape;
+    longer.tokens = 4096;
+    const std::uint64_t one_chunk = workspace_bytes(longer, 4096);
+    const auto plan = plan_chunks(longer, kPlenty, one_chunk - 1, 0);
+    REQUIRE(plan.has_value());
+    CHECK_FALSE(plan->direct);
+    CHECK(plan->chunks == 2);
+    CHECK(plan->workspace_bytes == workspace_bytes(longer, plan->rows));
+    CHECK(plan->workspace_bytes < one_chunk);
+    CHECK(plan_chunks(longer, kPlenty, one_chunk, 0)->direct);
+  }
+  SECTION("not with forced rows that split T, nor where 8 T > V") {
+    const auto forced = plan_chunks(shape, kDefaultWorkspaceBudget, kPlenty, 1000);
+    REQUIRE(forced.has_value());
+    CHECK_FALSE(forced->direct);
+    CHECK(forced->chunks == 2);
+    CHECK(plan_chunks(shape, kDefaultWorkspaceBudget, kPlenty, 4096)->direct); // clamped to T
+    ChunkShape wide = shape;
+    wide.tokens = 128256 / 8 + 1;
+    CHECK_FALSE(direct_plan(wide, wide.tokens));
+    const auto plan = plan_chunks(wide, kPlenty, kPlenty, 0);
+    REQUIRE(plan.has_value());
+    CHECK(plan->chunks == 1);
+    CHECK_FALSE(plan->direct);
+    wide.tokens = 128256 / 8;
+    CHECK(direct_plan(wide, wide.tokens));
+  }
+  SECTION("the seed (8 T > V) plans as before") {
+    ChunkShape seed = kSeed;
+    seed.direct_grad_weight = true;
+    const auto plan = plan_chunks(seed, kDefaultWorkspaceBudget, kPlenty, 0);
+    REQUIRE(plan.has_value());
+    CHECK_FALSE(plan->direct);
+    CHECK(plan->rows == 2816);
+    CHECK(plan->workspace_bytes == 2'003'731'456);
+  }
+}
+
 namespace {
 
 // The schema validator's exit status for one manifest.

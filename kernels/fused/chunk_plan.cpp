@@ -25,11 +25,13 @@ std::uint64_t teacher_row_bytes(const ChunkShape &s) {
 }
 
 // Rows [0, S) of the fp32 grad W accumulator live in the bf16 output
-// (counted as output); only rows [S, V) are workspace.
-std::uint64_t fixed_bytes(const ChunkShape &s) {
+// (counted as output); only rows [S, V) are workspace, and none in a direct
+// plan.
+std::uint64_t fixed_bytes(const ChunkShape &s, bool direct) {
   const std::int64_t high_rows = s.vocab - grad_weight_split(s.vocab);
-  return allocated(kCublasWorkspaceBytes) + allocated(4 * u64(high_rows) * u64(s.student_hidden)) +
-         allocated(4 * u64(s.tokens)) + allocated(64) /* N */ + 4 * allocated(4 * u64(s.tokens)) +
+  const std::uint64_t accumulator = direct ? 0 : allocated(4 * u64(high_rows) * u64(s.student_hidden));
+  return allocated(kCublasWorkspaceBytes) + accumulator + allocated(4 * u64(s.tokens)) +
+         allocated(64) /* N */ + 4 * allocated(4 * u64(s.tokens)) +
          allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1));
 }
 
@@ -39,9 +41,13 @@ std::int64_t logits_stride(std::int64_t vocab) {
   return (vocab + 63) / 64 * 64;
 }
 
+bool direct_plan(const ChunkShape &s, std::int64_t rows) {
+  return s.direct_grad_weight && rows >= s.tokens && 8 * s.tokens <= s.vocab;
+}
+
 std::uint64_t workspace_bytes(const ChunkShape &s, std::int64_t rows) {
   const std::uint64_t r = u64(rows);
-  return fixed_bytes(s) + allocated(r * 2 * u64(logits_stride(s.vocab))) +
+  return fixed_bytes(s, direct_plan(s, rows)) + allocated(r * 2 * u64(logits_stride(s.vocab))) +
          allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0);
 }
 
@@ -60,6 +66,19 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
   if (s.tokens <= 0 || s.vocab <= 0 || s.student_hidden <= 0) return fail("empty shape");
   const std::int64_t cap = std::min(s.tokens, kMaxChunkRows);
 
+  const std::uint64_t limit = std::min(budget_bytes, available_bytes);
+  const auto plan_of = [&](std::int64_t rows) {
+    return ChunkPlan{.rows = rows,
+                     .chunks = (s.tokens + rows - 1) / rows,
+                     .ld = logits_stride(s.vocab),
+                     .workspace_bytes = workspace_bytes(s, rows),
+                     .direct = direct_plan(s, rows)};
+  };
+  // One direct chunk wherever it fits (and forced rows do not split T).
+  if (s.tokens <= cap && (forced_rows <= 0 || forced_rows >= s.tokens) && direct_plan(s, s.tokens) &&
+      workspace_bytes(s, s.tokens) <= limit)
+    return plan_of(s.tokens);
+
   std::int64_t rows = 0;
   if (forced_rows > 0) {
     rows = std::min(forced_rows, cap);
@@ -67,8 +86,7 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
     // Per-row bytes, with the allocator's rounding as slack (3 buffers x 512).
     const std::uint64_t per_row =
         2 * u64(logits_stride(s.vocab)) + teacher_row_bytes(s) + (s.student_bias ? 2 : 0);
-    const std::uint64_t limit = std::min(budget_bytes, available_bytes);
-    const std::uint64_t fixed = fixed_bytes(s) + 3 * 512;
+    const std::uint64_t fixed = fixed_bytes(s, false) + 3 * 512;
     if (limit <= fixed + per_row)
       return fail(fmt::format("the fused workspace needs {:.2f} GiB for one token row; {:.2f} GiB allowed",
                               static_cast<double>(fixed + per_row) / (1u << 30),
@@ -79,12 +97,7 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
     const std::int64_t even = (s.tokens + chunks - 1) / chunks;
     rows = std::min({(even + 127) / 128 * 128, largest, cap});
   }
-  ChunkPlan plan;
-  plan.rows = rows;
-  plan.chunks = (s.tokens + rows - 1) / rows;
-  plan.ld = logits_stride(s.vocab);
-  plan.workspace_bytes = workspace_bytes(s, rows);
-  return plan;
+  return plan_of(rows);
 }
 
 } // namespace kibench::gpu::fused

@@ -10,7 +10,8 @@
 //   grad W accumulator   (V - S) x Hs fp32 (rows [S, V); rows [0, S) live in
 //                                           the bf16 output buffer, read as
 //                                           fp32: grad_weight_split.hpp,
-//                                           S = floor(V/16)·8 ~ V/2)
+//                                           S = floor(V/16)·8 ~ V/2), but
+//                                           not for a direct plan (below)
 //   per-row loss terms   T fp32,  N
 //   the targets sorted   4 x T int32 and the sort's scratch (one_hot.hpp)
 //   the cuBLASLt workspace.
@@ -34,6 +35,12 @@
 //            not fit, so R = 1003 (8 × 1003 + 168), 1,073,618,944 B. The
 //            122,880 B to spare keep R = 1003 for sort scratch up to
 //            119 KiB (CUB's for 8192 pairs is below that).
+// A direct plan is one chunk of all T rows where 8 T <= V: grad W leaves
+// one bf16 GEMM scaled by 1/N (fused_implementation.hpp), so the accumulator
+// is not allocated. Where the shape allows it (ChunkShape::direct_grad_weight
+// and 8 T <= V) it is chosen whenever it fits, before any chunked plan: at
+// T = 1024, V = 128256, Hs = 2048 it needs 560 MB instead of 1.09 GB, so
+// fused-lean runs it in one chunk instead of two.
 // Expected effect of 3 chunks instead of 4 at 2 GiB: the grad W GEMMs run
 // beta = 1 (read-modify-write of the 1.05 GB fp32 accumulator) twice
 // instead of three times: 2.1 GB less traffic, at most 0.5 ms at the 4.27
@@ -53,6 +60,7 @@ struct ChunkShape {
   std::int64_t student_hidden = 0; // Hs
   bool student_bias = false;
   std::uint64_t sort_temp_bytes = 0; // target_sort_temp_bytes(T, V), asked of the GPU
+  bool direct_grad_weight = false;   // FusedOptions::direct_single_chunk: direct plans allowed
 };
 
 struct ChunkPlan {
@@ -60,6 +68,7 @@ struct ChunkPlan {
   std::int64_t chunks = 0;           // ceil(T / R)
   std::int64_t ld = 0;               // row stride of the logit buffers, in elements
   std::uint64_t workspace_bytes = 0; // everything above, as allocated
+  bool direct = false;               // one chunk, grad W without the fp32 accumulator
 };
 
 inline constexpr std::uint64_t kDefaultWorkspaceBudget = std::uint64_t{2} << 30;
@@ -73,7 +82,12 @@ inline constexpr std::int64_t kMaxChunkRows = 65535;
 
 [[nodiscard]] std::int64_t logits_stride(std::int64_t vocab);
 
-// Bytes of workspace for chunks of `rows` rows, as the allocator rounds them.
+// Whether chunks of `rows` rows make a direct plan of this shape: one
+// chunk (rows >= T), 8 T <= V, and the shape allows it.
+[[nodiscard]] bool direct_plan(const ChunkShape &shape, std::int64_t rows);
+
+// Bytes of workspace for chunks of `rows` rows, as the allocator rounds them
+// (without the accumulator where direct_plan(shape, rows)).
 [[nodiscard]] std::uint64_t workspace_bytes(const ChunkShape &shape, std::int64_t rows);
 
 // `forced_rows` > 0 fixes R (clamped to T), e.g. to run several chunks on a

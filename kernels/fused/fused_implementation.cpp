@@ -77,12 +77,13 @@ std::size_t count(std::int64_t n) {
 }
 
 // Asks the GPU (for the sort's scratch size): call with a device present.
-gpu::fused::ChunkShape shape_of(const Workload &w) {
+gpu::fused::ChunkShape shape_of(const Workload &w, const FusedOptions &options) {
   return {.tokens = w.tokens,
           .vocab = w.vocab,
           .student_hidden = w.student_hidden,
           .student_bias = w.student_bias.has_value(),
-          .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab)};
+          .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab),
+          .direct_grad_weight = options.direct_single_chunk};
 }
 
 // grad x_s, grad W_s (bf16), grad b_s (fp32), the loss (fp64).
@@ -187,7 +188,7 @@ public:
     const std::uint64_t needed = cpu::planned_input_bytes(w) + output_bytes(w) + kFreeMemoryMargin;
     const std::uint64_t free_bytes = device_free_bytes();
     if (free_bytes <= needed) return "not enough device memory: inputs and outputs alone";
-    const gpu::fused::ChunkShape shape = shape_of(w);
+    const gpu::fused::ChunkShape shape = shape_of(w, options_);
     const std::uint64_t budget = budget_for(shape);
     std::string why;
     if (!gpu::fused::plan_chunks(shape, budget, free_bytes - needed, options_.chunk_rows, &why)) {
@@ -207,7 +208,7 @@ public:
     inputs_ = &gpu::device_inputs(inputs);
     workload_ = &w;
 
-    const gpu::fused::ChunkShape shape = shape_of(w);
+    const gpu::fused::ChunkShape shape = shape_of(w, options_);
     const std::uint64_t free_bytes = device_free_bytes();
     const std::uint64_t reserved = output_bytes(w) + kFreeMemoryMargin;
     std::string why;
@@ -222,7 +223,6 @@ public:
     flush_allocator_ = std::make_unique<DeviceAllocator>("fused-l2-flush");
     stream_ = std::make_unique<gpu::Stream>();
     blocks_ = overlap_blocks(w);
-    direct_ = options_.direct_single_chunk && plan_.chunks == 1 && 8 * w.tokens <= w.vocab;
     if (blocks_ > 1) {
       row_stream_ =
           std::make_unique<gpu::Stream>(options_.overlap_row_priority ? gpu::Stream::highest_priority() : 0);
@@ -241,9 +241,10 @@ public:
     if (w.student_bias) grad_bias_ = DeviceBuffer<float>(*allocator_, count(V), MemoryTag::output);
     loss_ = DeviceBuffer<double>(*allocator_, 1, MemoryTag::output);
 
-    // Accumulator rows [0, S) in grad_weight_, rows [S, V) here.
+    // Accumulator rows [0, S) in grad_weight_, rows [S, V) here; none in a
+    // direct plan.
     split_ = gpu::fused::grad_weight_split(V);
-    grad_weight_high_ = DeviceBuffer<float>(*allocator_, count((V - split_) * Hs));
+    if (!plan_.direct) grad_weight_high_ = DeviceBuffer<float>(*allocator_, count((V - split_) * Hs));
     student_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * plan_.ld));
     // Holds z_t, then (as fp32) the chunk's grad x.
     teacher_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * std::max(plan_.ld, 2 * Hs)));
@@ -307,15 +308,13 @@ public:
       const std::int64_t begin = c * plan_.rows;
       enqueue_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
     }
-    if (grads && direct_) {
+    if (grads && plan_.direct) {
       // grad W left its GEMM divided by N and rounded: the one-hot term goes
       // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
       gpu::fused::add_one_hot_to_scaled_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(),
                                                w.student_hidden, static_cast<float>(w.scalars.weight_hard),
                                                token_count_.data(), grad_weight_.data(),
                                                grad_bias_.empty() ? nullptr : grad_bias_.data(), *stream_);
-      if (!grad_bias_.empty())
-        gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
     } else if (grads) {
       const std::int64_t Hs = w.student_hidden;
       gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(), Hs,
@@ -331,9 +330,9 @@ public:
                                          token_count_.data(), *stream_);
       gpu::fused::scale_to_bf16(grad_weight_high_.data(), grad_weight_.data() + split_ * Hs,
                                 (w.vocab - split_) * Hs, token_count_.data(), *stream_);
-      if (!grad_bias_.empty())
-        gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
     }
+    if (grads && !grad_bias_.empty())
+      gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
     for (const gpu::Event &done : rows_done_) stream_->wait(done); // forward: the last row kernels
     gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), *stream_);
     has_gradients_ = grads;
@@ -385,7 +384,7 @@ public:
     order_ = {};
     loss_.reset();
     token_count_.reset();
-    direct_ = false;
+    plan_ = {};
     l2_flush_.reset();
     blas_.reset();
     logits_ready_.clear();
@@ -524,32 +523,32 @@ private:
                                     grad_input_.data() + (begin + b0) * Hs, *stream_);
     }
 
-    // grad W rows [0, S) and [S, V): G'ᵀ's rows are G''s columns, so the
-    // high half reads G' from column S (lda = ld either way).
-    const std::int64_t chunk_rows = rows;
     const bf16 *x_s = in.student_input.data() + begin * Hs;
-    if (direct_) {
+    if (plan_.direct) {
       // The one chunk's grad W = G'ᵀ x_s / N, rounded by the GEMM (the
       // one-hot term follows in run()).
-      gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, chunk_rows, logits, x_s, grad_weight_.data());
+      gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, rows, logits, x_s, grad_weight_.data());
       dw.lda = ld;
       dw.device_alpha = &token_count_.data()->inverse_float;
       dw.device_beta = &token_count_.data()->zero;
       blas_->matmul(dw, *stream_);
-    }
-    const gpu::fused::SplitAccumulator sum = grad_weight_sum();
-    for (const auto &[row_begin, row_end, out] :
-         {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
-      if (direct_ || row_end == row_begin) continue; // direct: done above; V < 16: no low half
-      gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, chunk_rows, logits + row_begin, x_s, out);
-      dw.lda = ld;
-      dw.output_type = ElementType::fp32;
-      dw.beta = first ? 0.0 : 1.0;
-      blas_->matmul(dw, *stream_);
+    } else {
+      // grad W rows [0, S) and [S, V): G'ᵀ's rows are G''s columns, so the
+      // high half reads G' from column S (lda = ld either way).
+      const gpu::fused::SplitAccumulator sum = grad_weight_sum();
+      for (const auto &[row_begin, row_end, out] :
+           {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
+        if (row_end == row_begin) continue; // V < 16: no low half
+        gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, rows, logits + row_begin, x_s, out);
+        dw.lda = ld;
+        dw.output_type = ElementType::fp32;
+        dw.beta = first ? 0.0 : 1.0;
+        blas_->matmul(dw, *stream_);
+      }
     }
 
     if (!grad_bias_.empty()) {
-      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, chunk_rows, ones_.data(), logits, grad_bias_.data());
+      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, rows, ones_.data(), logits, grad_bias_.data());
       db.ldb = ld;
       db.output_type = ElementType::fp32;
       db.beta = first ? 0.0 : 1.0;
@@ -573,7 +572,6 @@ private:
   // With overlap_blocks > 1: the row kernels' stream, and per row block the
   // main stream's "logits written" and the row stream's "rows done".
   int blocks_ = 1;
-  bool direct_ = false; // FusedOptions::direct_single_chunk applies to this plan
   std::unique_ptr<gpu::Stream> row_stream_;
   std::vector<gpu::Event> logits_ready_, rows_done_;
   std::unique_ptr<gpu::CublasLt> blas_;

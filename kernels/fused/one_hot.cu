@@ -89,6 +89,17 @@ void check_sizes(std::int64_t tokens, std::int64_t vocab) {
     throw std::invalid_argument("one-hot gradient: T and V must fit int32");
 }
 
+// One block per sorted position (one_hot_weight_kernel), for either target.
+void launch_one_hot_weight(const TargetOrder &order, std::int64_t tokens, std::int64_t vocab,
+                           const __nv_bfloat16 *student_input, std::int64_t student_hidden, float weight_hard,
+                           const WeightTarget &target, float *grad_bias_sum, cudaStream_t stream) {
+  check_sizes(tokens, vocab);
+  one_hot_weight_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(
+      order.sorted_keys, order.sorted_tokens, static_cast<int>(tokens), static_cast<std::int32_t>(vocab),
+      student_input, static_cast<int>(student_hidden), weight_hard, target, grad_bias_sum);
+  CUDA_CHECK_LAUNCH();
+}
+
 } // namespace
 
 std::size_t target_sort_temp_bytes(std::int64_t tokens, std::int64_t vocab) {
@@ -118,24 +129,17 @@ void subtract_one_hot_weight(const TargetOrder &order, std::int64_t tokens, std:
                              const __nv_bfloat16 *student_input, std::int64_t student_hidden,
                              float weight_hard, const SplitAccumulator &grad_weight_sum, float *grad_bias_sum,
                              cudaStream_t stream) {
-  check_sizes(tokens, vocab);
-  one_hot_weight_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(
-      order.sorted_keys, order.sorted_tokens, static_cast<int>(tokens), static_cast<std::int32_t>(vocab),
-      student_input, static_cast<int>(student_hidden), weight_hard, WeightTarget{.sum = grad_weight_sum},
-      grad_bias_sum);
-  CUDA_CHECK_LAUNCH();
+  launch_one_hot_weight(order, tokens, vocab, student_input, student_hidden, weight_hard,
+                        WeightTarget{.sum = grad_weight_sum, .scaled = nullptr, .n = nullptr}, grad_bias_sum,
+                        stream);
 }
 
 void add_one_hot_to_scaled_weight(const TargetOrder &order, std::int64_t tokens, std::int64_t vocab,
                                   const __nv_bfloat16 *student_input, std::int64_t student_hidden,
                                   float weight_hard, const TokenCount *n, __nv_bfloat16 *grad_weight,
                                   float *grad_bias_sum, cudaStream_t stream) {
-  check_sizes(tokens, vocab);
-  one_hot_weight_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(
-      order.sorted_keys, order.sorted_tokens, static_cast<int>(tokens), static_cast<std::int32_t>(vocab),
-      student_input, static_cast<int>(student_hidden), weight_hard,
-      WeightTarget{.scaled = grad_weight, .n = n}, grad_bias_sum);
-  CUDA_CHECK_LAUNCH();
+  launch_one_hot_weight(order, tokens, vocab, student_input, student_hidden, weight_hard,
+                        WeightTarget{.sum = {}, .scaled = grad_weight, .n = n}, grad_bias_sum, stream);
 }
 
 void finish_grad_input(const float *sum, const std::int64_t *target, std::int64_t rows, std::int64_t vocab,
