@@ -139,7 +139,8 @@ __device__ void cluster_reduce(float (&v)[N], int stage, ExchangeT &ex, cg::clus
 // Shared memory of one CTA: its slice of z_s as loaded (bf16), and of
 // b = z_t log2(e) / tau in fp32, split in low and high halves of each
 // 8-element vector so that 16-byte accesses of a warp are contiguous (no
-// bank conflicts). The mixture overwrites b with log2(q/m).
+// bank conflicts). The mixture overwrites b with log2(q/m). (Row kernel v3
+// with tau = 1 keeps z_t itself as b and scales it where it reads it.)
 struct Slice {
   uint4 *student;
   float4 *low;
