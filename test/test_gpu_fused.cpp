@@ -28,6 +28,7 @@
 #include "oracle/cpu_oracle.hpp"
 #include "oracle/device_compare.hpp"
 #include "registry.hpp"
+#include "run/implementation_files.hpp"
 
 using namespace kibench;
 
@@ -544,6 +545,10 @@ TEST_CASE("fused: single-chunk plans take grad W from one GEMM scaled by 1/N on 
         auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .direct_single_chunk = direct});
         check_implementation(*impl, c, pass, [&](Implementation &prepared) {
           CHECK(prepared.memory().workspace_bytes == gpu::fused::workspace_bytes(shape, c.tokens));
+          CHECK(prepared.run_labels()
+                    .find("grad_weight_path")
+                    ->as_string()
+                    .starts_with(gpu::fused::direct_plan(shape, c.tokens) ? "direct" : "fp32 accumulator"));
         });
       }
     }
@@ -598,6 +603,18 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
                                      .sort_temp_bytes =
                                          gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab)};
   CHECK(use.workspace_bytes == gpu::fused::workspace_bytes(shape, c.chunk_rows));
+  // The record's labels say the same plan, and which GEMM algorithms ran.
+  const json::Object labels = impl->run_labels();
+  REQUIRE(labels.contains("chunks"));
+  CHECK(labels.find("chunks")->as_string() == "4"); // 40 rows in chunks of 12
+  CHECK(labels.find("chunk_rows")->as_string() == "12");
+  CHECK(labels.find("grad_weight_path")->as_string().starts_with("fp32 accumulator"));
+  CHECK(labels.find("row_kernel")->as_string() == "v3");
+  REQUIRE(labels.contains("gemm_tuning"));
+  REQUIRE(labels.contains("gemm_1")); // tuning on: every shape it met is listed
+  CHECK(labels.find("gemm_1")->as_string().find("heuristic rank") != std::string::npos);
+  json::Object record{{"implementation", "fused"}};
+  CHECK_NOTHROW(add_run_labels(record, labels, "fused")); // all valid as BenchmarkRun labels
   // Inputs as stored, each of the 7 buffers rounded up to the allocator's 512 bytes.
   CHECK(use.input_bytes >= cpu::planned_input_bytes(w));
   CHECK(use.input_bytes <= cpu::planned_input_bytes(w) + 7 * 512);

@@ -220,5 +220,11 @@ TEST_CASE("the cuBLAS floor runs each pass with its GEMMs only", "[gpu][floor]")
     CHECK(view.grad_student_input.empty());
   }
   CHECK(floor->memory().peak_bytes > floor->memory().input_bytes);
+  // The record names the algorithms tuning chose: the four GEMM shapes.
+  const json::Object labels = floor->run_labels();
+  CHECK(labels.contains("gemm_tuning"));
+  CHECK(labels.find("chunks")->as_string() == "1");
+  CHECK(labels.contains("gemm_4"));
+  CHECK_FALSE(labels.contains("gemm_5"));
   floor->release();
 }

@@ -9,6 +9,8 @@
 #include "floor/cublas_floor.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/l2_flush.hpp"
 #include "cuda/stream.hpp"
+#include "cuda/tuning_labels.hpp"
 #include "device_fit.hpp"
 #include "gpu_revision.hpp"
 #include "impl/cpu_common.hpp"
@@ -137,6 +140,15 @@ public:
   OutputView outputs() override {
     stream_->synchronize();
     return OutputView{};
+  }
+
+  // The GEMM algorithms tuning chose, and the rows each GEMM runs over.
+  [[nodiscard]] json::Object run_labels() const override {
+    if (blas_ == nullptr) throw std::logic_error("cublas-floor: used before prepare()");
+    json::Object labels = gemm_tuning_labels(*blas_, kMeasuredTuning);
+    labels.set("chunk_rows", std::to_string(rows_));
+    labels.set("chunks", std::to_string((tokens_ + rows_ - 1) / rows_));
+    return labels;
   }
 
   [[nodiscard]] MemoryUse memory() const override {

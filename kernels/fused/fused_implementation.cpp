@@ -46,6 +46,7 @@
 #include "cuda/gpu_available.hpp"
 #include "cuda/l2_flush.hpp"
 #include "cuda/stream.hpp"
+#include "cuda/tuning_labels.hpp"
 #include "fused/grad_weight_split.hpp"
 #include "fused/loss_sum.hpp"
 #include "fused/one_hot.hpp"
@@ -360,6 +361,22 @@ public:
     use.workspace_bytes = allocator_->live_bytes(MemoryTag::workspace);
     use.peak_bytes = use.input_bytes + allocator_->peak_bytes();
     return use;
+  }
+
+  // The chunk plan and the GEMM algorithms: what the workspace bytes alone
+  // do not say about how this run computed its result.
+  [[nodiscard]] json::Object run_labels() const override {
+    require_prepared();
+    json::Object labels = gpu::gemm_tuning_labels(
+        *blas_, {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions});
+    labels.set("chunk_rows", std::to_string(plan_.rows));
+    labels.set("chunks", std::to_string(plan_.chunks));
+    labels.set("grad_weight_path",
+               plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
+                            : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
+    labels.set("row_kernel", fmt::format("v{}", options_.row_kernel));
+    if (blocks_ > 1) labels.set("overlap_blocks", std::to_string(blocks_));
+    return labels;
   }
 
   std::unique_ptr<SampleTimer> make_timer() override {

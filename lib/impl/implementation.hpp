@@ -76,6 +76,11 @@ public:
   // Waits for the last run; views stay valid until the next run.
   virtual OutputView outputs() = 0;
   [[nodiscard]] virtual MemoryUse memory() const = 0;
+  // What a reader of the record needs to know about this prepared run and
+  // its revision cannot say, as BenchmarkRun labels (keys [a-z][a-z0-9_]*,
+  // string values of at most 200 characters): e.g. fused's chunk plan and
+  // the GEMM algorithms tuning chose. Valid after prepare(). Default: none.
+  [[nodiscard]] virtual json::Object run_labels() const { return {}; }
   // The timer that measures this implementation's samples.
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;
   // Evicts caches before a cold sample (the GPU's L2). Default: nothing.

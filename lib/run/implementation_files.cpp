@@ -1,6 +1,7 @@
 #include "run/implementation_files.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/core.h>
 
@@ -14,6 +15,26 @@ namespace kibench {
 
 std::string json_file_text(const json::Value &value) {
   return json::pretty(value) + "\n";
+}
+
+void add_run_labels(json::Object &into, const json::Object &labels, std::string_view implementation) {
+  const auto valid_key = [](const std::string &key) {
+    if (key.empty() || key.front() < 'a' || key.front() > 'z') return false;
+    for (const char c : key)
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+  };
+  for (const auto &[key, value] : labels) {
+    if (!valid_key(key))
+      throw std::logic_error(
+          fmt::format("{}: run label key '{}' is not [a-z][a-z0-9_]*", implementation, key));
+    if (!value.is_string() || value.as_string().size() > 200)
+      throw std::logic_error(
+          fmt::format("{}: run label '{}' is not a string of at most 200 characters", implementation, key));
+    if (into.contains(key))
+      throw std::logic_error(fmt::format("{}: run label '{}' is the harness's own", implementation, key));
+    into.set(key, value);
+  }
 }
 
 void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
@@ -69,6 +90,7 @@ void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryCont
   record.labels.set("pass", pass);
   record.labels.set("stop_reason", o.measurement.stop_reason);
   for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
+  add_run_labels(record.labels, o.labels, o.name);
   const json::Value run = run_manifest(record);
   o.run_digest = manifest_digest(run);
   dir.write(fmt::format("run.{}.json", o.name), json_file_text(run));

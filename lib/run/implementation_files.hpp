@@ -36,6 +36,12 @@ struct RunDirectoryContext {
 // throttle flags, stop reason, timer) and memory; this computes and stores
 // latency_ns, tflops and run_digest. `revision_text` is written as it is,
 // `revision_digest` is its identity digest.
+// Adds `labels` (an implementation's run_labels()) to a BenchmarkRun's
+// `into`; throws std::logic_error naming the key for a key outside
+// [a-z][a-z0-9_]*, a value that is no string of at most 200 characters, or
+// a key `into` has already (the harness's own labels come first).
+void add_run_labels(json::Object &into, const json::Object &labels, std::string_view implementation);
+
 void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
                                 std::string_view revision_text, const std::string &revision_digest,
                                 ImplementationOutcome &outcome);

@@ -24,6 +24,7 @@ struct ImplementationOutcome {
   Measurement measurement;
   stats::Summary latency_ns;
   MemoryUse memory;
+  json::Object labels; // Implementation::run_labels()
   double tflops = 0.0; // effective: the workload's GEMM FLOPs / median
   bool computes_loss = true;
   double loss = 0.0;

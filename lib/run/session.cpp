@@ -194,6 +194,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       ImplementationOutcome &o = c.outcome;
       o.measurement = std::move(measurements[k]);
       o.memory = c.impl->memory();
+      o.labels = c.impl->run_labels();
       write_implementation_files(dir, context, json_file_text(c.revision), c.revision_digest, o);
       c.impl->release();
       outcome.implementations.push_back(o);

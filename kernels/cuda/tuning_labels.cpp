@@ -1,0 +1,25 @@
+#include "cuda/tuning_labels.hpp"
+
+#include <string>
+
+#include <fmt/format.h>
+
+namespace kibench::gpu {
+
+json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tuning) {
+  json::Object labels;
+  labels.set("gemm_tuning",
+             tuning.candidates > 1
+                 ? fmt::format("per shape the fastest of cuBLASLt's first {} heuristic picks, median of {} "
+                               "timed rounds",
+                               tuning.candidates, tuning.repetitions)
+                 : std::string("cuBLASLt's first heuristic pick, untimed"));
+  int index = 0;
+  for (const TuningRecord &r : blas.tuning_records())
+    labels.set(fmt::format("gemm_{}", ++index),
+               fmt::format("{}: heuristic rank {} of {} timed, {:.3f} ms (first pick {:.3f} ms)", r.shape,
+                           r.chosen, r.timed, r.chosen_ms, r.heuristic_ms));
+  return labels;
+}
+
+} // namespace kibench::gpu

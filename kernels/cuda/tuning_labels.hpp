@@ -1,0 +1,16 @@
+// The GEMM algorithms a CublasLt chose, as BenchmarkRun labels
+// (Implementation::run_labels), so that a record says which cuBLASLt
+// algorithm each of its GEMM shapes ran with, not only that tuning was on.
+#pragma once
+
+#include "cuda/cublaslt.hpp"
+#include "json/value.hpp"
+
+namespace kibench::gpu {
+
+// gemm_tuning: how algorithms were chosen; gemm_1 ... gemm_n: one tuned
+// shape each, in the order tuning met them, with the heuristic rank of the
+// algorithm kept and its median time against the heuristic's first pick's.
+[[nodiscard]] json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tuning);
+
+} // namespace kibench::gpu

@@ -1,0 +1,54 @@
+// An implementation's run labels (Implementation::run_labels) as they join
+// a BenchmarkRun's metadata.labels: kept in order after the harness's own,
+// and refused, naming the key, where the KernelIndex schema would refuse
+// them or where they would overwrite what the harness wrote.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "run/implementation_files.hpp"
+#include "json/value.hpp"
+
+using namespace kibench;
+
+namespace {
+
+json::Object harness_labels() {
+  return json::Object{{"implementation", "fused"}, {"pass", "full"}, {"stop_reason", "noise"}};
+}
+
+} // namespace
+
+TEST_CASE("run labels follow the harness's labels in their order", "[run][labels]") {
+  json::Object labels = harness_labels();
+  add_run_labels(labels, json::Object{{"chunk_rows", "2816"}, {"chunks", "3"}, {"gemm_1", "x"}}, "fused");
+  REQUIRE(labels.size() == 6);
+  std::string keys;
+  for (const auto &[key, value] : labels) keys += key + ",";
+  CHECK(keys == "implementation,pass,stop_reason,chunk_rows,chunks,gemm_1,");
+  CHECK(labels.find("chunks")->as_string() == "3");
+  add_run_labels(labels, json::Object{}, "fused");
+  CHECK(labels.size() == 6);
+}
+
+TEST_CASE("run labels the schema would refuse are refused, naming the key", "[run][labels]") {
+  const auto refusal = [](const json::Object &bad) {
+    json::Object labels = harness_labels();
+    try {
+      add_run_labels(labels, bad, "fused");
+    } catch (const std::logic_error &e) {
+      CHECK(labels.size() == 3); // nothing of a refused label was added
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refusal(json::Object{{"Chunks", "3"}}).find("'Chunks'") != std::string::npos);
+  CHECK(refusal(json::Object{{"2chunks", "3"}}).find("'2chunks'") != std::string::npos);
+  CHECK(refusal(json::Object{{"chunk-rows", "3"}}).find("'chunk-rows'") != std::string::npos);
+  CHECK(refusal(json::Object{{"", "3"}}) != "accepted");
+  CHECK(refusal(json::Object{{"chunks", 3.0}}).find("'chunks' is not a string") != std::string::npos);
+  CHECK(refusal(json::Object{{"long", std::string(201, 'x')}}).find("200 characters") != std::string::npos);
+  CHECK(refusal(json::Object{{"pass", "forward"}}).find("harness's own") != std::string::npos);
+  CHECK(refusal(json::Object{{"long", std::string(200, 'x')}}) == "accepted");
+}
