@@ -124,6 +124,18 @@ void check_gradient(const char *name, const TensorRef &out, const std::vector<do
   }
 }
 
+// The chunk plan's view of a case, as an implementation with
+// FusedOptions::direct_single_chunk = `direct` plans it (asks the GPU for
+// the sort's scratch size).
+gpu::fused::ChunkShape chunk_shape(const Case &c, bool direct) {
+  return {.tokens = c.tokens,
+          .vocab = c.vocab,
+          .student_hidden = c.hidden / 2,
+          .student_bias = c.bias,
+          .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
+          .direct_grad_weight = direct};
+}
+
 // prepare, poison, run `impl`, compare with the oracle; returns the loss.
 // `again`, if given, runs once more with the inputs still alive.
 double check_implementation(Implementation &impl, const Case &c, Pass pass,
@@ -382,13 +394,7 @@ TEST_CASE("fused-lean: a small case through the registry, in one chunk within 1 
                  .chunk_rows = 0};
     auto impl = r->make();
     REQUIRE(impl->name() == "fused-lean");
-    const gpu::fused::ChunkShape shape{.tokens = c.tokens,
-                                       .vocab = c.vocab,
-                                       .student_hidden = c.hidden / 2,
-                                       .student_bias = bias,
-                                       .sort_temp_bytes =
-                                           gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
-                                       .direct_grad_weight = true};
+    const gpu::fused::ChunkShape shape = chunk_shape(c, true);
     // One direct chunk of T rows (8 T <= V): no grad W accumulator. Checked
     // while the inputs the implementation points at are alive.
     REQUIRE(gpu::fused::direct_plan(shape, c.tokens));
@@ -534,13 +540,7 @@ TEST_CASE("fused: single-chunk plans take grad W from one GEMM scaled by 1/N on 
       for (Pass pass : {Pass::full, Pass::forward}) {
         // The path taken shows in the workspace: a direct plan holds no
         // grad W accumulator (chunk_plan.hpp).
-        const gpu::fused::ChunkShape shape{.tokens = c.tokens,
-                                           .vocab = c.vocab,
-                                           .student_hidden = c.hidden / 2,
-                                           .student_bias = c.bias,
-                                           .sort_temp_bytes =
-                                               gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
-                                           .direct_grad_weight = direct};
+        const gpu::fused::ChunkShape shape = chunk_shape(c, direct);
         CHECK(gpu::fused::direct_plan(shape, c.tokens) == (direct && 8 * c.tokens <= c.vocab));
         auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .direct_single_chunk = direct});
         check_implementation(*impl, c, pass, [&](Implementation &prepared) {
@@ -596,12 +596,7 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
   impl->prepare(w, inputs);
   impl->run(Pass::full);
   const MemoryUse use = impl->memory();
-  const gpu::fused::ChunkShape shape{.tokens = c.tokens,
-                                     .vocab = c.vocab,
-                                     .student_hidden = c.hidden / 2,
-                                     .student_bias = true,
-                                     .sort_temp_bytes =
-                                         gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab)};
+  const gpu::fused::ChunkShape shape = chunk_shape(c, true); // FusedOptions' default
   CHECK(use.workspace_bytes == gpu::fused::workspace_bytes(shape, c.chunk_rows));
   // The record's labels say the same plan, and which GEMM algorithms ran.
   const json::Object labels = impl->run_labels();

@@ -276,9 +276,7 @@ public:
     // inputs and the logits they give. What it leaves in the outputs is
     // never read: the harness poisons them before each run.
     if (options_.gemm_candidates > 1) {
-      blas_->tune_during(
-          {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions}, *stream_,
-          [&] { run(Pass::full); });
+      blas_->tune_during(gemm_tuning(), *stream_, [&] { run(Pass::full); });
       has_gradients_ = false;
     }
   }
@@ -367,8 +365,7 @@ public:
   // do not say about how this run computed its result.
   [[nodiscard]] json::Object run_labels() const override {
     require_prepared();
-    json::Object labels = gpu::gemm_tuning_labels(
-        *blas_, {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions});
+    json::Object labels = gpu::gemm_tuning_labels(*blas_, gemm_tuning());
     labels.set("chunk_rows", std::to_string(plan_.rows));
     labels.set("chunks", std::to_string(plan_.chunks));
     labels.set("grad_weight_path",
@@ -430,6 +427,11 @@ private:
       throw std::invalid_argument(options_.name + ": overlap_blocks must be at least 1");
     if (2 * w.student_hidden > plan_.ld) return 1;
     return static_cast<int>(std::min<std::int64_t>(options_.overlap_blocks, plan_.rows));
+  }
+
+  // How prepare() chooses cuBLASLt algorithms (FusedOptions::gemm_candidates).
+  [[nodiscard]] gpu::AlgorithmTuning gemm_tuning() const {
+    return {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions};
   }
 
   void require_prepared() const {

@@ -9,6 +9,7 @@
 #include "harness/raw_samples.hpp"
 #include "manifest/envelope.hpp"
 #include "manifest/run_manifest.hpp"
+#include "workload/field_reader.hpp"
 #include "json/canonical.hpp"
 
 namespace kibench {
@@ -18,14 +19,9 @@ std::string json_file_text(const json::Value &value) {
 }
 
 void add_run_labels(json::Object &into, const json::Object &labels, std::string_view implementation) {
-  const auto valid_key = [](const std::string &key) {
-    if (key.empty() || key.front() < 'a' || key.front() > 'z') return false;
-    for (const char c : key)
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-    return true;
-  };
+  // Label keys follow KernelIndex's identifier pattern.
   for (const auto &[key, value] : labels) {
-    if (!valid_key(key))
+    if (!detail::is_identifier(key))
       throw std::logic_error(
           fmt::format("{}: run label key '{}' is not [a-z][a-z0-9_]*", implementation, key));
     if (!value.is_string() || value.as_string().size() > 200)
