@@ -44,6 +44,10 @@ public:
     facts.cuda_toolkit = gpu::cuda_version_string(g.runtime_version);
     facts.libraries["cublaslt"] = std::to_string(g.cublaslt_version);
     facts.ecc_enabled = g.ecc_enabled;
+    facts.persistence_mode = g.persistence_mode;
+    // The cap sets the clock of GEMM-bound work (docs/perf.md): runs under
+    // different caps are different environments.
+    facts.power_limit_watts = g.power_limit_watts;
     // Readings that drift between runs stay out of the identity.
     facts.labels["sm_count"] = std::to_string(g.sm_count);
     facts.labels["l2_bytes"] = std::to_string(g.l2_bytes);

@@ -58,6 +58,8 @@ GpuEnvironment probe_gpu_environment(int device) {
     env.memory_clock_mhz = nvml->clock_mhz(device, Nvml::Clock::memory);
     env.max_memory_clock_mhz = nvml->max_clock_mhz(device, Nvml::Clock::memory);
     env.ecc_enabled = nvml->ecc_enabled(device);
+    env.persistence_mode = nvml->persistence_mode(device);
+    if (const auto mw = nvml->enforced_power_limit_mw(device)) env.power_limit_watts = *mw / 1000.0;
   } else {
     env.nvml_status = Nvml::load_failure();
   }

@@ -1,7 +1,7 @@
 // What the GPU side of an ExecutionEnvironment manifest records: the
 // device's identity and shape, the software versions that change numbers
-// (driver, CUDA runtime, cuBLASLt), and the clocks and ECC mode NVML
-// reports (optional: NVML is loaded at run time and may be absent).
+// (driver, CUDA runtime, cuBLASLt), and the clocks, ECC mode, persistence
+// mode and power limit NVML reports (optional: NVML is loaded at run time and may be absent).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,9 @@ struct GpuEnvironment {
   std::optional<unsigned> sm_clock_mhz, max_sm_clock_mhz;
   std::optional<unsigned> memory_clock_mhz, max_memory_clock_mhz;
   std::optional<bool> ecc_enabled;
-  std::string nvml_status; // "ok", or why NVML readings are missing
+  std::optional<bool> persistence_mode;
+  std::optional<double> power_limit_watts; // enforced now
+  std::string nvml_status;                 // "ok", or why NVML readings are missing
 };
 
 // "13.0" from 13000 (the CUDA encoding of driver and runtime versions).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "floor/cublas_floor.hpp"
+#include "floor/wgmma_floor_implementation.hpp"
 #include "fused/fused_implementation.hpp"
 #include "impl/cpu_implementations.hpp"
 #include "oracle/oracle_fp64.hpp"
@@ -31,6 +32,10 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        true, false, make_reference},
       {"cublas-floor", "the four bf16 GEMMs alone (z_s, z_t, grad x_s, grad W_s): the same-run time floor",
        true, false, make_cublas_floor},
+      {"wgmma-floor",
+       "the same GEMM FLOPs as wgmma on shared-memory operands, no memory traffic: what no GEMM can beat "
+       "here",
+       true, false, make_wgmma_floor},
       {"oracle-fp64", "fp64 oracle on the GPU (token-chunked fp64 GEMMs and row math; big cases)", true, true,
        make_oracle_fp64},
   };

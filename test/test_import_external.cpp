@@ -605,6 +605,22 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
     kibench::flag_throttled(reflagged, settings.throttle_fraction);
     for (std::size_t k = 0; k < reflagged.samples.size(); ++k)
       CHECK(reflagged.samples[k].throttled == o.measurement.samples[k].throttled);
+    if (const Value *sustained = row.find("sustained")) {
+      kibench::SustainedMeasurement m;
+      m.monitor = at(*sustained, "monitor").as_string();
+      m.warmup_invocations = static_cast<std::size_t>(at(*sustained, "warmupInvocations").as_number());
+      m.invocations = static_cast<std::size_t>(at(*sustained, "invocations").as_number());
+      m.latency_ns = at(*sustained, "latencyNs").as_number();
+      if (sustained->find("powerW") != nullptr) {
+        kibench::PowerSummary power;
+        power.power_w = at(*sustained, "powerW").as_number();
+        power.window_s = at(*sustained, "powerWindowS").as_number();
+        power.steps = static_cast<std::size_t>(at(*sustained, "counterSteps").as_number());
+        if (const Value *clock = sustained->find("smClockMhz")) power.sm_clock_mhz = clock->as_number();
+        m.power = power;
+      }
+      o.measurement.sustained = m;
+    }
     o.memory.peak_bytes = static_cast<std::uint64_t>(at(row, "peakBytes").as_number());
     o.memory.workspace_bytes = static_cast<std::uint64_t>(at(row, "workspaceBytes").as_number());
     if (const Value *errors = row.find("errors")) {

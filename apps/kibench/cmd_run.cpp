@@ -29,6 +29,7 @@ struct RunArgs {
   double timeout = 60.0;
   std::size_t warmup = 3;
   bool no_interleave = false;
+  double sustained = 1.0;
   std::string save_tensors;
 };
 
@@ -46,8 +47,43 @@ std::string error_cell(const WorkloadOutcome &, const ImplementationOutcome &i) 
   return fmt::format("{} (max rel {:.1e})", i.verdict->passed ? "passed" : "FAILED", worst);
 }
 
+// The sustained phase: back to back, warm, with the board's power.
+void print_sustained(const WorkloadOutcome &o) {
+  bool header = false;
+  for (const auto &i : o.implementations) {
+    const auto &m = i.measurement.sustained;
+    if (!m) continue;
+    if (!header) {
+      fmt::print("\nback to back, warm (board energy counter):\n");
+      fmt::print("{:<14} {:>11} {:>7} {:>8} {:>7} {:>9} {:>8}\n", "implementation", "ms each", "n", "TFLOP/s",
+                 "watts", "J each", "SM MHz");
+      header = true;
+    }
+    const auto &p = m->power;
+    // The cold median's TFLOP/s scaled to the sustained time: same FLOPs.
+    const double tflops = m->latency_ns > 0 ? i.tflops * i.latency_ns.median / m->latency_ns : 0.0;
+    fmt::print("{:<14} {:>11.3f} {:>7} {:>8.3g} {:>7} {:>9} {:>8}\n", i.name, m->latency_ns * 1e-6,
+               m->invocations, tflops, p ? fmt::format("{:.0f}", p->power_w) : "–",
+               p ? fmt::format("{:.3g}", *m->energy_j()) : "no step",
+               p && p->sm_clock_mhz ? fmt::format("{:.0f}", *p->sm_clock_mhz) : "–");
+  }
+}
+
+// Every median against the tensor cores' own floor, where it ran.
+void print_tensor_floor(const WorkloadOutcome &o, const ImplementationOutcome *tensor_floor) {
+  if (tensor_floor == nullptr || !(tensor_floor->latency_ns.median > 0)) return;
+  std::string ratios;
+  for (const auto &i : o.implementations)
+    if (&i != tensor_floor)
+      ratios += fmt::format("{}{} {:.2f}×", ratios.empty() ? "" : ", ", i.name,
+                            i.latency_ns.median / tensor_floor->latency_ns.median);
+  if (!ratios.empty())
+    fmt::print("\n÷ wgmma-floor (the tensor cores alone, {:.3f} ms): {}\n",
+               tensor_floor->latency_ns.median * 1e-6, ratios);
+}
+
 void print_outcome(const WorkloadOutcome &o) {
-  const auto [reference, floor] = reference_points(o);
+  const auto [reference, floor, tensor_floor] = reference_points(o);
   const Workload &w = o.workload;
   fmt::print("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name,
              w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
@@ -68,6 +104,8 @@ void print_outcome(const WorkloadOutcome &o) {
                error_cell(o, i));
   }
   for (const auto &[name, reason] : o.skipped) fmt::print("{:<14} skipped: {}\n", name, reason);
+  print_tensor_floor(o, tensor_floor);
+  print_sustained(o);
   fmt::print("\nwritten: {}/\n", o.run_dir.string());
 }
 
@@ -109,6 +147,7 @@ int run_command(const RunArgs &args) {
   s.max_noise = args.max_noise;
   s.timeout_s = args.timeout;
   s.interleave = !args.no_interleave;
+  s.sustained_time_s = args.sustained;
   if (!args.save_tensors.empty()) options.save_tensors = args.save_tensors;
   options.note = [](const std::string &line) { fmt::print(stderr, "note: {}\n", line); };
   options.progress = make_progress();
@@ -150,6 +189,11 @@ void add_run(CLI::App &app, Action &action) {
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
   run->add_flag("--no-interleave", args->no_interleave, "Time implementations one after another");
+  run->add_option("--sustained", args->sustained,
+                  "Seconds each GPU implementation then runs back to back while the board's energy is "
+                  "read (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   run->footer(R"(Exit codes: 0 all checked outputs passed, 1 a correctness failure, 2 bad input.
 
 Examples:

@@ -32,6 +32,10 @@ struct Nvml::Api {
   int (*max_clock_info)(NvmlDevice, int, unsigned *) = nullptr;
   int (*ecc_mode)(NvmlDevice, int *, int *) = nullptr;
   int (*driver_version)(char *, unsigned) = nullptr;
+  // Optional entry points: absent ones make their readings nullopt.
+  int (*total_energy)(NvmlDevice, unsigned long long *) = nullptr;
+  int (*enforced_power_limit)(NvmlDevice, unsigned *) = nullptr;
+  int (*persistence_mode)(NvmlDevice, int *) = nullptr; // nvmlEnableState_t
 };
 
 namespace {
@@ -67,6 +71,9 @@ struct Loaded {
       failure = "libnvidia-ml.so.1 lacks an expected symbol";
       return;
     }
+    (void)resolve(api.library, "nvmlDeviceGetTotalEnergyConsumption", api.total_energy);
+    (void)resolve(api.library, "nvmlDeviceGetEnforcedPowerLimit", api.enforced_power_limit);
+    (void)resolve(api.library, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
     if (const int status = api.init(); status != kSuccess) {
       failure = fmt::format("nvmlInit_v2: {}", api.error_string(status));
       return;
@@ -133,6 +140,30 @@ std::optional<std::string> Nvml::driver_version() const {
   if (api_->driver_version(version.data(), static_cast<unsigned>(version.size())) != kSuccess)
     return std::nullopt;
   return std::string(version.data());
+}
+
+std::optional<std::uint64_t> Nvml::total_energy_mj(int device) const {
+  if (api_->total_energy == nullptr) return std::nullopt;
+  void *h = handle(device);
+  unsigned long long mj = 0;
+  if (h == nullptr || api_->total_energy(h, &mj) != kSuccess) return std::nullopt;
+  return static_cast<std::uint64_t>(mj);
+}
+
+std::optional<unsigned> Nvml::enforced_power_limit_mw(int device) const {
+  if (api_->enforced_power_limit == nullptr) return std::nullopt;
+  void *h = handle(device);
+  unsigned mw = 0;
+  if (h == nullptr || api_->enforced_power_limit(h, &mw) != kSuccess) return std::nullopt;
+  return mw;
+}
+
+std::optional<bool> Nvml::persistence_mode(int device) const {
+  if (api_->persistence_mode == nullptr) return std::nullopt;
+  void *h = handle(device);
+  int state = 0;
+  if (h == nullptr || api_->persistence_mode(h, &state) != kSuccess) return std::nullopt;
+  return state != 0;
 }
 
 } // namespace kibench::gpu

@@ -4,6 +4,7 @@
 // is the same for CUDA and NVML whatever CUDA_VISIBLE_DEVICES says.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,12 @@ public:
   // Current ECC mode; nullopt where the device has no ECC or NVML says nothing.
   [[nodiscard]] std::optional<bool> ecc_enabled(int device) const;
   [[nodiscard]] std::optional<std::string> driver_version() const;
+  // The board's energy counter in millijoules since the driver loaded
+  // (Volta and later); it advances in steps, at the sensor's update rate.
+  [[nodiscard]] std::optional<std::uint64_t> total_energy_mj(int device) const;
+  // The power limit the board enforces now, in milliwatts.
+  [[nodiscard]] std::optional<unsigned> enforced_power_limit_mw(int device) const;
+  [[nodiscard]] std::optional<bool> persistence_mode(int device) const;
 
   struct Api; // the resolved entry points (nvml.cpp)
   explicit Nvml(const Api *api) : api_(api) {}

@@ -19,6 +19,7 @@
 #include "cuda/cuda_event_timer.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/l2_flush.hpp"
+#include "cuda/nvml_power_monitor.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/tuning_labels.hpp"
 #include "device_fit.hpp"
@@ -163,6 +164,8 @@ public:
   std::unique_ptr<SampleTimer> make_timer() override {
     return std::make_unique<CudaEventTimer>(stream_->get(), device_);
   }
+
+  std::unique_ptr<PowerMonitor> make_power_monitor() override { return make_nvml_power_monitor(device_); }
 
   void flush_caches() override {
     if (flush_) flush_->flush(stream_->get());

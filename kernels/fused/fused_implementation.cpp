@@ -45,6 +45,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/gpu_available.hpp"
 #include "cuda/l2_flush.hpp"
+#include "cuda/nvml_power_monitor.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/tuning_labels.hpp"
 #include "fused/grad_weight_split.hpp"
@@ -379,6 +380,10 @@ public:
   std::unique_ptr<SampleTimer> make_timer() override {
     require_prepared();
     return std::make_unique<gpu::CudaEventTimer>(stream_->get(), device_);
+  }
+
+  std::unique_ptr<PowerMonitor> make_power_monitor() override {
+    return gpu::make_nvml_power_monitor(device_);
   }
 
   void flush_caches() override {

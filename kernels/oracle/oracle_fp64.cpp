@@ -8,6 +8,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_event_timer.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/nvml_power_monitor.hpp"
 #include "cuda/stream.hpp"
 #include "device_fit.hpp"
 #include "gpu_revision.hpp"
@@ -174,6 +175,8 @@ public:
   std::unique_ptr<SampleTimer> make_timer() override {
     return std::make_unique<CudaEventTimer>(stream_->get(), device_);
   }
+
+  std::unique_ptr<PowerMonitor> make_power_monitor() override { return make_nvml_power_monitor(device_); }
 
   void release() override {
     if (inputs_ != nullptr) stream_->synchronize();

@@ -29,7 +29,8 @@ struct EnvironmentFacts {
 
   std::optional<bool> ecc_enabled;
   std::optional<bool> persistence_mode;
-  bool clocks_locked = false; // kibench never locks clocks
+  std::optional<double> power_limit_watts; // the board's enforced power limit
+  bool clocks_locked = false;              // kibench never locks clocks
 
   std::map<std::string, std::string> labels; // drifting readings (metadata only)
 };

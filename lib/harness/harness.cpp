@@ -29,6 +29,15 @@ double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample)
   return sample.ns;
 }
 
+double median_ns(const Measurement &m) {
+  std::vector<double> ns;
+  ns.reserve(m.samples.size());
+  for (const Sample &s : m.samples) ns.push_back(s.ns);
+  const auto middle = ns.begin() + static_cast<std::ptrdiff_t>(ns.size() / 2);
+  std::nth_element(ns.begin(), middle, ns.end());
+  return *middle;
+}
+
 } // namespace
 
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
@@ -93,6 +102,8 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
 
   std::vector<Measurement> results;
   for (auto &lane : lanes) {
+    if (!lane.result.samples.empty())
+      lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
     lane.result.stop_reason = lane.rule.reason();
     flag_throttled(lane.result, settings.throttle_fraction);
     results.push_back(std::move(lane.result));

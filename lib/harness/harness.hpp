@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/protocol_settings.hpp"
+#include "harness/sustained.hpp"
 #include "impl/implementation.hpp"
 
 namespace kibench {
@@ -25,6 +26,7 @@ struct Measurement {
   std::vector<Sample> samples;
   std::string stop_reason;
   std::string timer;
+  std::optional<SustainedMeasurement> sustained; // the phase after sampling, where it ran
 };
 
 struct Progress {

@@ -23,6 +23,17 @@ std::string ProtocolSettings::describe() const {
       json::format_number(throttle_fraction), json::format_number(minimum_effect));
 }
 
+std::string ProtocolSettings::describe_sustained() const {
+  if (!(sustained_time_s > 0.0)) return {};
+  return fmt::format(
+      "After sampling, each GPU implementation runs back to back, warm (no cache flush, no host sync), for "
+      "~{} s after a quarter of that untimed, while a background thread reads the board's cumulative energy "
+      "counter about once a millisecond. Power = the counter's rise from its first to its last step inside "
+      "that window / the host time between those steps; sustained latency = the implementation's timer over "
+      "all timed invocations / their count; energy per invocation = power x sustained latency.",
+      json::format_number(sustained_time_s));
+}
+
 std::string ProtocolSettings::method() const {
   return fmt::format("{}_{}_{}", timer, cold ? "cold" : "hot", to_string(pass));
 }

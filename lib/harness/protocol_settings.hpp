@@ -22,10 +22,19 @@ struct ProtocolSettings {
   double throttle_fraction = 0.95; // flag samples whose SM clock is below this × the max observed
   double minimum_effect = 0.01;    // smallest relative difference compare calls a win
   std::string timer;               // "cuda_events" or "steady_clock"
+  // After sampling, each implementation with a PowerMonitor runs back to
+  // back for about this long (plus a quarter untimed first) while the
+  // board's energy is read (harness/sustained.hpp); 0: no such phase.
+  double sustained_time_s = 1.0;
 
-  // A stable, human-readable statement of all of the above (goes into the
+  // A stable, human-readable statement of the sampling above (goes into the
   // protocol's comparability notes, and so into its digest).
   [[nodiscard]] std::string describe() const;
+  // How the sustained phase measured power and energy, or "" when it is
+  // off. It runs after every sample is taken and changes none of them, so
+  // it goes into the protocol's metadata, outside its identity: runs with
+  // and without it stay in one cohort.
+  [[nodiscard]] std::string describe_sustained() const;
   // e.g. "cuda_events_cold_full": the timer, the cache state and the pass.
   [[nodiscard]] std::string method() const;
   // "kibench_" + method(): runs are comparable only within one.

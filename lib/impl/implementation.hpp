@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "impl/power_monitor.hpp"
 #include "impl/tensor_ref.hpp"
 #include "workload/workload.hpp"
 #include "json/value.hpp"
@@ -83,6 +84,9 @@ public:
   [[nodiscard]] virtual json::Object run_labels() const { return {}; }
   // The timer that measures this implementation's samples.
   virtual std::unique_ptr<SampleTimer> make_timer() = 0;
+  // Reads the energy of the device this implementation runs on; nullptr
+  // where there is no such counter (the host paths, a GPU without NVML).
+  virtual std::unique_ptr<PowerMonitor> make_power_monitor() { return nullptr; }
   // Evicts caches before a cold sample (the GPU's L2). Default: nothing.
   virtual void flush_caches() {}
   // Frees everything prepare() allocated.

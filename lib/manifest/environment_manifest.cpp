@@ -25,6 +25,7 @@ json::Value environment_manifest(const EnvironmentFacts &f) {
   json::Object settings{{"clocksLocked", f.clocks_locked}};
   if (f.ecc_enabled) settings.set("eccEnabled", *f.ecc_enabled);
   if (f.persistence_mode) settings.set("persistenceMode", *f.persistence_mode);
+  if (f.power_limit_watts && *f.power_limit_watts > 0) settings.set("powerLimitWatts", *f.power_limit_watts);
 
   json::Object labels;
   for (const auto &[key, value] : f.labels) labels.set(key, value.substr(0, 200));

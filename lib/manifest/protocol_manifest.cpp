@@ -29,6 +29,8 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
   json::Object metadata{{"name", kebab(fmt::format("{}_{}", harness.name, s.method()))},
                         {"title", fmt::format("{} · {} pass · {} · {}", harness.name, to_string(s.pass),
                                               s.timer, s.cold ? "cold L2" : "warm caches")}};
+  if (const std::string sustained = s.describe_sustained(); !sustained.empty())
+    metadata.set("description", sustained);
   return make_manifest("BenchmarkProtocol", std::move(metadata), std::move(spec));
 }
 

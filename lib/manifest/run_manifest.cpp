@@ -18,6 +18,13 @@ json::Value measurement(std::string metric, std::string unit, std::string statis
                       {"value", value}};
 }
 
+json::Value measurement(std::string metric, std::string unit, std::string statistic, double value,
+                        std::size_t sample_count) {
+  json::Value m = measurement(std::move(metric), std::move(unit), std::move(statistic), value);
+  m.as_object().set("sampleCount", static_cast<std::uint64_t>(sample_count));
+  return m;
+}
+
 std::string utc_timestamp_now() {
   using namespace std::chrono;
   const auto now = system_clock::now();

@@ -28,6 +28,9 @@ json::Value run_manifest(const RunRecord &record);
 
 // {"metric", "unit", "statistic", "value"}
 json::Value measurement(std::string metric, std::string unit, std::string statistic, double value);
+// The same with "sampleCount": how many observations the value summarizes.
+json::Value measurement(std::string metric, std::string unit, std::string statistic, double value,
+                        std::size_t sample_count);
 
 // Now, as 2026-12-02T12:34:56.789Z.
 std::string utc_timestamp_now();

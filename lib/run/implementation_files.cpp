@@ -33,6 +33,24 @@ void add_run_labels(json::Object &into, const json::Object &labels, std::string_
   }
 }
 
+namespace {
+
+// The sustained phase's figures (harness/sustained.hpp), as measurements
+// beside the cold samples' statistics.
+void add_sustained_measurements(RunRecord &record, const SustainedMeasurement &m, double flops) {
+  auto &out = record.extra_measurements;
+  out.push_back(measurement("sustained_latency", "ns", "mean", m.latency_ns, m.invocations));
+  out.push_back(measurement("sustained_throughput", "tflops", "mean", flops / (m.latency_ns * 1e-9) * 1e-12,
+                            m.invocations));
+  if (!m.power) return;
+  out.push_back(measurement("power", "watts", "mean", m.power->power_w, m.power->steps));
+  out.push_back(measurement("energy", "joules", "mean", *m.energy_j(), m.invocations));
+  if (m.power->sm_clock_mhz)
+    out.push_back(measurement("sustained_sm_clock", "mhz", "mean", *m.power->sm_clock_mhz));
+}
+
+} // namespace
+
 void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
                                 std::string_view revision_text, const std::string &revision_digest,
                                 ImplementationOutcome &o) {
@@ -77,6 +95,7 @@ void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryCont
       measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
   record.extra_measurements.push_back(
       measurement("throttled_samples", "count", "count", static_cast<double>(throttled)));
+  if (const auto &sustained = o.measurement.sustained) add_sustained_measurements(record, *sustained, flops);
   if (o.verdict)
     for (const auto &e : o.verdict->outputs)
       if (std::isfinite(e.rel_l2_error))
@@ -85,6 +104,7 @@ void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryCont
   record.labels.set("implementation", o.name);
   record.labels.set("pass", pass);
   record.labels.set("stop_reason", o.measurement.stop_reason);
+  if (o.measurement.sustained) record.labels.set("power_monitor", o.measurement.sustained->monitor);
   for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
   add_run_labels(record.labels, o.labels, o.name);
   const json::Value run = run_manifest(record);

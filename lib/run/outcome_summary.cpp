@@ -10,12 +10,34 @@ ReferencePoints reference_points(const WorkloadOutcome &o) {
     if (i.name == "reference" || (points.reference == nullptr && i.name == "cpu-reference"))
       points.reference = &i;
     if (i.name == "cublas-floor") points.floor = &i;
+    if (i.name == "wgmma-floor") points.tensor_floor = &i;
   }
   return points;
 }
 
+namespace {
+
+// Everything the sustained phase measured, so the run's figures can be
+// rebuilt from the summary as its other figures are.
+json::Object sustained_summary(const SustainedMeasurement &m) {
+  json::Object out{{"monitor", m.monitor},
+                   {"warmupInvocations", static_cast<std::uint64_t>(m.warmup_invocations)},
+                   {"invocations", static_cast<std::uint64_t>(m.invocations)},
+                   {"latencyNs", m.latency_ns}};
+  if (m.power) {
+    out.set("powerW", m.power->power_w);
+    out.set("powerWindowS", m.power->window_s);
+    out.set("counterSteps", static_cast<std::uint64_t>(m.power->steps));
+    if (m.power->sm_clock_mhz) out.set("smClockMhz", *m.power->sm_clock_mhz);
+    out.set("energyJ", *m.energy_j());
+  }
+  return out;
+}
+
+} // namespace
+
 json::Value outcome_summary(const WorkloadOutcome &o) {
-  const auto [reference, floor] = reference_points(o);
+  const auto [reference, floor, tensor_floor] = reference_points(o);
   json::Array rows;
   for (const auto &i : o.implementations) {
     json::Object row{{"implementation", i.name},
@@ -33,6 +55,9 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
       row.set("speedupOverReference", reference->latency_ns.median / i.latency_ns.median);
     if (floor && floor != &i && floor->latency_ns.median > 0)
       row.set("ratioToFloor", i.latency_ns.median / floor->latency_ns.median);
+    if (tensor_floor && tensor_floor != &i && tensor_floor->latency_ns.median > 0)
+      row.set("ratioToTensorFloor", i.latency_ns.median / tensor_floor->latency_ns.median);
+    if (i.measurement.sustained) row.set("sustained", sustained_summary(*i.measurement.sustained));
     if (i.verdict) {
       json::Object errors;
       for (const auto &e : i.verdict->outputs)

@@ -8,10 +8,12 @@
 namespace kibench {
 
 // What speedups and floor ratios are taken against: `reference` (else
-// `cpu-reference`) and `cublas-floor`; nullptr where they did not run.
+// `cpu-reference`), `cublas-floor` (the library's GEMMs) and `wgmma-floor`
+// (the tensor cores alone); nullptr where they did not run.
 struct ReferencePoints {
   const ImplementationOutcome *reference = nullptr;
   const ImplementationOutcome *floor = nullptr;
+  const ImplementationOutcome *tensor_floor = nullptr;
 };
 ReferencePoints reference_points(const WorkloadOutcome &outcome);
 

@@ -55,8 +55,9 @@ fs::path default_workload(const Backend &backend) {
 std::vector<std::string> default_implementations(const Backend &backend) {
   // Without a GPU the GPU implementations are still named, so the run says
   // once that they were skipped and why.
-  if (backend.gpu_unavailable_reason()) return {"reference", "fused", "cublas-floor", "cpu-reference"};
-  return {"reference", "fused", "cublas-floor"};
+  if (backend.gpu_unavailable_reason())
+    return {"reference", "fused", "cublas-floor", "wgmma-floor", "cpu-reference"};
+  return {"reference", "fused", "cublas-floor", "wgmma-floor"};
 }
 
 std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options) {

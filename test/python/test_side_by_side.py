@@ -28,7 +28,10 @@ class Defaults(unittest.TestCase):
                  "max_samples": "maxSamples", "min_time_s": "minTimeS", "max_noise": "maxNoise",
                  "timeout_s": "timeoutS", "interleave": "interleave", "throttle_fraction": "throttleFraction",
                  "minimum_effect": "minimumEffect"}
-        self.assertEqual(set(cpp), set(names), "a ProtocolSettings field the port does not know")
+        # The port has no sustained phase (harness/sustained.hpp): kibench
+        # import external records none for its results.
+        not_ported = {"sustained_time_s"}
+        self.assertEqual(set(cpp) - not_ported, set(names), "a ProtocolSettings field the port does not know")
         for cpp_name, py_name in names.items():
             literal = cpp[cpp_name]
             value = {"true": True, "false": False}.get(literal)

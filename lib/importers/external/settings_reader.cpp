@@ -34,6 +34,7 @@ ProtocolSettings read_protocol_settings(const Field &field) {
   if (s.throttle_fraction > 1.0)
     throttle.fail(fmt::format("expected a fraction in (0, 1], got {}", s.throttle_fraction));
   s.minimum_effect = nonnegative_number(reader.required("minimumEffect"));
+  s.sustained_time_s = 0.0; // an external harness's result has no sustained phase
   const Field timer = reader.required("timer");
   s.timer = timer.string();
   // The two timers kibench's harness has; the protocol's synchronization

@@ -1,0 +1,75 @@
+#include "cuda/nvml_power_monitor.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "cuda/nvml.hpp"
+
+namespace kibench::gpu {
+
+namespace {
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+class NvmlPowerMonitor final : public PowerMonitor {
+public:
+  NvmlPowerMonitor(const Nvml &nvml, int device) : nvml_(nvml), device_(device) {}
+  ~NvmlPowerMonitor() override { halt(); }
+  NvmlPowerMonitor(const NvmlPowerMonitor &) = delete;
+  NvmlPowerMonitor &operator=(const NvmlPowerMonitor &) = delete;
+
+  void start() override {
+    if (reader_.joinable()) throw std::logic_error("NvmlPowerMonitor::start: already started");
+    readings_.clear();
+    readings_.reserve(16384);
+    running_.store(true);
+    reader_ = std::thread([this] { read_until_stopped(); });
+  }
+
+  std::vector<PowerReading> stop() override {
+    halt();
+    return std::move(readings_);
+  }
+
+  [[nodiscard]] std::string name() const override { return "nvml_total_energy"; }
+
+private:
+  void halt() {
+    running_.store(false);
+    if (reader_.joinable()) reader_.join();
+  }
+
+  // Only this thread touches readings_ until halt() has joined it.
+  void read_until_stopped() {
+    while (running_.load()) {
+      if (const auto mj = nvml_.total_energy_mj(device_)) {
+        PowerReading r;
+        r.time_s = steady_seconds();
+        r.energy_j = static_cast<double>(*mj) * 1e-3;
+        if (const auto mhz = nvml_.clock_mhz(device_, Nvml::Clock::sm)) r.sm_clock_mhz = *mhz;
+        readings_.push_back(r);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  const Nvml &nvml_;
+  int device_;
+  std::atomic<bool> running_{false};
+  std::thread reader_;
+  std::vector<PowerReading> readings_;
+};
+
+} // namespace
+
+std::unique_ptr<PowerMonitor> make_nvml_power_monitor(int device) {
+  const Nvml *nvml = Nvml::instance();
+  if (nvml == nullptr || !nvml->total_energy_mj(device)) return nullptr;
+  return std::make_unique<NvmlPowerMonitor>(*nvml, device);
+}
+
+} // namespace kibench::gpu

@@ -1,0 +1,57 @@
+// The sustained phase, after the timed samples: an implementation that can
+// read its device's energy runs back to back, warm (no cache flush, no host
+// sync between invocations), as a training loop runs it, while a
+// PowerMonitor reads the board's energy counter. The cold samples say how
+// long one pass takes on an idle board; this says what a pass costs in
+// joules and how fast passes follow each other once the board sits at its
+// power limit, which is where GEMM-bound work spends its life.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/protocol_settings.hpp"
+#include "impl/implementation.hpp"
+
+namespace kibench {
+
+// Board power between two steps of a cumulative energy counter.
+struct PowerSummary {
+  double power_w = 0.0;
+  double window_s = 0.0;              // host time between the two steps
+  std::size_t steps = 0;              // counter steps inside the busy interval
+  std::optional<double> sm_clock_mhz; // mean of the readings between the steps
+};
+
+// The counter advances in steps (the sensor's update rate, often coarser
+// than the reads), so power is measured from the first to the last step
+// observed inside [busy_begin_s, busy_end_s], the host-time interval in
+// which the device is known to be running the work: energy between steps
+// over the time between them. nullopt with fewer than two steps there.
+std::optional<PowerSummary> summarize_power(const std::vector<PowerReading> &readings, double busy_begin_s,
+                                            double busy_end_s);
+
+struct SustainedMeasurement {
+  std::size_t warmup_invocations = 0;
+  std::size_t invocations = 0;       // timed, back to back
+  double latency_ns = 0.0;           // the implementation's timer over all of them, per invocation
+  std::optional<PowerSummary> power; // nullopt: the counter did not step twice in the window
+  std::string monitor;               // PowerMonitor::name()
+  // power × latency: the energy of one invocation, in joules.
+  [[nodiscard]] std::optional<double> energy_j() const;
+};
+
+// Invocations to run: about settings.sustained_time_s of them at
+// `median_ns` each, at least 3 (and a quarter as many untimed first, so the
+// board settles at its sustained clock and power).
+std::size_t sustained_invocations(const ProtocolSettings &settings, double median_ns);
+
+// nullopt when the phase is off (sustained_time_s == 0), for the backward
+// pass (its untimed forward would run inside the window), or when the
+// implementation has no PowerMonitor.
+std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, const ProtocolSettings &settings,
+                                                      double median_ns);
+
+} // namespace kibench

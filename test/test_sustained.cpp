@@ -1,0 +1,290 @@
+// The sustained phase (harness/sustained.hpp): power from an energy
+// counter that advances in steps, the number of back-to-back invocations,
+// and the phase itself on a host implementation with a simulated counter.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "digest/digest.hpp"
+#include "harness/harness.hpp"
+#include "harness/sustained.hpp"
+#include "manifest/protocol_manifest.hpp"
+
+using namespace kibench;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Reads every `read_s` from `begin_s` to `end_s` of a counter that steps
+// every `step_s` by what `watts(t)` delivered since its last step.
+template <class Watts>
+std::vector<PowerReading> counter_trace(double begin_s, double end_s, double read_s, double step_s,
+                                        Watts watts) {
+  std::vector<PowerReading> out;
+  double energy = 1000.0, last_step = begin_s, integrated = 1000.0;
+  for (double t = begin_s; t <= end_s; t += read_s) {
+    integrated += watts(t) * read_s;
+    if (t - last_step >= step_s) {
+      energy = integrated;
+      last_step = t;
+    }
+    out.push_back({t, energy, 1500.0 + (t > 0.5 ? 100.0 : 0.0)});
+  }
+  return out;
+}
+
+// A host "device": one worker thread runs what is enqueued in order, as a
+// GPU stream does; run() enqueues a 2 ms task.
+class FakeStream {
+public:
+  FakeStream() : worker_([this] { work(); }) {}
+  ~FakeStream() {
+    enqueue({});
+    worker_.join();
+  }
+  FakeStream(const FakeStream &) = delete;
+  FakeStream &operator=(const FakeStream &) = delete;
+
+  // An empty task ends the worker.
+  void enqueue(std::function<void()> task) {
+    std::lock_guard lock(mutex_);
+    tasks_.push_back(std::move(task));
+    ready_.notify_one();
+  }
+  // The intervals the worker spent in runs, [begin, end] in steady seconds.
+  [[nodiscard]] std::vector<std::pair<double, double>> busy() const {
+    std::lock_guard lock(mutex_);
+    return busy_;
+  }
+  void record_busy(double begin, double end) {
+    std::lock_guard lock(mutex_);
+    busy_.emplace_back(begin, end);
+  }
+
+private:
+  void work() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return !tasks_.empty(); });
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      if (!task) return;
+      task();
+    }
+  }
+
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;
+  std::vector<std::pair<double, double>> busy_;
+  std::thread worker_;
+};
+
+// Timestamps taken on the stream, like CUDA events.
+class StreamTimer final : public SampleTimer {
+public:
+  explicit StreamTimer(FakeStream &stream) : stream_(stream) {}
+  void start() override {
+    stream_.enqueue([this] { start_s_ = now_s(); });
+  }
+  void stop() override {
+    stream_.enqueue([this] {
+      std::lock_guard lock(mutex_);
+      stop_s_ = now_s();
+      done_.notify_all();
+    });
+  }
+  double elapsed_ns() override {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return stop_s_ > 0.0; });
+    return (stop_s_ - start_s_) * 1e9;
+  }
+  [[nodiscard]] std::string name() const override { return "stream"; }
+
+private:
+  FakeStream &stream_;
+  std::mutex mutex_;
+  std::condition_variable done_;
+  double start_s_ = 0.0, stop_s_ = 0.0;
+};
+
+// The board draws 400 W while a run is in flight and 60 W otherwise; its
+// counter steps every 5 ms.
+class SimulatedMonitor final : public PowerMonitor {
+public:
+  explicit SimulatedMonitor(const FakeStream &stream) : stream_(stream) {}
+  void start() override { started_ = now_s(); }
+  std::vector<PowerReading> stop() override {
+    const auto busy = stream_.busy();
+    return counter_trace(started_, now_s(), 0.0005, 0.005, [&](double t) {
+      for (const auto &[begin, end] : busy)
+        if (t >= begin && t <= end) return 400.0;
+      return 60.0;
+    });
+  }
+  [[nodiscard]] std::string name() const override { return "simulated"; }
+
+private:
+  const FakeStream &stream_;
+  double started_ = 0.0;
+};
+
+class SleepingImplementation final : public Implementation {
+public:
+  explicit SleepingImplementation(bool has_monitor) : has_monitor_(has_monitor) {}
+  [[nodiscard]] std::string name() const override { return "sleeper"; }
+  [[nodiscard]] json::Value revision() const override { return json::Object{}; }
+  [[nodiscard]] bool needs_gpu() const override { return false; }
+  [[nodiscard]] std::optional<std::string> unsupported(const Workload &) const override {
+    return std::nullopt;
+  }
+  void prepare(const Workload &, InputSet &) override {}
+  void poison_outputs() override {}
+  void run(Pass) override {
+    ++runs;
+    stream_.enqueue([this] {
+      const double begin = now_s();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      stream_.record_busy(begin, now_s());
+    });
+  }
+  OutputView outputs() override { return {}; }
+  [[nodiscard]] MemoryUse memory() const override { return {}; }
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<StreamTimer>(stream_); }
+  std::unique_ptr<PowerMonitor> make_power_monitor() override {
+    if (!has_monitor_) return nullptr;
+    return std::make_unique<SimulatedMonitor>(stream_);
+  }
+  void release() override {}
+
+  int runs = 0;
+
+private:
+  bool has_monitor_;
+  FakeStream stream_;
+};
+
+} // namespace
+
+TEST_CASE("power comes from the counter's steps inside the busy interval only", "[harness][sustained]") {
+  // Idle at 80 W before 0.2 s and after 1.2 s, 690 W between.
+  const auto watts = [](double t) { return t >= 0.2 && t < 1.2 ? 690.0 : 80.0; };
+  const auto trace = counter_trace(0.0, 1.5, 0.001, 0.02, watts);
+  const auto power = summarize_power(trace, 0.25, 1.15);
+  REQUIRE(power);
+  CHECK(power->power_w == Approx(690.0).epsilon(0.01));
+  CHECK(power->window_s == Approx(0.88).margin(0.03));
+  CHECK(power->steps >= 40);
+  REQUIRE(power->sm_clock_mhz);
+  CHECK(*power->sm_clock_mhz > 1500.0);
+  CHECK(*power->sm_clock_mhz < 1600.0);
+
+  // The whole trace mixes in the idle power: the interval matters.
+  const auto everything = summarize_power(trace, 0.0, 1.5);
+  REQUIRE(everything);
+  CHECK(everything->power_w < 600.0);
+
+  SECTION("fewer than two steps inside the interval give no figure") {
+    CHECK_FALSE(summarize_power(trace, 0.30, 0.315));
+    CHECK_FALSE(summarize_power({}, 0.0, 1.0));
+    const std::vector<PowerReading> flat{{0.0, 5.0, {}}, {0.5, 5.0, {}}, {1.0, 5.0, {}}};
+    CHECK_FALSE(summarize_power(flat, 0.0, 1.0));
+  }
+  SECTION("a counter that runs backwards is refused") {
+    const std::vector<PowerReading> odd{{0.0, 9.0, {}}, {0.1, 10.0, {}}, {0.2, 4.0, {}}, {0.3, 5.0, {}}};
+    CHECK_FALSE(summarize_power(odd, 0.05, 0.35));
+  }
+}
+
+TEST_CASE("the sustained phase runs about sustained_time_s of invocations, at least 3",
+          "[harness][sustained]") {
+  ProtocolSettings s;
+  s.sustained_time_s = 1.0;
+  CHECK(sustained_invocations(s, 35e6) == 29);
+  CHECK(sustained_invocations(s, 2e9) == 3);
+  CHECK(sustained_invocations(s, 1e3) == 1000000);
+  s.sustained_time_s = 0.5;
+  CHECK(sustained_invocations(s, 1e6) == 500);
+}
+
+TEST_CASE("measure_sustained times back-to-back runs and prices them in joules", "[harness][sustained]") {
+  ProtocolSettings s;
+  s.sustained_time_s = 0.06;
+  SleepingImplementation impl(true);
+  const auto m = measure_sustained(impl, s, 2e6);
+  REQUIRE(m);
+  CHECK(m->monitor == "simulated");
+  CHECK(m->invocations == 30);
+  CHECK(m->warmup_invocations == 8);
+  CHECK(impl.runs == 38);
+  CHECK(m->latency_ns >= 2e6);
+  CHECK(m->latency_ns < 20e6);
+  REQUIRE(m->power);
+  CHECK(m->power->power_w == Approx(400.0).epsilon(0.05));
+  REQUIRE(m->energy_j());
+  CHECK(*m->energy_j() == Approx(400.0 * m->latency_ns * 1e-9).epsilon(0.05));
+
+  SECTION("no phase without a monitor, when it is off, or for the backward pass") {
+    SleepingImplementation plain(false);
+    CHECK_FALSE(measure_sustained(plain, s, 2e6));
+    CHECK(plain.runs == 0);
+    ProtocolSettings off = s;
+    off.sustained_time_s = 0.0;
+    CHECK_FALSE(measure_sustained(impl, off, 2e6));
+    ProtocolSettings backward = s;
+    backward.pass = Pass::backward;
+    CHECK_FALSE(measure_sustained(impl, backward, 2e6));
+  }
+}
+
+TEST_CASE("measure() runs the sustained phase after the samples", "[harness][sustained]") {
+  ProtocolSettings s;
+  s.cold = false;
+  s.warmup_runs = 1;
+  s.min_samples = 5;
+  s.max_samples = 5;
+  s.min_time_s = 0.0;
+  s.sustained_time_s = 0.02;
+  SleepingImplementation with(true), without(false);
+  const auto results = measure({&with, &without}, s);
+  REQUIRE(results.size() == 2);
+  REQUIRE(results[0].sustained);
+  CHECK(results[0].sustained->invocations >= 3);
+  CHECK_FALSE(results[1].sustained);
+  CHECK(without.runs == 6);
+}
+
+TEST_CASE("the protocol describes the sustained phase outside its identity", "[harness][sustained]") {
+  ProtocolSettings on;
+  on.timer = "cuda_events";
+  ProtocolSettings off = on;
+  off.sustained_time_s = 0.0;
+  const json::Value with = protocol_manifest(on, "oracle-fp64");
+  const json::Value without = protocol_manifest(off, "oracle-fp64");
+  const std::string description = on.describe_sustained();
+  CHECK(description.find("back to back, warm") != std::string::npos);
+  CHECK(description.find("~1 s") != std::string::npos);
+  // KernelIndex caps metadata descriptions at 2000 characters.
+  CHECK(description.size() <= 2000);
+  CHECK(off.describe_sustained().empty());
+  const json::Value *text = with.find("metadata")->find("description");
+  REQUIRE(text != nullptr);
+  CHECK(text->as_string() == description);
+  CHECK(without.find("metadata")->find("description") == nullptr);
+  // The samples are the same either way, so is the protocol's identity.
+  CHECK(manifest_digest(with) == manifest_digest(without));
+  CHECK(on.describe() == off.describe());
+}
