@@ -75,8 +75,10 @@ TEST_CASE("wgmma-floor runs the pass's FLOPs at a rate the tensor cores can give
   CHECK(full_tflops <= 1.02 * peak_tflops);
   CHECK(forward_tflops <= 1.02 * peak_tflops);
   CHECK(full_tflops >= 0.3 * peak_tflops);
-  // Time follows FLOPs: a full pass is (H + 3 Hs) / (H + Hs) = 2.5 forwards.
-  CHECK(full_ms / forward_ms == Approx(2.5).epsilon(0.15));
+  // Time follows FLOPs: a full pass is (H + 3 Hs) / (H + Hs) = 5/3 forwards
+  // (a fixed cost per launch, such as filling the stages, would pull the
+  // ratio towards 1).
+  CHECK(full_ms / forward_ms == Approx(5.0 / 3.0).epsilon(0.08));
   // The labels say how far the step count rounds the FLOPs up.
   CHECK(floor->run_labels().contains("full_pass_flops"));
   floor->release();

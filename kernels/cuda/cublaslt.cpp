@@ -269,6 +269,83 @@ cublasStatus_t CublasLt::launch(const Plan &plan, const RowMajorGemm &g, const c
                         workspace_.bytes(), stream);
 }
 
+namespace {
+
+template <class T>
+T config_attribute(const cublasLtMatmulAlgo_t &algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
+  T value{};
+  std::size_t written = 0;
+  CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof(value), &written));
+  return value;
+}
+
+// Names of the cublasLt.h enum values that Hopper's bf16 GEMMs use.
+std::string tile_name(std::uint32_t tile) {
+  switch (tile) {
+  case CUBLASLT_MATMUL_TILE_64x128:
+    return "64x128";
+  case CUBLASLT_MATMUL_TILE_128x64:
+    return "128x64";
+  case CUBLASLT_MATMUL_TILE_64x256:
+    return "64x256";
+  case CUBLASLT_MATMUL_TILE_128x128:
+    return "128x128";
+  case CUBLASLT_MATMUL_TILE_256x64:
+    return "256x64";
+  case CUBLASLT_MATMUL_TILE_128x256:
+    return "128x256";
+  case CUBLASLT_MATMUL_TILE_256x128:
+    return "256x128";
+  case CUBLASLT_MATMUL_TILE_128x192:
+    return "128x192";
+  case CUBLASLT_MATMUL_TILE_192x128:
+    return "192x128";
+  case CUBLASLT_MATMUL_TILE_128x160:
+    return "128x160";
+  case CUBLASLT_MATMUL_TILE_160x128:
+    return "160x128";
+  case CUBLASLT_MATMUL_TILE_128x96:
+    return "128x96";
+  default:
+    return fmt::format("enum {}", tile);
+  }
+}
+
+std::string cluster_name(std::uint32_t cluster) {
+  switch (cluster) {
+  case CUBLASLT_CLUSTER_SHAPE_AUTO:
+    return "auto";
+  case CUBLASLT_CLUSTER_SHAPE_1x1x1:
+    return "1x1x1";
+  case CUBLASLT_CLUSTER_SHAPE_2x1x1:
+    return "2x1x1";
+  case CUBLASLT_CLUSTER_SHAPE_4x1x1:
+    return "4x1x1";
+  case CUBLASLT_CLUSTER_SHAPE_1x2x1:
+    return "1x2x1";
+  case CUBLASLT_CLUSTER_SHAPE_2x2x1:
+    return "2x2x1";
+  case CUBLASLT_CLUSTER_SHAPE_1x4x1:
+    return "1x4x1";
+  default:
+    return fmt::format("enum {}", cluster);
+  }
+}
+
+} // namespace
+
+std::string algorithm_config(const cublasLtMatmulAlgo_t &algo) {
+  return fmt::format(
+      "algo {}, tile {}, stages enum {}, cluster {}, split-k {}, swizzle {}, custom {}",
+      config_attribute<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID),
+      tile_name(config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)),
+      config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+      cluster_name(config_attribute<std::uint16_t>(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)),
+      config_attribute<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+      config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
+      config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION));
+}
+
 // Each candidate's time is the median of `repetitions` rounds; a round
 // times every candidate once, back to back, with no host sync between
 // them, so all of them see the GPU busy and at the same clock. Timing one
@@ -337,6 +414,7 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
     if (ms < best_ms) best = &c, best_ms = ms;
   }
   plan.algo = best->algo;
+  record.algorithm = algorithm_config(best->algo);
   record.chosen = best->rank;
   record.chosen_ms = best_ms;
   std::lock_guard lock(mutex_);

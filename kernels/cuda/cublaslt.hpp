@@ -95,7 +95,13 @@ struct TuningRecord {
   double heuristic_ms = 0.0; // median time of the heuristic's first pick (0: it did not run)
   double chosen_ms = 0.0;    // median time of the chosen one
   double flops = 0.0;        // 2·m·n·k
+  std::string algorithm;     // the chosen one's configuration (algorithm_config), for the record
 };
+
+// "algo 66, tile 128x256, stages 128xAUTO, cluster 2x1x1, split-k 1": the
+// configuration cuBLASLt reports for `algo` (its cublasLt.h enum values
+// where this file knows no name).
+std::string algorithm_config(const cublasLtMatmulAlgo_t &algo);
 
 class CublasLt {
 public:

@@ -17,8 +17,8 @@ json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tun
   int index = 0;
   for (const TuningRecord &r : blas.tuning_records())
     labels.set(fmt::format("gemm_{}", ++index),
-               fmt::format("{}: heuristic rank {} of {} timed, {:.3f} ms (first pick {:.3f} ms)", r.shape,
-                           r.chosen, r.timed, r.chosen_ms, r.heuristic_ms));
+               fmt::format("{}: heuristic rank {} of {} timed, {:.3f} ms (first pick {:.3f} ms); {}", r.shape,
+                           r.chosen, r.timed, r.chosen_ms, r.heuristic_ms, r.algorithm));
   return labels;
 }
 

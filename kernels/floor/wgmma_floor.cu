@@ -28,24 +28,34 @@ constexpr int kSharedBytes = kStages * kStageBytes + 1024;   // + room to align 
 constexpr int kStepsPerTile = 64; // K = 4096 between accumulator restarts, as z_t's GEMM
 static_assert(kFlopsPerStep == 2.0 * kWarpgroups * kWarpgroupRows * kTileCols * kBlockK);
 
+// Element `i` of `count` from a flat view of `source` starting at `from`
+// (< source.elements), wrapping around: one compare where the tensor holds
+// at least `count` elements, a division only for tiny ones.
+__device__ __forceinline__ std::uint16_t wrapped(const OperandSource &source, std::int64_t from, int i,
+                                                 int count) {
+  const auto *values = static_cast<const std::uint16_t *>(source.data);
+  std::int64_t at = from + i;
+  if (source.elements >= count) {
+    if (at >= source.elements) at -= source.elements;
+  } else {
+    at %= source.elements;
+  }
+  return values[at];
+}
+
 // Copies kStages A and B stages from flat views of the phase's operands,
 // from an offset that differs between CTAs.
 __device__ void fill_stages(unsigned char *smem, const Phase &p) {
   constexpr int kAElements = kWarpgroups * kABytes / 2, kBElements = kBBytes / 2;
-  const auto *a = static_cast<const std::uint16_t *>(p.a.data);
-  const auto *b = static_cast<const std::uint16_t *>(p.b.data);
-  const std::int64_t a_from = (static_cast<std::int64_t>(blockIdx.x) * kStages * kAElements) % p.a.elements;
-  const std::int64_t b_from = (static_cast<std::int64_t>(blockIdx.x) * kStages * kBElements) % p.b.elements;
-  for (int i = threadIdx.x; i < kStages * kAElements; i += kThreadsPerCta) {
-    auto *to = reinterpret_cast<std::uint16_t *>(smem + (i / kAElements) * kStageBytes) + i % kAElements;
-    *to = a[(a_from + i) % p.a.elements];
-  }
-  for (int i = threadIdx.x; i < kStages * kBElements; i += kThreadsPerCta) {
-    auto *to =
-        reinterpret_cast<std::uint16_t *>(smem + (i / kBElements) * kStageBytes + kWarpgroups * kABytes) +
-        i % kBElements;
-    *to = b[(b_from + i) % p.b.elements];
-  }
+  constexpr int kAll = kStages * kAElements, kBAll = kStages * kBElements;
+  const std::int64_t a_from = (static_cast<std::int64_t>(blockIdx.x) * kAll) % p.a.elements;
+  const std::int64_t b_from = (static_cast<std::int64_t>(blockIdx.x) * kBAll) % p.b.elements;
+  for (int i = threadIdx.x; i < kAll; i += kThreadsPerCta)
+    reinterpret_cast<std::uint16_t *>(smem + (i / kAElements) * kStageBytes)[i % kAElements] =
+        wrapped(p.a, a_from, i, kAll);
+  for (int i = threadIdx.x; i < kBAll; i += kThreadsPerCta)
+    reinterpret_cast<std::uint16_t *>(smem + (i / kBElements) * kStageBytes +
+                                      kWarpgroups * kABytes)[i % kBElements] = wrapped(p.b, b_from, i, kBAll);
 }
 
 // One phase: this CTA's share of p.steps over stages filled from p.
