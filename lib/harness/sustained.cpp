@@ -53,7 +53,8 @@ std::optional<double> SustainedMeasurement::energy_j() const {
 }
 
 std::size_t sustained_invocations(const ProtocolSettings &settings, double median_ns) {
-  constexpr double kMost = 1e6;
+  // A cap, so that a timer reading ~0 cannot make the phase run for hours.
+  constexpr double kMost = 1e4;
   const double wanted = median_ns > 0.0 ? std::ceil(settings.sustained_time_s * 1e9 / median_ns) : kMost;
   return static_cast<std::size_t>(std::clamp(wanted, 3.0, kMost));
 }

@@ -44,8 +44,8 @@ struct SustainedMeasurement {
 };
 
 // Invocations to run: about settings.sustained_time_s of them at
-// `median_ns` each, at least 3 (and a quarter as many untimed first, so the
-// board settles at its sustained clock and power).
+// `median_ns` each, at least 3 and at most 10^4 (and a quarter as many
+// untimed first, so the board settles at its sustained clock and power).
 std::size_t sustained_invocations(const ProtocolSettings &settings, double median_ns);
 
 // nullopt when the phase is off (sustained_time_s == 0), for the backward
