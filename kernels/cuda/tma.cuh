@@ -1,0 +1,85 @@
+// Hopper's bulk tensor copies (TMA) and the shared-memory barriers they
+// complete on, as device functions (sm_90a PTX).
+//
+// A copy of a box of a global tensor into shared memory is issued by one
+// thread and counts its bytes against an mbarrier's transaction count; the
+// barrier's phase completes when the expected bytes have landed and the
+// expected arrivals have been made. Waiting is by phase parity: a fresh
+// barrier is in phase 0, so a wait for parity 1 returns at once (the
+// producer side's first lap) and a wait for parity 0 blocks until the
+// first phase completes.
+#pragma once
+
+#include <cstdint>
+
+namespace kibench::gpu::tma {
+
+__device__ __forceinline__ std::uint32_t shared_address(const void *pointer) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
+}
+
+__device__ __forceinline__ void barrier_init(std::uint32_t barrier, std::uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(arrivals) : "memory");
+}
+
+// Makes initialized barriers visible to the async proxy (the copy engine)
+// and the cluster; the CTA synchronizes after it.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+__device__ __forceinline__ bool barrier_try_wait(std::uint32_t barrier, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  asm volatile("{\n"
+               ".reg .pred p;\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+               "selp.u32 %0, 1, 0, p;\n"
+               "}\n"
+               : "=r"(done)
+               : "r"(barrier), "r"(parity)
+               : "memory");
+  return done != 0;
+}
+
+// Blocks until the barrier's phase of parity `parity` has completed.
+__device__ __forceinline__ void barrier_wait(std::uint32_t barrier, std::uint32_t parity) {
+  while (!barrier_try_wait(barrier, parity)) {
+  }
+}
+
+__device__ __forceinline__ void barrier_arrive(std::uint32_t barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
+}
+
+// One arrival that also expects `bytes` more of copies to land.
+__device__ __forceinline__ void barrier_arrive_expect_bytes(std::uint32_t barrier, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes)
+               : "memory");
+}
+
+// Copies the box at (column, row) of the 2-D tensor `map` describes into
+// shared memory at `destination`, counted on `barrier`. Out-of-range parts
+// of the box are filled with zeros and still counted.
+__device__ __forceinline__ void load_2d(std::uint32_t destination, const void *map, std::uint32_t barrier,
+                                        int column, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, "
+               "%4}], [%2];\n" ::"r"(destination),
+               "l"(reinterpret_cast<std::uint64_t>(map)), "r"(barrier), "r"(column), "r"(row)
+               : "memory");
+}
+
+// Fetches a tensor map into the constant cache before its first use.
+__device__ __forceinline__ void prefetch_map(const void *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
+// Warp-specialized kernels hand registers from the copy warps to the math
+// warps: every warp of a warpgroup executes the same one of these.
+template <int Registers> __device__ __forceinline__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+template <int Registers> __device__ __forceinline__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+
+} // namespace kibench::gpu::tma

@@ -1,0 +1,204 @@
+// abt_gemm.hpp says what this GEMM is and how its warps divide the work.
+// Shared memory, 1024-byte aligned for the 128-byte swizzle:
+//   a[4]  128 x 64 bf16 tiles of A (16 KiB each)
+//   b[4]  256 x 64 bf16 tiles of B (32 KiB each)
+//   full[4], empty[4]  mbarriers: "the stage's copies have landed" (one
+//   producer arrival + 48 KiB of transactions) and "both consumer
+//   warpgroups are done reading it" (two arrivals)
+// 192 KiB in all, one CTA per SM.
+#include "gemm/abt_gemm.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <string>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/tensor_map.hpp"
+#include "cuda/tma.cuh"
+#include "cuda/wgmma.cuh"
+
+namespace kibench::gpu::gemm {
+
+namespace {
+
+constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;
+constexpr int kStages = 4;
+constexpr int kConsumers = 2; // warpgroups, 64 rows of the tile each
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kGroupRows = 16; // row tiles visited together
+constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
+constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;
+constexpr std::uint32_t kStageBytes = kATileBytes + kBTileBytes;
+constexpr std::uint32_t kBarriersOffset = kStages * kStageBytes;
+constexpr int kSharedBytes = static_cast<int>(kBarriersOffset) + 2 * kStages * 8 + 1024;
+static_assert(kBlockK == kTensorMapBoxColumns);
+
+struct Shape {
+  int m, n, k;
+  __nv_bfloat16 *c;
+  std::int64_t ldc;
+  int tiles_m, tiles_n, k_blocks;
+};
+
+// Tile `tile` of the grouped order: within a group of kGroupRows row
+// tiles, the row tile changes fastest.
+__device__ __forceinline__ void tile_coordinates(const Shape &s, int tile, int &tile_m, int &tile_n) {
+  const int per_group = kGroupRows * s.tiles_n;
+  const int group = tile / per_group;
+  const int first_m = group * kGroupRows;
+  const int rows = min(s.tiles_m - first_m, kGroupRows);
+  const int in_group = tile - group * per_group;
+  tile_m = first_m + in_group % rows;
+  tile_n = in_group / rows;
+}
+
+__device__ __forceinline__ void next_stage(int &stage, std::uint32_t &phase) {
+  if (++stage == kStages) {
+    stage = 0;
+    phase ^= 1;
+  }
+}
+
+// The 64 x 256 fp32 accumulator of consumer `consumer` to C as bf16. In
+// wgmma's accumulator layout warp w of the warpgroup holds rows 16w + l/4
+// and 16w + l/4 + 8 (lane l), columns 8j + 2(l % 4) + {0, 1} in d[4j..4j+3].
+__device__ __forceinline__ void store_tile(const Shape &s, const float (&d)[128], int tile_m, int tile_n,
+                                           int consumer) {
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32 % 4);
+  const int row0 = tile_m * kBlockM + consumer * 64 + warp * 16 + lane / 4;
+  const int col0 = tile_n * kBlockN + 2 * (lane % 4);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int row = row0 + 8 * half;
+    if (row >= s.m) continue;
+    __nv_bfloat16 *out = s.c + static_cast<std::int64_t>(row) * s.ldc;
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+      const int col = col0 + 8 * j;
+      const float x = d[4 * j + 2 * half], y = d[4 * j + 2 * half + 1];
+      if (col + 1 < s.n)
+        *reinterpret_cast<__nv_bfloat162 *>(out + col) = __floats2bfloat162_rn(x, y);
+      else if (col < s.n)
+        out[col] = __float2bfloat16_rn(x);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    abt_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                    const Shape s) {
+  extern __shared__ unsigned char raw[];
+  const std::uint32_t raw_address = tma::shared_address(raw);
+  const std::uint32_t base = raw_address + (1024 - raw_address % 1024) % 1024;
+  const auto a_tile = [&](int stage) { return base + stage * kATileBytes; };
+  const auto b_tile = [&](int stage) { return base + kStages * kATileBytes + stage * kBTileBytes; };
+  const auto full = [&](int stage) { return base + kBarriersOffset + 8 * stage; };
+  const auto empty = [&](int stage) { return base + kBarriersOffset + 8 * (kStages + stage); };
+  const int tiles = s.tiles_m * s.tiles_n;
+
+  if (threadIdx.x == 0) {
+    for (int stage = 0; stage < kStages; ++stage) {
+      tma::barrier_init(full(stage), 1);
+      tma::barrier_init(empty(stage), kConsumers);
+    }
+    tma::fence_barrier_init();
+  }
+  __syncthreads();
+
+  const int warpgroup = static_cast<int>(threadIdx.x / 128);
+  if (warpgroup == 0) {
+    tma::release_registers<40>();
+    if (threadIdx.x != 0) return;
+    tma::prefetch_map(&a_map);
+    tma::prefetch_map(&b_map);
+    int stage = 0;
+    std::uint32_t phase = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+      int tile_m = 0, tile_n = 0;
+      tile_coordinates(s, tile, tile_m, tile_n);
+      for (int kb = 0; kb < s.k_blocks; ++kb) {
+        tma::barrier_wait(empty(stage), phase ^ 1);
+        tma::barrier_arrive_expect_bytes(full(stage), kStageBytes);
+        tma::load_2d(a_tile(stage), &a_map, full(stage), kb * kBlockK, tile_m * kBlockM);
+        tma::load_2d(b_tile(stage), &b_map, full(stage), kb * kBlockK, tile_n * kBlockN);
+        next_stage(stage, phase);
+      }
+    }
+    return;
+  }
+
+  tma::claim_registers<232>();
+  const int consumer = warpgroup - 1;
+  const bool signals = threadIdx.x % 128 == 0; // one arrival per warpgroup
+  int stage = 0;
+  std::uint32_t phase = 0;
+  float d[128];
+  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+    int tile_m = 0, tile_n = 0;
+    tile_coordinates(s, tile, tile_m, tile_n);
+    int previous = 0;
+    for (int kb = 0; kb < s.k_blocks; ++kb) {
+      tma::barrier_wait(full(stage), phase);
+      const std::uint32_t a = a_tile(stage) + consumer * (kATileBytes / kConsumers);
+      const std::uint32_t b = b_tile(stage);
+      wgmma::fence();
+#pragma unroll
+      for (int k = 0; k < kBlockK / 16; ++k)
+        wgmma::mma_m64n256k16_bf16(d, wgmma::swizzle128_descriptor(a + 32 * k),
+                                   wgmma::swizzle128_descriptor(b + 32 * k), kb > 0 || k > 0);
+      wgmma::commit_group();
+      // The group before this one has finished reading its stage.
+      wgmma::wait_group<1>();
+      if (kb > 0 && signals) tma::barrier_arrive(empty(previous));
+      previous = stage;
+      next_stage(stage, phase);
+    }
+    wgmma::wait_group<0>();
+    if (signals) tma::barrier_arrive(empty(previous));
+    store_tile(s, d, tile_m, tile_n, consumer);
+  }
+}
+
+bool fits_int(std::int64_t x) {
+  return x > 0 && x <= std::numeric_limits<int>::max();
+}
+
+} // namespace
+
+bool abt_gemm_supported(const AbtGemm &g) {
+  return fits_int(g.m) && fits_int(g.n) && fits_int(g.k) && g.lda >= g.k && g.ldb >= g.k && g.ldc >= g.n &&
+         can_map_bf16(g.a, g.lda) && can_map_bf16(g.b, g.ldb) && g.c != nullptr &&
+         reinterpret_cast<std::uintptr_t>(g.c) % 4 == 0 && g.ldc % 2 == 0;
+}
+
+void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream) {
+  if (!abt_gemm_supported(g))
+    throw std::invalid_argument("abt_gemm: unsupported operands (" + std::to_string(g.m) + "x" +
+                                std::to_string(g.n) + "x" + std::to_string(g.k) + ", lda " +
+                                std::to_string(g.lda) + ", ldb " + std::to_string(g.ldb) + ", ldc " +
+                                std::to_string(g.ldc) + ")");
+  const CUtensorMap a_map = bf16_tensor_map(g.a, g.m, g.k, g.lda, kBlockM);
+  const CUtensorMap b_map = bf16_tensor_map(g.b, g.n, g.k, g.ldb, kBlockN);
+  Shape s{};
+  s.m = static_cast<int>(g.m);
+  s.n = static_cast<int>(g.n);
+  s.k = static_cast<int>(g.k);
+  s.c = static_cast<__nv_bfloat16 *>(g.c);
+  s.ldc = g.ldc;
+  s.tiles_m = (s.m + kBlockM - 1) / kBlockM;
+  s.tiles_n = (s.n + kBlockN - 1) / kBlockN;
+  s.k_blocks = (s.k + kBlockK - 1) / kBlockK;
+  const long long tiles = static_cast<long long>(s.tiles_m) * s.tiles_n;
+  if (tiles > std::numeric_limits<int>::max()) throw std::invalid_argument("abt_gemm: too many tiles");
+  const int grid = static_cast<int>(std::min<long long>(std::max(ctas, 1), tiles));
+  CUDA_CHECK(
+      cudaFuncSetAttribute(abt_gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  abt_gemm_kernel<<<grid, kThreads, kSharedBytes, stream>>>(a_map, b_map, s);
+  CUDA_CHECK_LAUNCH();
+}
+
+} // namespace kibench::gpu::gemm

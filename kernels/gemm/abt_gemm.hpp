@@ -1,0 +1,44 @@
+// kibench's own Hopper GEMM for the logit products, z = x · Wᵀ:
+//   C[m, n] = A[m, k] · B[n, k]ᵀ     bf16 in, fp32 accumulation, bf16 out,
+// every matrix row-major (both operands K-major, as x and W are stored).
+//
+// One persistent CTA per SM, warp-specialized: a producer warpgroup whose
+// one thread streams 128 x 64 tiles of A and 256 x 64 tiles of B into a
+// four-stage shared-memory ring with TMA, and two consumer warpgroups that
+// each multiply 64 rows of the CTA's 128 x 256 output tile with wgmma
+// m64n256k16 and store it as bf16. Full and empty mbarriers per stage hand
+// stages back and forth; the producer runs ahead into the next tile while
+// the consumers store the last one. Tiles are visited in groups of 16
+// row tiles (all of a group's row tiles for one column tile, then the next
+// column tile), so what runs at once shares its operands in L2.
+//
+// It exists to carry loss work in its epilogue where cuBLASLt cannot, and
+// to be measured against cuBLASLt's own kernels (docs/perf.md).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace kibench::gpu::gemm {
+
+struct AbtGemm {
+  std::int64_t m = 0, n = 0, k = 0;
+  const void *a = nullptr; // [m, k], row stride lda
+  std::int64_t lda = 0;
+  const void *b = nullptr; // [n, k], row stride ldb
+  std::int64_t ldb = 0;
+  void *c = nullptr; // [m, n], row stride ldc
+  std::int64_t ldc = 0;
+};
+
+// Whether abt_gemm takes these operands: shapes within int32, A and B
+// 16-byte aligned with row strides of whole 16-byte units (TMA), C 4-byte
+// aligned with an even row stride (pairs of bf16 are stored at once).
+[[nodiscard]] bool abt_gemm_supported(const AbtGemm &g);
+
+// Enqueues the product on `stream`, on at most `ctas` CTAs (the SM count).
+// Throws std::invalid_argument where abt_gemm_supported is false.
+void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream);
+
+} // namespace kibench::gpu::gemm

@@ -1,0 +1,159 @@
+// kibench's own logit GEMM against cuBLASLt's best (tuned as fused and
+// cublas-floor tune) on the seed's logit shapes, on the seed's own input
+// tensors (hidden: run `kibench_tests "[gpu-perf-gemm]"` on a GPU machine).
+// Prints per shape: cold medians (L2 flushed, both interleaved round by
+// round) and a back-to-back sustained phase with the board's energy
+// counter (power, joules per call, SM clock), which is where the power
+// limit decides the speed of GEMM-bound work.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <fmt/format.h>
+
+#include "cuda/cublaslt.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda/nvml_power_monitor.hpp"
+#include "cuda/stream.hpp"
+#include "gemm/abt_gemm.hpp"
+#include "harness/sustained.hpp"
+#include "inputs/device_inputs.hpp"
+#include "inputs/input_set.hpp"
+#include "test_gpu_support.hpp"
+
+using namespace kibench;
+using namespace kibench::gpu;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Sustained {
+  double ms = 0.0, watts = 0.0, joules = 0.0, mhz = 0.0;
+};
+
+// `call` back to back for about `seconds` (a quarter of that untimed
+// first), timed with events, while the energy counter is read.
+Sustained sustain(const std::function<void()> &call, double once_ms, double seconds, Stream &stream,
+                  int device) {
+  const int timed = std::max(3, static_cast<int>(seconds * 1e3 / once_ms));
+  Sustained out;
+  auto monitor = make_nvml_power_monitor(device);
+  if (monitor) monitor->start();
+  for (int i = 0; i < timed / 4; ++i) call();
+  Event warm, start, stop;
+  warm.record(stream);
+  start.record(stream);
+  for (int i = 0; i < timed; ++i) call();
+  stop.record(stream);
+  warm.synchronize();
+  const double begin = now_s();
+  stop.synchronize();
+  const double end = now_s();
+  out.ms = static_cast<double>(Event::elapsed_ms(start, stop)) / timed;
+  if (monitor)
+    if (const auto power = summarize_power(monitor->stop(), begin, end)) {
+      out.watts = power->power_w;
+      out.joules = power->power_w * out.ms * 1e-3;
+      out.mhz = power->sm_clock_mhz.value_or(0.0);
+    }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-perf-gemm]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w =
+      test::make_gpu_workload({.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7});
+  InputSet inputs(w);
+  const DeviceInputs &in = device_inputs(inputs);
+  DeviceAllocator allocator("gemm-perf");
+  CublasLt blas(allocator);
+  Stream stream;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  L2Flush flush(allocator, device);
+  const auto V = static_cast<std::size_t>(w.vocab);
+  DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(w.tokens) * V),
+      theirs(allocator, static_cast<std::size_t>(w.tokens) * V);
+
+  fmt::print("\n{:<26} {:<8} {:>9} {:>8} | {:>10} {:>8} {:>7} {:>8} {:>7}  {}\n", "shape (m x n x k)", "gemm",
+             "cold ms", "TFLOP/s", "sustain ms", "TFLOP/s", "watts", "J/call", "SM MHz", "agreement");
+  struct Shape {
+    std::int64_t rows, k;
+    const __nv_bfloat16 *x, *weight;
+  };
+  for (const Shape &s : {Shape{2816, w.student_hidden, in.student_input.data(), in.student_weight.data()},
+                         Shape{2816, w.hidden, in.teacher_input.data(), in.teacher_weight.data()},
+                         Shape{8192, w.student_hidden, in.student_input.data(), in.student_weight.data()},
+                         Shape{8192, w.hidden, in.teacher_input.data(), in.teacher_weight.data()}}) {
+    const std::int64_t m = s.rows, n = w.vocab, k = s.k;
+    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const gemm::AbtGemm mine{
+        .m = m, .n = n, .k = k, .a = s.x, .lda = k, .b = s.weight, .ldb = k, .c = ours.data(), .ldc = n};
+    const RowMajorGemm cublas = gemm_abt(m, n, k, s.x, s.weight, theirs.data());
+    const std::function<void()> run_ours = [&] { gemm::abt_gemm(mine, sms, stream); };
+    const std::function<void()> run_theirs = [&] { blas.matmul(cublas, stream); };
+    blas.tune_during(kMeasuredTuning, stream, run_theirs);
+
+    // Agreement first: poisoned outputs, then at most rounding apart.
+    CUDA_CHECK(cudaMemsetAsync(ours.data(), 0xFF, ours.bytes(), stream));
+    run_ours();
+    run_theirs();
+    stream.synchronize();
+    std::vector<__nv_bfloat16> x(static_cast<std::size_t>(m) * V), y(x.size());
+    CUDA_CHECK(cudaMemcpy(x.data(), ours.data(), x.size() * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(y.data(), theirs.data(), y.size() * 2, cudaMemcpyDeviceToHost));
+    double diff = 0.0, norm = 0.0;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double u = __bfloat162float(x[i]), v = __bfloat162float(y[i]);
+      if (!std::isfinite(u)) ++bad;
+      diff += (u - v) * (u - v);
+      norm += v * v;
+    }
+    const double agreement = std::sqrt(diff / norm);
+    CHECK(bad == 0);
+    CHECK(agreement < 1e-3);
+
+    // Cold, interleaved round by round.
+    std::vector<double> ours_ms, theirs_ms;
+    for (int round = 0; round < 15; ++round)
+      for (auto [call, into] : {std::pair{&run_ours, &ours_ms}, std::pair{&run_theirs, &theirs_ms}}) {
+        flush.flush(stream);
+        Event start, stop;
+        start.record(stream);
+        (*call)();
+        stop.record(stream);
+        stop.synchronize();
+        into->push_back(Event::elapsed_ms(start, stop));
+      }
+    for (auto [name, call, cold] : {std::tuple{"kibench", &run_ours, median(ours_ms)},
+                                    std::tuple{"cuBLASLt", &run_theirs, median(theirs_ms)}}) {
+      const Sustained hot = sustain(*call, cold, 3.0, stream, device);
+      fmt::print("{:<26} {:<8} {:>9.3f} {:>8.0f} | {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}  {:.1e}\n",
+                 fmt::format("{}x{}x{}", m, n, k), name, cold, flops / cold * 1e-9, hot.ms,
+                 flops / hot.ms * 1e-9, hot.watts, hot.joules, hot.mhz, agreement);
+    }
+    for (const TuningRecord &r : blas.tuning_records())
+      if (r.shape.rfind(fmt::format("{}x{}x{}", m, n, k), 0) == 0)
+        fmt::print("  cuBLASLt: {}\n", r.algorithm);
+  }
+}
