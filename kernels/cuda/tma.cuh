@@ -68,6 +68,39 @@ __device__ __forceinline__ void load_2d(std::uint32_t destination, const void *m
                : "memory");
 }
 
+// Copies the box at (column, row) of the 2-D tensor `map` describes from
+// shared memory at `source` to global memory (out-of-range parts are not
+// written), in this thread's current bulk group.
+__device__ __forceinline__ void store_2d(const void *map, std::uint32_t source, int column, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(source), "r"(column), "r"(row)
+               : "memory");
+}
+
+// Closes this thread's bulk stores since the last commit into one group.
+__device__ __forceinline__ void store_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most `Pending` of this thread's store groups still read
+// their shared memory (which may then be written again).
+template <int Pending> __device__ __forceinline__ void store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Waits until at most `Pending` of this thread's store groups are
+// incomplete (their writes done).
+template <int Pending> __device__ __forceinline__ void store_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// A barrier among `threads` threads (a multiple of 32) of the CTA, by id
+// (1-15; 0 is __syncthreads).
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // Fetches a tensor map into the constant cache before its first use.
 __device__ __forceinline__ void prefetch_map(const void *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");

@@ -1,20 +1,30 @@
 // abt_gemm.hpp says what this GEMM is and how its warps divide the work.
 // Shared memory, 1024-byte aligned for the 128-byte swizzle:
-//   a[4]  128 x 64 bf16 tiles of A (16 KiB each)
-//   b[4]  256 x 64 bf16 tiles of B (32 KiB each)
+//   a[4]        128 x 64 bf16 tiles of A (16 KiB each)
+//   b[4]        192 x 64 bf16 tiles of B (24 KiB each)
+//   staging[2]  each consumer's 64 x 192 bf16 output, as three 64 x 64
+//               boxes in the swizzled layout the TMA store reads (24 KiB each)
 //   full[4], empty[4]  mbarriers: "the stage's copies have landed" (one
-//   producer arrival + 48 KiB of transactions) and "both consumer
+//   producer arrival + 40 KiB of transactions) and "both consumer
 //   warpgroups are done reading it" (two arrivals)
-// 192 KiB in all, one CTA per SM.
+// 208 KiB in all, one CTA per SM.
+//
+// Version 2. Version 1 (128 x 256 tiles, the accumulators stored straight
+// to global memory) ran 10-20 % behind cuBLASLt on the seed's logit shapes
+// (docs/perf.md): both consumers stored their tile while the tensor cores
+// waited, about a tenth of a K = 2048 tile. Here a consumer writes its tile
+// to shared memory and hands it to the TMA engine, which stores it while
+// the next tile's products run; 192 columns leave room for that buffer
+// beside four stages, and divide the seed's vocabulary (128256 = 668 · 192).
 #include "gemm/abt_gemm.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include <cuda.h>
 #include <cuda_bf16.h>
-#include <string>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/tensor_map.hpp"
@@ -25,22 +35,26 @@ namespace kibench::gpu::gemm {
 
 namespace {
 
-constexpr int kBlockM = 128, kBlockN = 256, kBlockK = 64;
+constexpr int kBlockM = 128, kBlockN = 192, kBlockK = 64;
 constexpr int kStages = 4;
 constexpr int kConsumers = 2; // warpgroups, 64 rows of the tile each
+constexpr int kConsumerRows = kBlockM / kConsumers;
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kGroupRows = 16; // row tiles visited together
 constexpr std::uint32_t kATileBytes = kBlockM * kBlockK * 2;
 constexpr std::uint32_t kBTileBytes = kBlockN * kBlockK * 2;
 constexpr std::uint32_t kStageBytes = kATileBytes + kBTileBytes;
-constexpr std::uint32_t kBarriersOffset = kStages * kStageBytes;
+constexpr int kStoreBoxes = kBlockN / kTensorMapBoxColumns;      // 64 x 64 boxes per consumer
+constexpr std::uint32_t kBoxBytes = kConsumerRows * 128;         // 64 rows of 128 bytes
+constexpr std::uint32_t kStagingBytes = kStoreBoxes * kBoxBytes; // one consumer's tile
+constexpr std::uint32_t kStagingOffset = kStages * kStageBytes;
+constexpr std::uint32_t kBarriersOffset = kStagingOffset + kConsumers * kStagingBytes;
 constexpr int kSharedBytes = static_cast<int>(kBarriersOffset) + 2 * kStages * 8 + 1024;
-static_assert(kBlockK == kTensorMapBoxColumns);
+static_assert(kBlockK == kTensorMapBoxColumns && kBlockN % kTensorMapBoxColumns == 0);
+static_assert(kBlockN == 192, "the consumers issue wgmma m64n192k16");
 
 struct Shape {
   int m, n, k;
-  __nv_bfloat16 *c;
-  std::int64_t ldc;
   int tiles_m, tiles_n, k_blocks;
 };
 
@@ -63,37 +77,32 @@ __device__ __forceinline__ void next_stage(int &stage, std::uint32_t &phase) {
   }
 }
 
-// The 64 x 256 fp32 accumulator of consumer `consumer` to C as bf16. In
-// wgmma's accumulator layout warp w of the warpgroup holds rows 16w + l/4
-// and 16w + l/4 + 8 (lane l), columns 8j + 2(l % 4) + {0, 1} in d[4j..4j+3].
-__device__ __forceinline__ void store_tile(const Shape &s, const float (&d)[128], int tile_m, int tile_n,
-                                           int consumer) {
+// One consumer's 64 x 192 fp32 accumulator as bf16 into its staging buffer.
+// In wgmma's accumulator layout warp w of the warpgroup holds rows
+// 16w + l/4 and 16w + l/4 + 8 (lane l), columns 8j + 2(l % 4) + {0, 1} in
+// d[4j..4j+3]. Column 8j is 16-byte chunk j % 8 of box j / 8; the 128-byte
+// swizzle keeps chunk q of row r at chunk q ^ (r % 8), which also spreads a
+// warp's eight rows over all 32 banks.
+__device__ __forceinline__ void stage_tile(unsigned char *staging, const float (&d)[96]) {
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32 % 4);
-  const int row0 = tile_m * kBlockM + consumer * 64 + warp * 16 + lane / 4;
-  const int col0 = tile_n * kBlockN + 2 * (lane % 4);
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const int row = row0 + 8 * half;
-    if (row >= s.m) continue;
-    __nv_bfloat16 *out = s.c + static_cast<std::int64_t>(row) * s.ldc;
+    const int row = warp * 16 + lane / 4 + 8 * half;
+    unsigned char *line = staging + row * 128 + 4 * (lane % 4);
 #pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-      const int col = col0 + 8 * j;
-      const float x = d[4 * j + 2 * half], y = d[4 * j + 2 * half + 1];
-      if (col + 1 < s.n)
-        *reinterpret_cast<__nv_bfloat162 *>(out + col) = __floats2bfloat162_rn(x, y);
-      else if (col < s.n)
-        out[col] = __float2bfloat16_rn(x);
-    }
+    for (int j = 0; j < kBlockN / 8; ++j)
+      *reinterpret_cast<__nv_bfloat162 *>(line + (j / 8) * kBoxBytes + (((j % 8) ^ (row % 8)) << 4)) =
+          __floats2bfloat162_rn(d[4 * j + 2 * half], d[4 * j + 2 * half + 1]);
   }
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
     abt_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                    const Shape s) {
+                    const __grid_constant__ CUtensorMap c_map, const Shape s) {
   extern __shared__ unsigned char raw[];
   const std::uint32_t raw_address = tma::shared_address(raw);
-  const std::uint32_t base = raw_address + (1024 - raw_address % 1024) % 1024;
+  const std::uint32_t pad = (1024 - raw_address % 1024) % 1024;
+  const std::uint32_t base = raw_address + pad;
   const auto a_tile = [&](int stage) { return base + stage * kATileBytes; };
   const auto b_tile = [&](int stage) { return base + kStages * kATileBytes + stage * kBTileBytes; };
   const auto full = [&](int stage) { return base + kBarriersOffset + 8 * stage; };
@@ -115,6 +124,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x != 0) return;
     tma::prefetch_map(&a_map);
     tma::prefetch_map(&b_map);
+    tma::prefetch_map(&c_map);
     int stage = 0;
     std::uint32_t phase = 0;
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
@@ -133,10 +143,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   tma::claim_registers<232>();
   const int consumer = warpgroup - 1;
-  const bool signals = threadIdx.x % 128 == 0; // one arrival per warpgroup
+  const bool leader = threadIdx.x % 128 == 0; // arrives and stores for its warpgroup
+  const std::uint32_t staging = base + kStagingOffset + consumer * kStagingBytes;
+  unsigned char *staging_pointer = raw + pad + kStagingOffset + consumer * kStagingBytes;
   int stage = 0;
   std::uint32_t phase = 0;
-  float d[128];
+  float d[96];
   for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
     int tile_m = 0, tile_n = 0;
     tile_coordinates(s, tile, tile_m, tile_n);
@@ -148,19 +160,32 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma::fence();
 #pragma unroll
       for (int k = 0; k < kBlockK / 16; ++k)
-        wgmma::mma_m64n256k16_bf16(d, wgmma::swizzle128_descriptor(a + 32 * k),
+        wgmma::mma_m64n192k16_bf16(d, wgmma::swizzle128_descriptor(a + 32 * k),
                                    wgmma::swizzle128_descriptor(b + 32 * k), kb > 0 || k > 0);
       wgmma::commit_group();
       // The group before this one has finished reading its stage.
       wgmma::wait_group<1>();
-      if (kb > 0 && signals) tma::barrier_arrive(empty(previous));
+      if (kb > 0 && leader) tma::barrier_arrive(empty(previous));
       previous = stage;
       next_stage(stage, phase);
     }
     wgmma::wait_group<0>();
-    if (signals) tma::barrier_arrive(empty(previous));
-    store_tile(s, d, tile_m, tile_n, consumer);
+    if (leader) tma::barrier_arrive(empty(previous));
+    // The last tile's stores have read the staging buffer before it is
+    // written again.
+    if (leader) tma::store_wait_read<0>();
+    tma::named_barrier(1 + consumer, 128);
+    stage_tile(staging_pointer, d);
+    wgmma::fence_shared_for_async_proxy();
+    tma::named_barrier(1 + consumer, 128);
+    if (leader) {
+      for (int box = 0; box < kStoreBoxes; ++box)
+        tma::store_2d(&c_map, staging + box * kBoxBytes, tile_n * kBlockN + box * kTensorMapBoxColumns,
+                      tile_m * kBlockM + consumer * kConsumerRows);
+      tma::store_commit();
+    }
   }
+  if (leader) tma::store_wait<0>();
 }
 
 bool fits_int(std::int64_t x) {
@@ -171,8 +196,7 @@ bool fits_int(std::int64_t x) {
 
 bool abt_gemm_supported(const AbtGemm &g) {
   return fits_int(g.m) && fits_int(g.n) && fits_int(g.k) && g.lda >= g.k && g.ldb >= g.k && g.ldc >= g.n &&
-         can_map_bf16(g.a, g.lda) && can_map_bf16(g.b, g.ldb) && g.c != nullptr &&
-         reinterpret_cast<std::uintptr_t>(g.c) % 4 == 0 && g.ldc % 2 == 0;
+         can_map_bf16(g.a, g.lda) && can_map_bf16(g.b, g.ldb) && can_map_bf16(g.c, g.ldc);
 }
 
 void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream) {
@@ -183,12 +207,11 @@ void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream) {
                                 std::to_string(g.ldc) + ")");
   const CUtensorMap a_map = bf16_tensor_map(g.a, g.m, g.k, g.lda, kBlockM);
   const CUtensorMap b_map = bf16_tensor_map(g.b, g.n, g.k, g.ldb, kBlockN);
+  const CUtensorMap c_map = bf16_tensor_map(g.c, g.m, g.n, g.ldc, kConsumerRows);
   Shape s{};
   s.m = static_cast<int>(g.m);
   s.n = static_cast<int>(g.n);
   s.k = static_cast<int>(g.k);
-  s.c = static_cast<__nv_bfloat16 *>(g.c);
-  s.ldc = g.ldc;
   s.tiles_m = (s.m + kBlockM - 1) / kBlockM;
   s.tiles_n = (s.n + kBlockN - 1) / kBlockN;
   s.k_blocks = (s.k + kBlockK - 1) / kBlockK;
@@ -197,7 +220,7 @@ void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream) {
   const int grid = static_cast<int>(std::min<long long>(std::max(ctas, 1), tiles));
   CUDA_CHECK(
       cudaFuncSetAttribute(abt_gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  abt_gemm_kernel<<<grid, kThreads, kSharedBytes, stream>>>(a_map, b_map, s);
+  abt_gemm_kernel<<<grid, kThreads, kSharedBytes, stream>>>(a_map, b_map, c_map, s);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -3,12 +3,12 @@
 // every matrix row-major (both operands K-major, as x and W are stored).
 //
 // One persistent CTA per SM, warp-specialized: a producer warpgroup whose
-// one thread streams 128 x 64 tiles of A and 256 x 64 tiles of B into a
+// one thread streams 128 x 64 tiles of A and 192 x 64 tiles of B into a
 // four-stage shared-memory ring with TMA, and two consumer warpgroups that
-// each multiply 64 rows of the CTA's 128 x 256 output tile with wgmma
-// m64n256k16 and store it as bf16. Full and empty mbarriers per stage hand
-// stages back and forth; the producer runs ahead into the next tile while
-// the consumers store the last one. Tiles are visited in groups of 16
+// each multiply 64 rows of the CTA's 128 x 192 output tile with wgmma
+// m64n192k16, round it to bf16 into shared memory and have TMA store it
+// while they go on to the next tile. Full and empty mbarriers per stage
+// hand stages back and forth; the producer runs ahead into the next tile. Tiles are visited in groups of 16
 // row tiles (all of a group's row tiles for one column tile, then the next
 // column tile), so what runs at once shares its operands in L2.
 //
@@ -32,9 +32,8 @@ struct AbtGemm {
   std::int64_t ldc = 0;
 };
 
-// Whether abt_gemm takes these operands: shapes within int32, A and B
-// 16-byte aligned with row strides of whole 16-byte units (TMA), C 4-byte
-// aligned with an even row stride (pairs of bf16 are stored at once).
+// Whether abt_gemm takes these operands: shapes within int32, and A, B and
+// C 16-byte aligned with row strides of whole 16-byte units (TMA).
 [[nodiscard]] bool abt_gemm_supported(const AbtGemm &g);
 
 // Enqueues the product on `stream`, on at most `ctas` CTAs (the SM count).
