@@ -57,13 +57,16 @@ TEST_CASE("abt_gemm matches a host fp64 product on ragged, strided shapes", "[gp
     std::int64_t m, n, k, lda, ldb, ldc;
   };
   // One tile exactly; everything ragged (k not a multiple of 64, m of 128,
-  // n of 256); several row tiles and column tiles with padded strides.
+  // n of 192); an odd number of row tiles (a cluster's second CTA has no
+  // rows); several row and column tiles with padded strides; one row.
   const Case cases[] = {{128, 192, 64, 64, 64, 192},
-                        {37, 300, 72, 72, 72, 304},
-                        {300, 700, 1000, 1008, 1016, 712},
-                        {1, 2, 8, 8, 8, 8}};
+                        {37, 296, 72, 72, 72, 304},
+                        {300, 704, 1000, 1008, 1016, 712},
+                        {520, 392, 136, 136, 136, 392},
+                        {1, 8, 8, 8, 8, 16}};
+  const int cluster = GENERATE(1, 2);
   for (const Case &c : cases) {
-    INFO("m=" << c.m << " n=" << c.n << " k=" << c.k);
+    INFO("m=" << c.m << " n=" << c.n << " k=" << c.k << " cluster " << cluster);
     const Matrix a = random_matrix(static_cast<std::size_t>(c.m * c.k), rng);
     const Matrix b = random_matrix(static_cast<std::size_t>(c.n * c.k), rng);
     const __nv_bfloat16 poison = __ushort_as_bfloat16(0xFFFF); // NaN
@@ -79,7 +82,8 @@ TEST_CASE("abt_gemm matches a host fp64 product on ragged, strided shapes", "[gp
                           .b = db.data(),
                           .ldb = c.ldb,
                           .c = dc.data(),
-                          .ldc = c.ldc};
+                          .ldc = c.ldc,
+                          .cluster = cluster};
     REQUIRE(gemm::abt_gemm_supported(g));
     gemm::abt_gemm(g, sm_count(), stream);
     stream.synchronize();
@@ -159,5 +163,11 @@ TEST_CASE("abt_gemm refuses operands TMA cannot address", "[gpu][gemm]") {
   g.ldc = 32;
   CHECK(gemm::abt_gemm_supported(g));
   g.c = c.data() + 4; // 8 bytes in: not 16-byte aligned
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.c = c.data();
+  g.n = 28; // TMA stores whole 16-byte units: a row of 56 bytes would spill into the next 8
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.n = 32;
+  g.cluster = 3;
   CHECK_FALSE(gemm::abt_gemm_supported(g));
 }

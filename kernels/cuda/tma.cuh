@@ -68,6 +68,46 @@ __device__ __forceinline__ void load_2d(std::uint32_t destination, const void *m
                : "memory");
 }
 
+// The same box into shared memory at `destination` in every CTA of the
+// cluster that `cta_mask` names, each copy counted on the barrier at
+// `barrier` in its own CTA.
+__device__ __forceinline__ void load_2d_multicast(std::uint32_t destination, const void *map,
+                                                  std::uint32_t barrier, int column, int row,
+                                                  std::uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(destination),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(barrier), "r"(column), "r"(row), "h"(cta_mask)
+      : "memory");
+}
+
+// This CTA's rank in its cluster.
+__device__ __forceinline__ std::uint32_t cluster_rank() {
+  std::uint32_t rank = 0;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+// Every thread of every CTA of the cluster waits for all the others; what
+// each wrote to shared memory before is visible to the others after.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+
+// One arrival on the barrier at `barrier` (an address in this CTA's shared
+// memory) in cluster CTA `cta`, which may be this one.
+__device__ __forceinline__ void barrier_arrive_cluster(std::uint32_t barrier, std::uint32_t cta) {
+  asm volatile("{\n"
+               ".reg .b32 remote;\n"
+               "mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+               "}\n" ::"r"(barrier),
+               "r"(cta)
+               : "memory");
+}
+
 // Copies the box at (column, row) of the 2-D tensor `map` describes from
 // shared memory at `source` to global memory (out-of-range parts are not
 // written), in this thread's current bulk group.
