@@ -148,7 +148,7 @@ TEST_CASE("abt_gemm refuses operands TMA cannot address", "[gpu][gemm]") {
   DeviceAllocator allocator("test-abt-gemm");
   DeviceBuffer<__nv_bfloat16> a(allocator, 64 * 64), c(allocator, 64 * 64);
   gemm::AbtGemm g{.m = 30,
-                  .n = 30,
+                  .n = 32,
                   .k = 30,
                   .a = a.data(),
                   .lda = 30,

@@ -266,6 +266,15 @@ bool abt_gemm_supported(const AbtGemm &g) {
          (g.cluster == 1 || g.cluster == 2);
 }
 
+int abt_gemm_resident_ctas(int cluster, int ctas) {
+  if (cluster == 2) {
+    CUDA_CHECK(
+        cudaFuncSetAttribute(abt_gemm_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+    return resident_ctas<2>(ctas);
+  }
+  return resident_ctas<1>(ctas);
+}
+
 void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream) {
   if (!abt_gemm_supported(g))
     throw std::invalid_argument("abt_gemm: unsupported operands (" + std::to_string(g.m) + "x" +

@@ -9,8 +9,8 @@
 // m64n192k16, round it to bf16 into shared memory and have TMA store it
 // while they go on to the next tile. Full and empty mbarriers per stage
 // hand stages back and forth; the producer runs ahead into the next tile.
-// CTAs pair up in clusters of two on adjacent row tiles, each fetching half
-// of the shared B tile for both (TMA multicast). Tiles are visited in groups of 16
+// Optionally CTAs pair up in clusters of two on adjacent row tiles, each
+// fetching half of the shared B tile for both (TMA multicast). Tiles are visited in groups of 16
 // row tiles (all of a group's row tiles for one column tile, then the next
 // column tile), so what runs at once shares its operands in L2.
 //
@@ -33,14 +33,19 @@ struct AbtGemm {
   void *c = nullptr; // [m, n], row stride ldc
   std::int64_t ldc = 0;
   // CTAs a cluster, taking adjacent row tiles and sharing each B tile
-  // (TMA multicast): 1 or 2.
-  int cluster = 2;
+  // (TMA multicast): 1 or 2. Clusters of 2 are correct but measured at
+  // half the speed on the H200 (docs/perf.md), so 1 is the default.
+  int cluster = 1;
 };
 
 // Whether abt_gemm takes these operands: shapes within int32, n a multiple
 // of 8, A, B and C 16-byte aligned with row strides of whole 16-byte units
 // (TMA moves whole 16-byte units of a row), and a cluster of 1 or 2.
 [[nodiscard]] bool abt_gemm_supported(const AbtGemm &g);
+
+// The CTAs abt_gemm launches for a cluster size on `ctas` SMs: as many
+// clusters as fit at once (persistent), within `ctas`.
+[[nodiscard]] int abt_gemm_resident_ctas(int cluster, int ctas);
 
 // Enqueues the product on `stream`, on at most `ctas` CTAs (the SM count).
 // Throws std::invalid_argument where abt_gemm_supported is false.
