@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/tuning_labels.hpp"
 #include "run/implementation_files.hpp"
 #include "json/value.hpp"
 
@@ -51,4 +52,23 @@ TEST_CASE("run labels the schema would refuse are refused, naming the key", "[ru
   CHECK(refusal(json::Object{{"long", std::string(201, 'x')}}).find("200 characters") != std::string::npos);
   CHECK(refusal(json::Object{{"pass", "forward"}}).find("harness's own") != std::string::npos);
   CHECK(refusal(json::Object{{"long", std::string(200, 'x')}}) == "accepted");
+}
+
+TEST_CASE("the GEMM tuning labels fit the schema for the longest shapes kibench tunes", "[run][labels]") {
+  // The longest shape line: int64-sized dimensions, every flag, a device
+  // alpha and an SM target; the longest configuration line.
+  gpu::TuningRecord r;
+  r.shape = "9223372036854775807x9223372036854775807x9223372036854775807 bf16->fp32 ta=1 tb=1 beta=1 bias=1 "
+            "sms=132 alpha=device";
+  r.timed = 16;
+  r.chosen = 15;
+  r.heuristic_ms = 123456.789;
+  r.chosen_ms = 123456.789;
+  r.algorithm = "algo 2147483647, tile enum 4294967295, stages enum 4294967295, cluster enum 65535, split-k "
+                "2147483647, swizzle 4294967295, custom 4294967295";
+  const json::Object tuning = gpu::gemm_tuning_labels({r, r}, gpu::kMeasuredTuning);
+  CHECK(tuning.size() == 5);
+  CHECK(tuning.find("gemm_2_algorithm")->as_string() == r.algorithm);
+  json::Object labels = harness_labels();
+  CHECK_NOTHROW(add_run_labels(labels, tuning, "cublas-floor"));
 }

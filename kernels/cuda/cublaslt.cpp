@@ -306,8 +306,29 @@ std::string tile_name(std::uint32_t tile) {
     return "160x128";
   case CUBLASLT_MATMUL_TILE_128x96:
     return "128x96";
+  case CUBLASLT_MATMUL_TILE_168x128:
+    return "168x128";
+  case CUBLASLT_MATMUL_TILE_176x128:
+    return "176x128";
   default:
     return fmt::format("enum {}", tile);
+  }
+}
+
+std::string stages_name(std::uint32_t stages) {
+  switch (stages) {
+  case CUBLASLT_MATMUL_STAGES_64xAUTO:
+    return "64xAUTO";
+  case CUBLASLT_MATMUL_STAGES_128xAUTO:
+    return "128xAUTO";
+  case CUBLASLT_MATMUL_STAGES_64x4:
+    return "64x4";
+  case CUBLASLT_MATMUL_STAGES_64x5:
+    return "64x5";
+  case CUBLASLT_MATMUL_STAGES_64x6:
+    return "64x6";
+  default:
+    return fmt::format("enum {}", stages);
   }
 }
 
@@ -336,10 +357,10 @@ std::string cluster_name(std::uint32_t cluster) {
 
 std::string algorithm_config(const cublasLtMatmulAlgo_t &algo) {
   return fmt::format(
-      "algo {}, tile {}, stages enum {}, cluster {}, split-k {}, swizzle {}, custom {}",
+      "algo {}, tile {}, stages {}, cluster {}, split-k {}, swizzle {}, custom {}",
       config_attribute<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID),
       tile_name(config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)),
-      config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+      stages_name(config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID)),
       cluster_name(config_attribute<std::uint16_t>(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)),
       config_attribute<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
       config_attribute<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),

@@ -7,6 +7,10 @@
 namespace kibench::gpu {
 
 json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tuning) {
+  return gemm_tuning_labels(blas.tuning_records(), tuning);
+}
+
+json::Object gemm_tuning_labels(const std::vector<TuningRecord> &records, const AlgorithmTuning &tuning) {
   json::Object labels;
   labels.set("gemm_tuning",
              tuning.candidates > 1
@@ -15,10 +19,12 @@ json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tun
                                tuning.candidates, tuning.repetitions)
                  : std::string("cuBLASLt's first heuristic pick, untimed"));
   int index = 0;
-  for (const TuningRecord &r : blas.tuning_records())
+  for (const TuningRecord &r : records) {
     labels.set(fmt::format("gemm_{}", ++index),
-               fmt::format("{}: heuristic rank {} of {} timed, {:.3f} ms (first pick {:.3f} ms); {}", r.shape,
-                           r.chosen, r.timed, r.chosen_ms, r.heuristic_ms, r.algorithm));
+               fmt::format("{}: heuristic rank {} of {} timed, {:.3f} ms (first pick {:.3f} ms)", r.shape,
+                           r.chosen, r.timed, r.chosen_ms, r.heuristic_ms));
+    if (!r.algorithm.empty()) labels.set(fmt::format("gemm_{}_algorithm", index), r.algorithm);
+  }
   return labels;
 }
 

@@ -3,6 +3,8 @@
 // algorithm each of its GEMM shapes ran with, not only that tuning was on.
 #pragma once
 
+#include <vector>
+
 #include "cuda/cublaslt.hpp"
 #include "json/value.hpp"
 
@@ -10,7 +12,11 @@ namespace kibench::gpu {
 
 // gemm_tuning: how algorithms were chosen; gemm_1 ... gemm_n: one tuned
 // shape each, in the order tuning met them, with the heuristic rank of the
-// algorithm kept and its median time against the heuristic's first pick's.
+// algorithm kept and its median time against the heuristic's first pick's;
+// gemm_1_algorithm ...: that algorithm's configuration (tile, stages,
+// cluster). Each value within the schema's 200 characters.
+[[nodiscard]] json::Object gemm_tuning_labels(const std::vector<TuningRecord> &records,
+                                              const AlgorithmTuning &tuning);
 [[nodiscard]] json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tuning);
 
 } // namespace kibench::gpu
