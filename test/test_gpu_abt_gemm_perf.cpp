@@ -1,8 +1,8 @@
 // kibench's own logit GEMM against cuBLASLt's best (tuned as fused and
 // cublas-floor tune) on the seed's logit shapes, on the seed's own input
 // tensors (hidden: run `kibench_tests "[gpu-perf-gemm]"` on a GPU machine).
-// Prints per shape, for kibench's GEMM alone (the default), in clusters of
-// two sharing B by multicast ("kibench-2") and cuBLASLt: cold medians (L2
+// Prints per shape, for kibench's GEMM in clusters of two sharing B by
+// multicast (the default), in clusters of one ("kibench-1") and cuBLASLt: cold medians (L2
 // flushed, interleaved round by round) and a back-to-back sustained phase with the board's energy
 // counter (power, joules per call, SM clock), which is where the power
 // limit decides the speed of GEMM-bound work.
@@ -111,11 +111,11 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     const gemm::AbtGemm mine{
         .m = m, .n = n, .k = k, .a = s.x, .lda = k, .b = s.weight, .ldb = k, .c = ours.data(), .ldc = n};
-    gemm::AbtGemm paired = mine;
-    paired.cluster = 2;
+    gemm::AbtGemm alone = mine;
+    alone.cluster = 1;
     const RowMajorGemm cublas = gemm_abt(m, n, k, s.x, s.weight, theirs.data());
     const std::function<void()> run_ours = [&] { gemm::abt_gemm(mine, sms, stream); };
-    const std::function<void()> run_paired = [&] { gemm::abt_gemm(paired, sms, stream); };
+    const std::function<void()> run_alone = [&] { gemm::abt_gemm(alone, sms, stream); };
     const std::function<void()> run_theirs = [&] { blas.matmul(cublas, stream); };
     blas.tune_during(kMeasuredTuning, stream, run_theirs);
 
@@ -140,9 +140,9 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
     CHECK(agreement < 1e-3);
 
     // Cold, interleaved round by round.
-    std::vector<double> ours_ms, paired_ms, theirs_ms;
+    std::vector<double> ours_ms, alone_ms, theirs_ms;
     for (int round = 0; round < 15; ++round)
-      for (auto [call, into] : {std::pair{&run_ours, &ours_ms}, std::pair{&run_paired, &paired_ms},
+      for (auto [call, into] : {std::pair{&run_ours, &ours_ms}, std::pair{&run_alone, &alone_ms},
                                 std::pair{&run_theirs, &theirs_ms}}) {
         flush.flush(stream);
         Event start, stop;
@@ -153,7 +153,7 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
         into->push_back(Event::elapsed_ms(start, stop));
       }
     for (auto [name, call, cold] : {std::tuple{"kibench", &run_ours, median(ours_ms)},
-                                    std::tuple{"kibench-2", &run_paired, median(paired_ms)},
+                                    std::tuple{"kibench-1", &run_alone, median(alone_ms)},
                                     std::tuple{"cuBLASLt", &run_theirs, median(theirs_ms)}}) {
       const Sustained hot = sustain(*call, cold, 3.0, stream, device);
       fmt::print("{:<26} {:<8} {:>9.3f} {:>8.0f} | {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}  {:.1e}\n",
@@ -164,4 +164,34 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
       if (r.shape.rfind(fmt::format("{}x{}x{}", m, n, k), 0) == 0)
         fmt::print("  cuBLASLt: {}\n", r.algorithm);
   }
+}
+
+// One call of each cluster size on the seed's student logit chunk, for a
+// profiler (`ncu --kernel-name regex:abt_gemm kibench_tests "[gpu-gemm-profile]"`).
+TEST_CASE("one logit GEMM of each cluster size, for a profiler", "[.gpu-gemm-profile]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w =
+      test::make_gpu_workload({.name = "seed", .tokens = 2816, .vocab = 128256, .hidden = 4096, .seed = 7});
+  InputSet inputs(w);
+  const DeviceInputs &in = device_inputs(inputs);
+  DeviceAllocator allocator("gemm-profile");
+  Stream stream;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  DeviceBuffer<__nv_bfloat16> out(allocator, static_cast<std::size_t>(w.tokens * w.vocab));
+  for (int cluster : {1, 2}) {
+    const gemm::AbtGemm g{.m = w.tokens,
+                          .n = w.vocab,
+                          .k = w.student_hidden,
+                          .a = in.student_input.data(),
+                          .lda = w.student_hidden,
+                          .b = in.student_weight.data(),
+                          .ldb = w.student_hidden,
+                          .c = out.data(),
+                          .ldc = w.vocab,
+                          .cluster = cluster};
+    gemm::abt_gemm(g, sms, stream);
+  }
+  stream.synchronize();
 }

@@ -97,12 +97,16 @@ __device__ __forceinline__ void cluster_sync() {
 }
 
 // One arrival on the barrier at `barrier` (an address in this CTA's shared
-// memory) in cluster CTA `cta`, which may be this one.
+// memory) in cluster CTA `cta`, which may be this one. Default (CTA-scope
+// release) semantics: what it signals is that this warpgroup's wgmma reads
+// of a stage are complete, and a cluster-scope release made every arrival
+// wait for a memory barrier (MEMBAR.ALL.GPU in SASS), which halved the
+// GEMM's speed.
 __device__ __forceinline__ void barrier_arrive_cluster(std::uint32_t barrier, std::uint32_t cta) {
   asm volatile("{\n"
                ".reg .b32 remote;\n"
                "mapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
                "}\n" ::"r"(barrier),
                "r"(cta)
                : "memory");
