@@ -22,13 +22,6 @@ using namespace kibench::test;
 
 namespace {
 
-int sm_count() {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
 // [rows, columns] in a buffer of row stride ld; the padding holds `pad`.
 Matrix strided(const Matrix &dense, std::int64_t rows, std::int64_t columns, std::int64_t ld,
                __nv_bfloat16 pad) {

@@ -35,10 +35,6 @@ using namespace kibench::gpu;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 struct Sustained {
   double ms = 0.0, watts = 0.0, joules = 0.0, mhz = 0.0;
 };
@@ -58,9 +54,9 @@ Sustained sustain(const std::function<void()> &call, double once_ms, double seco
   for (int i = 0; i < timed; ++i) call();
   stop.record(stream);
   warm.synchronize();
-  const double begin = now_s();
+  const double begin = steady_seconds();
   stop.synchronize();
-  const double end = now_s();
+  const double end = steady_seconds();
   out.ms = static_cast<double>(Event::elapsed_ms(start, stop)) / timed;
   if (monitor)
     if (const auto power = summarize_power(monitor->stop(), begin, end)) {
@@ -87,9 +83,9 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
   DeviceAllocator allocator("gemm-perf");
   CublasLt blas(allocator);
   Stream stream;
-  int device = 0, sms = 0;
+  int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = test::sm_count();
   L2Flush flush(allocator, device);
   const auto V = static_cast<std::size_t>(w.vocab);
   DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(w.tokens) * V),
@@ -176,9 +172,6 @@ TEST_CASE("one logit GEMM of each cluster size, for a profiler", "[.gpu-gemm-pro
   const DeviceInputs &in = device_inputs(inputs);
   DeviceAllocator allocator("gemm-profile");
   Stream stream;
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   DeviceBuffer<__nv_bfloat16> out(allocator, static_cast<std::size_t>(w.tokens * w.vocab));
   for (int cluster : {1, 2}) {
     const gemm::AbtGemm g{.m = w.tokens,
@@ -191,7 +184,7 @@ TEST_CASE("one logit GEMM of each cluster size, for a profiler", "[.gpu-gemm-pro
                           .c = out.data(),
                           .ldc = w.vocab,
                           .cluster = cluster};
-    gemm::abt_gemm(g, sms, stream);
+    gemm::abt_gemm(g, test::sm_count(), stream);
   }
   stream.synchronize();
 }

@@ -8,6 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_check.hpp"
 #include "cuda/gpu_available.hpp"
 #include "workload/workload.hpp"
 
@@ -21,6 +24,14 @@
   } while (false)
 
 namespace kibench::test {
+
+// The current device's multiprocessors: the CTAs a persistent kernel runs.
+inline int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
 
 struct GpuCase {
   std::string name;

@@ -21,10 +21,6 @@ using namespace kibench;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Reads every `read_s` from `begin_s` to `end_s` of a counter that steps
 // every `step_s` by what `watts(t)` delivered since its last step.
 template <class Watts>
@@ -105,13 +101,13 @@ public:
     }
     stream_.enqueue([this] {
       std::lock_guard lock(mutex_);
-      start_s_ = now_s();
+      start_s_ = steady_seconds();
     });
   }
   void stop() override {
     stream_.enqueue([this] {
       std::lock_guard lock(mutex_);
-      stop_s_ = now_s();
+      stop_s_ = steady_seconds();
       done_.notify_all();
     });
   }
@@ -134,10 +130,10 @@ private:
 class SimulatedMonitor final : public PowerMonitor {
 public:
   explicit SimulatedMonitor(const FakeStream &stream) : stream_(stream) {}
-  void start() override { started_ = now_s(); }
+  void start() override { started_ = steady_seconds(); }
   std::vector<PowerReading> stop() override {
     const auto busy = stream_.busy();
-    return counter_trace(started_, now_s(), 0.0005, 0.005, [&](double t) {
+    return counter_trace(started_, steady_seconds(), 0.0005, 0.005, [&](double t) {
       for (const auto &[begin, end] : busy)
         if (t >= begin && t <= end) return 400.0;
       return 60.0;
@@ -164,9 +160,9 @@ public:
   void run(Pass) override {
     ++runs;
     stream_.enqueue([this] {
-      const double begin = now_s();
+      const double begin = steady_seconds();
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      stream_.record_busy(begin, now_s());
+      stream_.record_busy(begin, steady_seconds());
     });
   }
   OutputView outputs() override { return {}; }

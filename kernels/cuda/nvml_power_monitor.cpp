@@ -11,10 +11,6 @@ namespace kibench::gpu {
 
 namespace {
 
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 class NvmlPowerMonitor final : public PowerMonitor {
 public:
   NvmlPowerMonitor(const Nvml &nvml, int device) : nvml_(nvml), device_(device) {}

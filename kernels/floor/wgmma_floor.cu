@@ -106,8 +106,13 @@ std::int64_t steps_for(double flops) {
 }
 
 void launch(const Phase &first, const Phase &second, int ctas, float *sink, cudaStream_t stream) {
-  CUDA_CHECK(
-      cudaFuncSetAttribute(wgmma_floor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  // Once per process: the limit does not change between launches.
+  static const bool configured = [] {
+    CUDA_CHECK(
+        cudaFuncSetAttribute(wgmma_floor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+    return true;
+  }();
+  (void)configured;
   wgmma_floor_kernel<<<ctas, kThreadsPerCta, kSharedBytes, stream>>>(first, second, sink);
   CUDA_CHECK_LAUNCH();
 }

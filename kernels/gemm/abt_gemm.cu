@@ -233,18 +233,35 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
   }
 }
 
-// Clusters of a kernel that fit on the GPU at once (each CTA fills an SM).
+// Raises the kernel's shared-memory limit, once per process (it does not
+// change between launches).
+template <int kCluster> void configure() {
+  static const bool configured = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(abt_gemm_kernel<kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    kSharedBytes));
+    return true;
+  }();
+  (void)configured;
+}
+
+// The persistent grid: as many whole clusters as fit on the GPU at once
+// (each CTA fills an SM), within `ctas`. Counted once per process, on one
+// GPU, as the row kernel's resident clusters are.
 template <int kCluster> int resident_ctas(int ctas) {
+  configure<kCluster>();
   if constexpr (kCluster == 1) {
     return ctas;
   } else {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(kCluster);
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = kSharedBytes;
-    int clusters = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, abt_gemm_kernel<kCluster>, &config));
-    if (clusters < 1) throw std::runtime_error("abt_gemm: no cluster fits on this GPU");
+    static const int clusters = [] {
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(kCluster);
+      config.blockDim = dim3(kThreads);
+      config.dynamicSmemBytes = kSharedBytes;
+      int fit = 0;
+      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, abt_gemm_kernel<kCluster>, &config));
+      if (fit < 1) throw std::runtime_error("abt_gemm: no cluster fits on this GPU");
+      return fit;
+    }();
     return std::min(ctas, clusters * kCluster) / kCluster * kCluster;
   }
 }
@@ -252,8 +269,6 @@ template <int kCluster> int resident_ctas(int ctas) {
 template <int kCluster>
 void launch(const CUtensorMap &a_map, const CUtensorMap &b_map, const CUtensorMap &c_map, const Shape &s,
             int ctas, cudaStream_t stream) {
-  CUDA_CHECK(cudaFuncSetAttribute(abt_gemm_kernel<kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  kSharedBytes));
   const long long items = static_cast<long long>(s.cluster_rows) * s.tiles_n;
   const int grid = static_cast<int>(std::min<long long>(resident_ctas<kCluster>(ctas), items * kCluster));
   if (grid < kCluster) throw std::invalid_argument("abt_gemm: fewer CTAs than one cluster");
@@ -275,12 +290,7 @@ bool abt_gemm_supported(const AbtGemm &g) {
 }
 
 int abt_gemm_resident_ctas(int cluster, int ctas) {
-  if (cluster == 2) {
-    CUDA_CHECK(
-        cudaFuncSetAttribute(abt_gemm_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-    return resident_ctas<2>(ctas);
-  }
-  return resident_ctas<1>(ctas);
+  return cluster == 2 ? resident_ctas<2>(ctas) : resident_ctas<1>(ctas);
 }
 
 void abt_gemm(const AbtGemm &g, int ctas, cudaStream_t stream) {

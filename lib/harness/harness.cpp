@@ -6,6 +6,7 @@
 
 #include "harness/stopping_rule.hpp"
 #include "harness/throttle.hpp"
+#include "stats/summary.hpp"
 
 namespace kibench {
 
@@ -29,13 +30,12 @@ double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample)
   return sample.ns;
 }
 
+// The median sample, as the run's statistics define it.
 double median_ns(const Measurement &m) {
   std::vector<double> ns;
   ns.reserve(m.samples.size());
   for (const Sample &s : m.samples) ns.push_back(s.ns);
-  const auto middle = ns.begin() + static_cast<std::ptrdiff_t>(ns.size() / 2);
-  std::nth_element(ns.begin(), middle, ns.end());
-  return *middle;
+  return stats::median(std::move(ns));
 }
 
 } // namespace

@@ -1,18 +1,9 @@
 #include "harness/sustained.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace kibench {
-
-namespace {
-
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-} // namespace
 
 std::optional<PowerSummary> summarize_power(const std::vector<PowerReading> &readings, double busy_begin_s,
                                             double busy_end_s) {

@@ -4,6 +4,7 @@
 // as in a training loop.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,12 @@ struct PowerReading {
   double energy_j = 0.0;
   std::optional<double> sm_clock_mhz;
 };
+
+// Now, on PowerReading::time_s's clock: what monitors stamp readings with
+// and what the harness bounds its busy window with.
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 class PowerMonitor {
 public:
