@@ -3,6 +3,8 @@
 // dimensions, padded row strides, every output written and nothing else.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -50,7 +52,7 @@ TEST_CASE("abt_gemm matches a host fp64 product on ragged, strided shapes", "[gp
     std::int64_t m, n, k, lda, ldb, ldc;
   };
   // One tile exactly; everything ragged (k not a multiple of 64, m of 128,
-  // n of 192); an odd number of row tiles (a cluster's second CTA has no
+  // n of 192 and 256); an odd number of row tiles (a cluster's second CTA has no
   // rows); several row and column tiles with padded strides; one row.
   const Case cases[] = {{128, 192, 64, 64, 64, 192},
                         {37, 296, 72, 72, 72, 304},
@@ -58,8 +60,13 @@ TEST_CASE("abt_gemm matches a host fp64 product on ragged, strided shapes", "[gp
                         {520, 392, 136, 136, 136, 392},
                         {1, 8, 8, 8, 8, 16}};
   const int cluster = GENERATE(1, 2);
+  const auto tile = GENERATE(gemm::AbtTile::n192_stages4, gemm::AbtTile::n256_stages3);
+  // The default grouping (one group on these shapes), and groups of three
+  // row tiles, whose last group is shorter.
+  const int group_rows = GENERATE(0, 3);
   for (const Case &c : cases) {
-    INFO("m=" << c.m << " n=" << c.n << " k=" << c.k << " cluster " << cluster);
+    INFO("m=" << c.m << " n=" << c.n << " k=" << c.k << " cluster " << cluster << " tile "
+              << static_cast<int>(tile) << " group rows " << group_rows);
     const Matrix a = random_matrix(static_cast<std::size_t>(c.m * c.k), rng);
     const Matrix b = random_matrix(static_cast<std::size_t>(c.n * c.k), rng);
     const __nv_bfloat16 poison = __ushort_as_bfloat16(0xFFFF); // NaN
@@ -76,7 +83,9 @@ TEST_CASE("abt_gemm matches a host fp64 product on ragged, strided shapes", "[gp
                           .ldb = c.ldb,
                           .c = dc.data(),
                           .ldc = c.ldc,
-                          .cluster = cluster};
+                          .cluster = cluster,
+                          .tile = tile,
+                          .group_rows = group_rows};
     REQUIRE(gemm::abt_gemm_supported(g));
     gemm::abt_gemm(g, sm_count(), stream);
     stream.synchronize();
@@ -96,6 +105,80 @@ TEST_CASE("abt_gemm matches a host fp64 product on ragged, strided shapes", "[gp
   }
 }
 
+TEST_CASE("abt_gemm's row statistics are those of its bf16 output", "[gpu][gemm]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  DeviceAllocator allocator("test-abt-gemm");
+  Stream stream;
+  std::mt19937_64 rng(5);
+  struct Case {
+    std::int64_t m, n, k, columns; // statistics over the first `columns` of n
+    float scale;
+  };
+  // Ragged rows and a partial last column tile; columns short of n, so the
+  // last tile counts some of its columns and the one before none past
+  // them; the softmax scale of tau = 0.7 and a negative one; many tiles.
+  const float log2e = 1.4426950408889634f;
+  const Case cases[] = {{300, 704, 200, 704, log2e},
+                        {130, 1024, 72, 700, log2e / 0.7f},
+                        {64, 776, 136, 520, -log2e},
+                        {520, 5120, 264, 5117, log2e}};
+  const int cluster = GENERATE(1, 2);
+  for (const Case &c : cases) {
+    INFO("m=" << c.m << " n=" << c.n << " k=" << c.k << " columns " << c.columns << " cluster " << cluster);
+    Matrix a = random_matrix(static_cast<std::size_t>(c.m * c.k), rng);
+    const Matrix b = random_matrix(static_cast<std::size_t>(c.n * c.k), rng);
+    const auto da = upload(allocator, a.bf16), db = upload(allocator, b.bf16);
+    DeviceBuffer<__nv_bfloat16> dc(allocator, static_cast<std::size_t>(c.m * c.n));
+    const std::int64_t tiles = gemm::abt_gemm_column_tiles(c.n), stats_ld = tiles + 3;
+    DeviceBuffer<float2> stats(allocator, static_cast<std::size_t>((c.m + 1) * stats_ld));
+    CUDA_CHECK(cudaMemset(stats.data(), 0xFF, stats.bytes())); // NaN: written or not
+    const gemm::AbtGemm g{.m = c.m,
+                          .n = c.n,
+                          .k = c.k,
+                          .a = da.data(),
+                          .lda = c.k,
+                          .b = db.data(),
+                          .ldb = c.k,
+                          .c = dc.data(),
+                          .ldc = c.n,
+                          .cluster = cluster,
+                          .row_stats = stats.data(),
+                          .stats_ld = stats_ld,
+                          .stats_columns = c.columns,
+                          .stats_scale = c.scale};
+    REQUIRE(gemm::abt_gemm_supported(g));
+    gemm::abt_gemm(g, sm_count(), stream);
+    stream.synchronize();
+    const auto out = download(dc);
+    const auto got = download(stats);
+    double worst_sum = 0.0;
+    std::size_t wrong_max = 0, written_outside = 0;
+    for (std::int64_t r = 0; r <= c.m; ++r)
+      for (std::int64_t j = 0; j < stats_ld; ++j) {
+        const float2 v = got[static_cast<std::size_t>(r * stats_ld + j)];
+        if (r == c.m || j >= tiles) { // no such row or tile: untouched
+          if (!std::isnan(v.x) || !std::isnan(v.y)) ++written_outside;
+          continue;
+        }
+        float m = -INFINITY;
+        for (std::int64_t col = j * 256; col < std::min((j + 1) * 256, c.columns); ++col)
+          m = std::max(m, __bfloat162float(out[static_cast<std::size_t>(r * c.n + col)]) * c.scale);
+        double sum = 0.0;
+        if (m != -INFINITY)
+          for (std::int64_t col = j * 256; col < std::min((j + 1) * 256, c.columns); ++col)
+            sum += std::exp2(static_cast<double>(
+                                 __bfloat162float(out[static_cast<std::size_t>(r * c.n + col)]) * c.scale) -
+                             m);
+        if (!(v.x == m)) ++wrong_max; // the same fp32 products: exactly the same maximum
+        const double error = sum == 0.0 ? std::abs(v.y) : std::abs(v.y - sum) / sum;
+        worst_sum = std::max(worst_sum, std::isnan(error) ? 1.0 : error);
+      }
+    CHECK(wrong_max == 0);
+    CHECK(written_outside == 0);
+    CHECK(worst_sum < 1e-5); // ex2.approx and two fp32 chains of at most 128 terms each
+  }
+}
+
 TEST_CASE("abt_gemm agrees with cuBLASLt on a logit-shaped product", "[gpu][gemm]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   DeviceAllocator allocator("test-abt-gemm");
@@ -108,6 +191,8 @@ TEST_CASE("abt_gemm agrees with cuBLASLt on a logit-shaped product", "[gpu][gemm
   const auto da = upload(allocator, a.bf16), db = upload(allocator, b.bf16);
   DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(m * n)),
       theirs(allocator, static_cast<std::size_t>(m * n));
+  const auto tile = GENERATE(gemm::AbtTile::n192_stages4, gemm::AbtTile::n256_stages3);
+  INFO("tile " << static_cast<int>(tile));
   CUDA_CHECK(cudaMemset(ours.data(), 0xFF, ours.bytes()));
   gemm::abt_gemm({.m = m,
                   .n = n,
@@ -117,7 +202,8 @@ TEST_CASE("abt_gemm agrees with cuBLASLt on a logit-shaped product", "[gpu][gemm
                   .b = db.data(),
                   .ldb = k,
                   .c = ours.data(),
-                  .ldc = n},
+                  .ldc = n,
+                  .tile = tile},
                  sm_count(), stream);
   blas.matmul(gemm_abt(m, n, k, da.data(), db.data(), theirs.data()), stream);
   stream.synchronize();
@@ -162,5 +248,21 @@ TEST_CASE("abt_gemm refuses operands TMA cannot address", "[gpu][gemm]") {
   CHECK_FALSE(gemm::abt_gemm_supported(g));
   g.n = 32;
   g.cluster = 3;
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.cluster = 2;
+  DeviceBuffer<float2> stats(allocator, 64);
+  g.row_stats = stats.data();
+  g.stats_ld = 1;
+  g.stats_columns = 32;
+  CHECK(gemm::abt_gemm_supported(g));
+  g.stats_columns = 33; // more than n
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.stats_columns = 0;
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.stats_columns = 32;
+  g.stats_ld = 0; // no room for the one column tile
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.stats_ld = 1;
+  g.tile = gemm::AbtTile::n192_stages4; // statistics come in 256-column tiles only
   CHECK_FALSE(gemm::abt_gemm_supported(g));
 }

@@ -1,11 +1,10 @@
 // kibench's own logit GEMM against cuBLASLt's best (tuned as fused and
 // cublas-floor tune) on the seed's logit shapes, on the seed's own input
 // tensors (hidden: run `kibench_tests "[gpu-perf-gemm]"` on a GPU machine).
-// Prints per shape, for kibench's GEMM in clusters of two sharing B by
-// multicast (the default), in clusters of one ("kibench-1") and cuBLASLt: cold medians (L2
-// flushed, interleaved round by round) and a back-to-back sustained phase with the board's energy
-// counter (power, joules per call, SM clock), which is where the power
-// limit decides the speed of GEMM-bound work.
+// Prints per shape, for each of kibench's tiles (clusters of two sharing B
+// by multicast), the 256-wide one also with row statistics, and cuBLASLt: cold medians (L2 flushed,
+// interleaved round by round) and a back-to-back sustained phase with the board's energy counter (power,
+// joules per call, SM clock), which is where the power limit decides the speed of GEMM-bound work.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -91,10 +90,21 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
   DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(w.tokens) * V),
       theirs(allocator, static_cast<std::size_t>(w.tokens) * V);
 
-  fmt::print("\nresident CTAs: {} in clusters of 2, {} alone\n", gemm::abt_gemm_resident_ctas(2, sms),
-             gemm::abt_gemm_resident_ctas(1, sms));
-  fmt::print("\n{:<26} {:<8} {:>9} {:>8} | {:>10} {:>8} {:>7} {:>8} {:>7}  {}\n", "shape (m x n x k)", "gemm",
-             "cold ms", "TFLOP/s", "sustain ms", "TFLOP/s", "watts", "J/call", "SM MHz", "agreement");
+  struct Variant {
+    const char *name;
+    gemm::AbtTile tile;
+    bool stats; // with row statistics
+  };
+  const Variant variants[] = {{"n192s4", gemm::AbtTile::n192_stages4, false},
+                              {"n256s3", gemm::AbtTile::n256_stages3, false},
+                              {"n256s3+st", gemm::AbtTile::n256_stages3, true}};
+  DeviceBuffer<float2> stats(allocator,
+                             static_cast<std::size_t>(w.tokens * gemm::abt_gemm_column_tiles(w.vocab)));
+  for (const Variant &v : variants)
+    fmt::print("\nresident CTAs, {}: {} in clusters of 2\n", v.name,
+               gemm::abt_gemm_resident_ctas(v.tile, 2, sms));
+  fmt::print("\n{:<26} {:<10} {:>9} {:>8} | {:>10} {:>8} {:>7} {:>8} {:>7}  {}\n", "shape (m x n x k)",
+             "gemm", "cold ms", "TFLOP/s", "sustain ms", "TFLOP/s", "watts", "J/call", "SM MHz", "agreement");
   struct Shape {
     std::int64_t rows, k;
     const __nv_bfloat16 *x, *weight;
@@ -105,56 +115,71 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
                          Shape{8192, w.hidden, in.teacher_input.data(), in.teacher_weight.data()}}) {
     const std::int64_t m = s.rows, n = w.vocab, k = s.k;
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const gemm::AbtGemm mine{
-        .m = m, .n = n, .k = k, .a = s.x, .lda = k, .b = s.weight, .ldb = k, .c = ours.data(), .ldc = n};
-    gemm::AbtGemm alone = mine;
-    alone.cluster = 1;
+    std::vector<std::pair<std::string, std::function<void()>>> calls;
+    for (const Variant &v : variants) {
+      const gemm::AbtGemm g{.m = m,
+                            .n = n,
+                            .k = k,
+                            .a = s.x,
+                            .lda = k,
+                            .b = s.weight,
+                            .ldb = k,
+                            .c = ours.data(),
+                            .ldc = n,
+                            .tile = v.tile,
+                            .row_stats = v.stats ? stats.data() : nullptr,
+                            .stats_ld = gemm::abt_gemm_column_tiles(n),
+                            .stats_columns = n,
+                            .stats_scale = 1.4426950408889634f};
+      calls.emplace_back(v.name, [&, g] { gemm::abt_gemm(g, sms, stream); });
+    }
     const RowMajorGemm cublas = gemm_abt(m, n, k, s.x, s.weight, theirs.data());
-    const std::function<void()> run_ours = [&] { gemm::abt_gemm(mine, sms, stream); };
-    const std::function<void()> run_alone = [&] { gemm::abt_gemm(alone, sms, stream); };
-    const std::function<void()> run_theirs = [&] { blas.matmul(cublas, stream); };
-    blas.tune_during(kMeasuredTuning, stream, run_theirs);
+    calls.emplace_back("cuBLASLt", [&] { blas.matmul(cublas, stream); });
+    blas.tune_during(kMeasuredTuning, stream, calls.back().second);
 
     // Agreement first: poisoned outputs, then at most rounding apart.
-    CUDA_CHECK(cudaMemsetAsync(ours.data(), 0xFF, ours.bytes(), stream));
-    run_ours();
-    run_theirs();
+    calls.back().second();
+    std::vector<__nv_bfloat16> y(static_cast<std::size_t>(m) * V), x(y.size());
     stream.synchronize();
-    std::vector<__nv_bfloat16> x(static_cast<std::size_t>(m) * V), y(x.size());
-    CUDA_CHECK(cudaMemcpy(x.data(), ours.data(), x.size() * 2, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(y.data(), theirs.data(), y.size() * 2, cudaMemcpyDeviceToHost));
-    double diff = 0.0, norm = 0.0;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double u = __bfloat162float(x[i]), v = __bfloat162float(y[i]);
-      if (!std::isfinite(u)) ++bad;
-      diff += (u - v) * (u - v);
-      norm += v * v;
+    std::vector<double> agreement(calls.size(), 0.0);
+    for (std::size_t c = 0; c + 1 < calls.size(); ++c) {
+      CUDA_CHECK(cudaMemsetAsync(ours.data(), 0xFF, ours.bytes(), stream));
+      calls[c].second();
+      stream.synchronize();
+      CUDA_CHECK(cudaMemcpy(x.data(), ours.data(), x.size() * 2, cudaMemcpyDeviceToHost));
+      double diff = 0.0, norm = 0.0;
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double u = __bfloat162float(x[i]), v = __bfloat162float(y[i]);
+        if (!std::isfinite(u)) ++bad;
+        diff += (u - v) * (u - v);
+        norm += v * v;
+      }
+      agreement[c] = std::sqrt(diff / norm);
+      INFO(calls[c].first);
+      CHECK(bad == 0);
+      CHECK(agreement[c] < 1e-3);
     }
-    const double agreement = std::sqrt(diff / norm);
-    CHECK(bad == 0);
-    CHECK(agreement < 1e-3);
 
     // Cold, interleaved round by round.
-    std::vector<double> ours_ms, alone_ms, theirs_ms;
+    std::vector<std::vector<double>> cold(calls.size());
     for (int round = 0; round < 15; ++round)
-      for (auto [call, into] : {std::pair{&run_ours, &ours_ms}, std::pair{&run_alone, &alone_ms},
-                                std::pair{&run_theirs, &theirs_ms}}) {
+      for (std::size_t c = 0; c < calls.size(); ++c) {
         flush.flush(stream);
         Event start, stop;
         start.record(stream);
-        (*call)();
+        calls[c].second();
         stop.record(stream);
         stop.synchronize();
-        into->push_back(Event::elapsed_ms(start, stop));
+        cold[c].push_back(Event::elapsed_ms(start, stop));
       }
-    for (auto [name, call, cold] : {std::tuple{"kibench", &run_ours, median(ours_ms)},
-                                    std::tuple{"kibench-1", &run_alone, median(alone_ms)},
-                                    std::tuple{"cuBLASLt", &run_theirs, median(theirs_ms)}}) {
-      const Sustained hot = sustain(*call, cold, 3.0, stream, device);
-      fmt::print("{:<26} {:<8} {:>9.3f} {:>8.0f} | {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}  {:.1e}\n",
-                 fmt::format("{}x{}x{}", m, n, k), name, cold, flops / cold * 1e-9, hot.ms,
-                 flops / hot.ms * 1e-9, hot.watts, hot.joules, hot.mhz, agreement);
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const double cold_ms = median(cold[c]);
+      const Sustained hot = sustain(calls[c].second, cold_ms, 3.0, stream, device);
+      fmt::print("{:<26} {:<10} {:>9.3f} {:>8.0f} | {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}  {:.1e}\n",
+                 fmt::format("{}x{}x{}", m, n, k), calls[c].first, cold_ms, flops / cold_ms * 1e-9, hot.ms,
+                 flops / hot.ms * 1e-9, hot.watts, hot.joules, hot.mhz, agreement[c]);
     }
     for (const TuningRecord &r : blas.tuning_records())
       if (r.shape.rfind(fmt::format("{}x{}x{}", m, n, k), 0) == 0)
@@ -162,9 +187,10 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
   }
 }
 
-// One call of each cluster size on the seed's student logit chunk, for a
-// profiler (`ncu --kernel-name regex:abt_gemm kibench_tests "[gpu-gemm-profile]"`).
-TEST_CASE("one logit GEMM of each cluster size, for a profiler", "[.gpu-gemm-profile]") {
+// One call of each tile (clusters of two) and of the first tile in clusters
+// of one on the seed's student logit chunk, for a profiler (`ncu --kernel-name regex:abt_gemm kibench_tests
+// "[gpu-gemm-profile]"`).
+TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const Workload w =
       test::make_gpu_workload({.name = "seed", .tokens = 2816, .vocab = 128256, .hidden = 4096, .seed = 7});
@@ -173,7 +199,9 @@ TEST_CASE("one logit GEMM of each cluster size, for a profiler", "[.gpu-gemm-pro
   DeviceAllocator allocator("gemm-profile");
   Stream stream;
   DeviceBuffer<__nv_bfloat16> out(allocator, static_cast<std::size_t>(w.tokens * w.vocab));
-  for (int cluster : {1, 2}) {
+  for (const auto &[tile, cluster] :
+       {std::pair{gemm::AbtTile::n192_stages4, 1}, std::pair{gemm::AbtTile::n192_stages4, 2},
+        std::pair{gemm::AbtTile::n256_stages3, 2}}) {
     const gemm::AbtGemm g{.m = w.tokens,
                           .n = w.vocab,
                           .k = w.student_hidden,
@@ -183,7 +211,8 @@ TEST_CASE("one logit GEMM of each cluster size, for a profiler", "[.gpu-gemm-pro
                           .ldb = w.student_hidden,
                           .c = out.data(),
                           .ldc = w.vocab,
-                          .cluster = cluster};
+                          .cluster = cluster,
+                          .tile = tile};
     gemm::abt_gemm(g, test::sm_count(), stream);
   }
   stream.synchronize();
