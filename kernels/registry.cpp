@@ -21,6 +21,11 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        false, make_cpu_reference},
       {"fused", "chunked cuBLASLt GEMMs + one cluster-per-row loss/gradient kernel; never holds [T, V]", true,
        false, [] { return make_fused(); }},
+      {"fused-rowstats",
+       "fused with kibench's own logit GEMM writing row statistics for the row kernel (tau = 1, no bias; "
+       "elsewhere as fused)",
+       true, false,
+       [] { return make_fused(FusedOptions{.name = "fused-rowstats", .logit_statistics = true}); }},
       {"fused-lean",
        "fused within a 1 GiB workspace budget: more, shorter chunks (the memory/speed trade-off)", true,
        false,

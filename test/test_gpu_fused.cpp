@@ -124,16 +124,23 @@ void check_gradient(const char *name, const TensorRef &out, const std::vector<do
   }
 }
 
+// Whether FusedOptions::logit_statistics would take the case through the
+// logit GEMMs with row statistics.
+bool statistics_path(const Case &c) {
+  return c.temperature == 1.0 && !c.bias && c.vocab % 8 == 0 && c.hidden % 8 == 0 && (c.hidden / 2) % 8 == 0;
+}
+
 // The chunk plan's view of a case, as an implementation with
-// FusedOptions::direct_single_chunk = `direct` plans it (asks the GPU for
-// the sort's scratch size).
+// FusedOptions::direct_single_chunk = `direct` and the other options'
+// defaults plans it (asks the GPU for the sort's scratch size).
 gpu::fused::ChunkShape chunk_shape(const Case &c, bool direct) {
   return {.tokens = c.tokens,
           .vocab = c.vocab,
           .student_hidden = c.hidden / 2,
           .student_bias = c.bias,
           .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
-          .direct_grad_weight = direct};
+          .direct_grad_weight = direct,
+          .logit_statistics = FusedOptions{}.logit_statistics && statistics_path(c)};
 }
 
 // prepare, poison, run `impl`, compare with the oracle; returns the loss.
@@ -179,13 +186,15 @@ double check_implementation(Implementation &impl, const Case &c, Pass pass,
 }
 
 // The `fused` implementation with row kernel `version` against the oracle;
-// `gemm_candidates` as FusedOptions takes it.
-double check_version(const Case &c, Pass pass, int version, int gemm_candidates) {
-  INFO("row kernel v" << version << ", GEMM candidates " << gemm_candidates);
+// `gemm_candidates` and `logit_statistics` as FusedOptions takes them.
+double check_version(const Case &c, Pass pass, int version, int gemm_candidates, bool logit_statistics) {
+  INFO("row kernel v" << version << ", GEMM candidates " << gemm_candidates << ", logit statistics "
+                      << logit_statistics);
   auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows,
                                       .row_kernel = version,
                                       .conversion_first_stage = c.first_stage,
-                                      .gemm_candidates = gemm_candidates});
+                                      .gemm_candidates = gemm_candidates,
+                                      .logit_statistics = logit_statistics});
   return check_implementation(*impl, c, pass);
 }
 
@@ -196,15 +205,20 @@ double check_version(const Case &c, Pass pass, int version, int gemm_candidates)
 // one prepare to the next (and two algorithms round the bf16 logits
 // differently: measured 1.6e-6 apart on the split-1001 case). The default
 // (tuned) options are checked against the oracle too. Returns the default
-// version's loss on the heuristic's picks, which repeats exactly.
+// version's loss on the heuristic's picks, which repeats exactly. The
+// versions compare on cuBLASLt's logits; the defaults, and the logit GEMMs
+// with row statistics where the case allows them, against the oracle.
 double check_case(const Case &c, Pass pass = Pass::full) {
-  const double v1 = check_version(c, pass, 1, 1);
-  const double v2 = check_version(c, pass, 2, 1);
-  const double v3 = check_version(c, pass, 3, 1);
+  const double v1 = check_version(c, pass, 1, 1, false);
+  const double v2 = check_version(c, pass, 2, 1, false);
+  const double v3 = check_version(c, pass, 3, 1, false);
   CHECK(relative_error(v1, v2) <= 1e-6);
   CHECK(relative_error(v3, v2) <= 1e-6);
-  check_version(c, pass, FusedOptions{}.row_kernel, FusedOptions{}.gemm_candidates);
-  return FusedOptions{}.row_kernel == 2 ? v2 : v3;
+  const FusedOptions defaults;
+  check_version(c, pass, defaults.row_kernel, defaults.gemm_candidates, defaults.logit_statistics);
+  if (statistics_path(c) && !defaults.logit_statistics)
+    check_version(c, pass, defaults.row_kernel, defaults.gemm_candidates, true);
+  return defaults.row_kernel == 2 ? v2 : v3;
 }
 
 std::vector<unsigned char> device_bytes(const TensorRef &t) {
@@ -428,6 +442,57 @@ TEST_CASE("fused-lean: the seed's plan with this GPU's sort scratch fits 1 GiB",
   REQUIRE(standard.has_value());
   CHECK(standard->rows == 2816);
   CHECK(standard->workspace_bytes <= gpu::fused::kDefaultWorkspaceBudget);
+}
+
+TEST_CASE("fused: logit GEMMs with row statistics, against the oracle and the cuBLASLt path",
+          "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  // V = 3000: 12 column tiles, the last one partial; chunks of 24 rows (the
+  // last short), ignored tokens; each divergence; full and forward.
+  for (const double beta : {0.5, 0.0, 1.0}) {
+    const Case c{.label = "row-statistics",
+                 .seed = 46,
+                 .tokens = 56,
+                 .vocab = 3000,
+                 .beta = beta,
+                 .ignore_fraction = 0.2,
+                 .chunk_rows = 24};
+    REQUIRE(statistics_path(c));
+    for (Pass pass : {Pass::full, Pass::forward}) {
+      double losses[2] = {};
+      for (const bool statistics : {true, false}) {
+        auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .logit_statistics = statistics});
+        losses[statistics ? 0 : 1] = check_implementation(*impl, c, pass, [&](Implementation &prepared) {
+          const json::Object labels = prepared.run_labels();
+          REQUIRE(labels.contains("logit_gemm"));
+          CHECK(labels.find("logit_gemm")
+                    ->as_string()
+                    .starts_with(statistics ? "kibench abt_gemm" : "cuBLASLt"));
+          CHECK(prepared.memory().workspace_bytes ==
+                gpu::fused::workspace_bytes(
+                    {.tokens = c.tokens,
+                     .vocab = c.vocab,
+                     .student_hidden = c.hidden / 2,
+                     .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
+                     .direct_grad_weight = true,
+                     .logit_statistics = statistics},
+                    c.chunk_rows));
+        });
+      }
+      // The same function of logits that agree to a rounding step.
+      INFO("beta " << beta << (pass == Pass::full ? ", full" : ", forward"));
+      CHECK(relative_error(losses[0], losses[1]) <= 1e-5);
+    }
+  }
+  // Not taken where tau != 1 or a head has a bias.
+  for (const Case &c : {Case{.label = "tau2", .seed = 47, .temperature = 2.0},
+                        Case{.label = "bias", .seed = 48, .bias = true}}) {
+    REQUIRE_FALSE(statistics_path(c));
+    auto impl = make_fused(FusedOptions{.logit_statistics = true});
+    check_implementation(*impl, c, Pass::full, [&](Implementation &prepared) {
+      CHECK(prepared.run_labels().find("logit_gemm")->as_string() == "cuBLASLt");
+    });
+  }
 }
 
 TEST_CASE("fused: forward-only computes the loss and no gradients", "[gpu][fused]") {

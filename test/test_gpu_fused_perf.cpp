@@ -31,6 +31,7 @@
 #include "fused/fused_implementation.hpp"
 #include "fused/grad_weight_split.hpp"
 #include "fused/row_loss.hpp"
+#include "gemm/abt_gemm.hpp"
 #include "inputs/device_inputs.hpp"
 #include "inputs/input_set.hpp"
 #include "oracle/device_compare.hpp"
@@ -176,6 +177,16 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
       fmt::print("no oracle-fp64 in the registry: seed-size errors not checked here\n");
     }
   }
+  // kibench's logit GEMM with row statistics (fused-rowstats), for its
+  // gain or loss in the same process.
+  {
+    auto fused = make_fused(FusedOptions{.logit_statistics = true});
+    fused->prepare(w, inputs);
+    print_timing("fused full, logit GEMMs with row statistics", time_implementation(*fused, Pass::full),
+                 full_tflop);
+    print_timing("fused forward, logit GEMMs with row statistics", time_implementation(*fused, Pass::forward),
+                 forward_tflop);
+  }
   // cuBLASLt's heuristic's first picks instead of timed ones, for the
   // tuning's gain in the same process.
   {
@@ -244,6 +255,46 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
         "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n",
         fmt::format("row kernel v{} alone, {} rows, {}", version, rows, grad ? "with G'" : "loss only"),
         t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
+  }
+
+  // Version 3 on the row statistics of kibench's logit GEMM
+  // (FusedOptions::logit_statistics), on logits that GEMM has just written
+  // (the G' run then rewrites z_s, as above).
+  {
+    const std::int64_t tiles = gpu::gemm::abt_gemm_column_tiles(V);
+    gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(rows * tiles)),
+        teacher_stats(allocator, static_cast<std::size_t>(rows * tiles));
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    for (const auto &[k, x, weight, z, stats] :
+         {std::tuple{Hs, in.student_input.data(), in.student_weight.data(), zs.data(), student_stats.data()},
+          std::tuple{H, in.teacher_input.data(), in.teacher_weight.data(), zt.data(), teacher_stats.data()}})
+      gpu::gemm::abt_gemm({.m = rows,
+                           .n = V,
+                           .k = k,
+                           .a = x,
+                           .lda = k,
+                           .b = weight,
+                           .ldb = k,
+                           .c = z,
+                           .ldc = V,
+                           .row_stats = stats,
+                           .stats_ld = tiles,
+                           .stats_columns = V,
+                           .stats_scale = 1.4426950408889634f},
+                          sms, stream.get());
+    for (const bool grad : {false, true}) {
+      gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
+      args.write_grad = grad;
+      args.student_stats = student_stats.data();
+      args.teacher_stats = teacher_stats.data();
+      args.stats_ld = tiles;
+      const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
+      fmt::print(
+          "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
+          fmt::format("row kernel v3 + GEMM statistics, {} rows, {}", rows, grad ? "with G'" : "loss only"),
+          t.median_ms, t.p20_ms, t.p80_ms);
+    }
   }
 
   // One chunk of the seed plan, step by step: where a full pass's time goes.

@@ -91,6 +91,44 @@ TEST_CASE("fused chunks: fused-lean fits the seed within 1 GiB in 9 chunks of 10
   }
 }
 
+TEST_CASE("fused chunks: the logit GEMMs' row statistics cost 16 bytes a row and 256-column tile",
+          "[fused]") {
+  ChunkShape seed = kSeed;
+  seed.logit_statistics = true;
+  // Two float2 a row and tile (z_s and z_t): 501 tiles at V = 128256.
+  CHECK(workspace_bytes(seed, 2816) - workspace_bytes(kSeed, 2816) ==
+        2 * ((2816 * 501 * 8 + 511) / 512 * 512));
+  // The 2 GiB plan keeps its 3 chunks of 2816 rows.
+  const auto standard = plan_chunks(seed, kDefaultWorkspaceBudget, kPlenty, 0);
+  REQUIRE(standard.has_value());
+  CHECK(standard->rows == 2816);
+  CHECK(standard->chunks == 3);
+  CHECK(standard->workspace_bytes == workspace_bytes(seed, 2816));
+  CHECK(standard->workspace_bytes <= kDefaultWorkspaceBudget);
+  // fused-lean gives up rows to stay within 1 GiB: R = 987 fit (988 do not),
+  // 9 chunks evened to 911 would round up to 1024, so R stays 987.
+  const auto lean = plan_chunks(seed, kLeanWorkspaceBudget, kPlenty, 0);
+  REQUIRE(lean.has_value());
+  CHECK(lean->rows == 987);
+  CHECK(lean->chunks == 9);
+  CHECK(lean->workspace_bytes == workspace_bytes(seed, 987));
+  CHECK(lean->workspace_bytes <= kLeanWorkspaceBudget);
+  CHECK(workspace_bytes(seed, 988) > kLeanWorkspaceBudget);
+  // Where the default budget is raised to fit 2048-row chunks, it counts the
+  // statistics buffers' rounding as the plan does, so the chunks stay 2048
+  // rows (a budget short by 1 KiB planned 5 chunks of 1664 here).
+  for (ChunkShape shape : {ChunkShape{.tokens = 8192, .vocab = 256000, .student_hidden = 2048},
+                           ChunkShape{.tokens = 8192, .vocab = 128256, .student_hidden = 4096}}) {
+    shape.sort_temp_bytes = 100000;
+    shape.logit_statistics = true;
+    INFO("V " << shape.vocab << ", Hs " << shape.student_hidden);
+    const auto plan = plan_chunks(shape, default_workspace_budget(shape), kPlenty, 0);
+    REQUIRE(plan.has_value());
+    CHECK(plan->rows == 2048);
+    CHECK(plan->chunks == 4);
+  }
+}
+
 TEST_CASE("fused chunks: free memory and the budget both bound the rows", "[fused]") {
   SECTION("little free memory: smaller, evened-out chunks") {
     const std::uint64_t available = workspace_bytes(kSeed, 1000);
@@ -257,6 +295,26 @@ TEST_CASE("fused-lean: registered, named, and its manifest states the 1 GiB budg
   CHECK(metadata.find("labels")->find("workspace_budget_bytes")->as_string() == "1073741824");
   // The same implementation otherwise: the revision differs only in metadata.
   CHECK(*manifest.find("spec") == *make_fused()->revision().find("spec"));
+}
+
+TEST_CASE("fused-rowstats: registered, named, and its manifest says which logit GEMMs it runs", "[fused]") {
+  const RegisteredImplementation *r = find_implementation("fused-rowstats");
+  REQUIRE(r != nullptr);
+  CHECK(r->needs_gpu);
+  CHECK_FALSE(r->is_oracle);
+  const auto impl = r->make();
+  CHECK(impl->name() == "fused-rowstats");
+  const json::Value manifest = impl->revision();
+  CHECK(validate_manifest(manifest, "fused-rowstats") == 0);
+  const json::Value &metadata = *manifest.find("metadata");
+  CHECK(metadata.find("name")->as_string() == "kibench-fused-rowstats");
+  CHECK(metadata.find("title")->as_string().find("row statistics") != std::string::npos);
+  CHECK(metadata.find("description")->as_string().find("softmax statistics") != std::string::npos);
+  const json::Value fused = make_fused()->revision();
+  CHECK(fused.find("metadata")->find("description")->as_string().find("cuBLASLt's, and the row kernel") !=
+        std::string::npos);
+  // The same implementation otherwise: the revision differs only in metadata.
+  CHECK(*manifest.find("spec") == *fused.find("spec"));
 }
 
 TEST_CASE("fused chunks: the default budget keeps efficient chunks when grad W alone nearly fills 2 GiB",

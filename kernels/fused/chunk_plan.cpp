@@ -35,6 +35,17 @@ std::uint64_t fixed_bytes(const ChunkShape &s, bool direct) {
          allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1));
 }
 
+// Both logit GEMMs' row statistics: a float2 per row and 256-column tile.
+std::uint64_t statistics_row_bytes(const ChunkShape &s) {
+  return s.logit_statistics ? 8 * u64((s.vocab + 255) / 256) : 0;
+}
+
+// What the allocator's rounding may add to the per-row buffers beyond
+// rows · per-row bytes: 512 a buffer (z_s, z_t, ones; both statistics).
+std::uint64_t rounding_slack(const ChunkShape &s) {
+  return (s.logit_statistics ? 5 : 3) * 512;
+}
+
 } // namespace
 
 std::int64_t logits_stride(std::int64_t vocab) {
@@ -48,12 +59,13 @@ bool direct_plan(const ChunkShape &s, std::int64_t rows) {
 std::uint64_t workspace_bytes(const ChunkShape &s, std::int64_t rows) {
   const std::uint64_t r = u64(rows);
   return fixed_bytes(s, direct_plan(s, rows)) + allocated(r * 2 * u64(logits_stride(s.vocab))) +
-         allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0);
+         allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0) +
+         (s.logit_statistics ? 2 * allocated(r * statistics_row_bytes(s)) : 0);
 }
 
 std::uint64_t default_workspace_budget(const ChunkShape &s) {
   const std::int64_t rows = std::min({s.tokens, kMaxChunkRows, kEfficientChunkRows});
-  return std::max<std::uint64_t>(kDefaultWorkspaceBudget, workspace_bytes(s, rows) + 3 * 512);
+  return std::max<std::uint64_t>(kDefaultWorkspaceBudget, workspace_bytes(s, rows) + rounding_slack(s));
 }
 
 std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_bytes,
@@ -83,10 +95,10 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
   if (forced_rows > 0) {
     rows = std::min(forced_rows, cap);
   } else {
-    // Per-row bytes, with the allocator's rounding as slack (3 buffers x 512).
-    const std::uint64_t per_row =
-        2 * u64(logits_stride(s.vocab)) + teacher_row_bytes(s) + (s.student_bias ? 2 : 0);
-    const std::uint64_t fixed = fixed_bytes(s, false) + 3 * 512;
+    // Per-row bytes, with the allocator's rounding as slack.
+    const std::uint64_t per_row = 2 * u64(logits_stride(s.vocab)) + teacher_row_bytes(s) +
+                                  (s.student_bias ? 2 : 0) + 2 * statistics_row_bytes(s);
+    const std::uint64_t fixed = fixed_bytes(s, false) + rounding_slack(s);
     if (limit <= fixed + per_row)
       return fail(fmt::format("the fused workspace needs {:.2f} GiB for one token row; {:.2f} GiB allowed",
                               static_cast<double>(fixed + per_row) / (1u << 30),

@@ -6,6 +6,10 @@
 //   student logits / G'  R x ld bf16       (ld = V rounded up to 64)
 //   teacher logits       R x ld bf16       (afterwards the chunk's fp32 grad x)
 //   ones                 R bf16            (grad b as a GEMM; bias only)
+//   row statistics       2 x R x ceil(V/256) x 8 B (the logit GEMMs' per-
+//                                           tile (max, sum) of z_s and z_t;
+//                                           only with logit_statistics:
+//                                           8 KB a row at V = 128256)
 // and, whatever R:
 //   grad W accumulator   (V - S) x Hs fp32 (rows [S, V); rows [0, S) live in
 //                                           the bf16 output buffer, read as
@@ -61,6 +65,7 @@ struct ChunkShape {
   bool student_bias = false;
   std::uint64_t sort_temp_bytes = 0; // target_sort_temp_bytes(T, V), asked of the GPU
   bool direct_grad_weight = false;   // FusedOptions::direct_single_chunk: direct plans allowed
+  bool logit_statistics = false;     // the logit GEMMs write row statistics (FusedOptions)
 };
 
 struct ChunkPlan {

@@ -54,6 +54,7 @@
 #include "fused/row_loss.hpp"
 #include "fused/scaled_convert.hpp"
 #include "fused/token_count.hpp"
+#include "gemm/abt_gemm.hpp"
 #include "impl/cpu_common.hpp"
 #include "inputs/device_inputs.hpp"
 #include "inputs/input_set.hpp"
@@ -78,6 +79,17 @@ std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
 }
 
+// log2 e: the row kernel's softmax scale z -> a at tau = 1 (row_loss.cu).
+constexpr float kLog2e = static_cast<float>(1.4426950408889634);
+
+// Whether the logit GEMMs are kibench's own, with row statistics
+// (FusedOptions::logit_statistics says when).
+bool logit_statistics_path(const Workload &w, const FusedOptions &options) {
+  return options.logit_statistics && options.row_kernel == 3 && options.overlap_blocks == 1 &&
+         w.scalars.temperature == 1.0 && !w.student_bias && !w.teacher_bias && w.vocab % 8 == 0 &&
+         w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
+}
+
 // Asks the GPU (for the sort's scratch size): call with a device present.
 gpu::fused::ChunkShape shape_of(const Workload &w, const FusedOptions &options) {
   return {.tokens = w.tokens,
@@ -85,7 +97,8 @@ gpu::fused::ChunkShape shape_of(const Workload &w, const FusedOptions &options) 
           .student_hidden = w.student_hidden,
           .student_bias = w.student_bias.has_value(),
           .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab),
-          .direct_grad_weight = options.direct_single_chunk};
+          .direct_grad_weight = options.direct_single_chunk,
+          .logit_statistics = logit_statistics_path(w, options)};
 }
 
 // grad x_s, grad W_s (bf16), grad b_s (fp32), the loss (fp64).
@@ -122,11 +135,19 @@ public:
 
   [[nodiscard]] json::Value revision() const override {
     static constexpr const char *kDescription =
-        "Token chunks through cuBLASLt bf16 logit GEMMs, one cluster-per-row kernel that computes both "
+        "Token chunks through bf16 logit GEMMs, one cluster-per-row kernel that computes both "
         "log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, and grad GEMMs "
         "accumulating grad W in fp32, half of it in the bf16 grad W output buffer (rounded in place); never "
         "holds a [T, V] matrix. A single-chunk plan with 8 T <= V takes grad W from one bf16 GEMM scaled by "
         "1/N on the device, then adds the one-hot term to its target rows.";
+    static constexpr const char *kStatistics =
+        "Where tau = 1, neither head has a bias and V and the hidden sizes are multiples of 8, the logit "
+        "GEMMs "
+        "are kibench's own sm_90a kernel (TMA, wgmma, 128 x 256 tiles), which also writes each row's "
+        "per-tile "
+        "softmax statistics, and the row kernel combines those instead of a statistics sweep of its own.";
+    static constexpr const char *kNoStatistics =
+        "The logit GEMMs are cuBLASLt's, and the row kernel computes the row statistics itself.";
     // What prepare() does about cuBLASLt's algorithm choice.
     const std::string algorithms =
         options_.gemm_candidates > 1
@@ -139,12 +160,16 @@ public:
     const bool budgeted = options_.workspace_budget != 0;
     Object metadata{
         {"name", "kibench-" + options_.name},
-        {"title", budgeted
-                      ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
-                                    budget_text(options_.workspace_budget))
-                      : std::string("kibench fused chunked distillation loss (CUDA)")},
+        {"title",
+         budgeted ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
+                                budget_text(options_.workspace_budget))
+         : options_.logit_statistics
+             ? std::string("kibench fused chunked distillation loss, own logit GEMMs with row statistics "
+                           "(CUDA)")
+             : std::string("kibench fused chunked distillation loss (CUDA)")},
         {"description",
-         fmt::format("{} {} {}", kDescription, algorithms,
+         fmt::format("{} {} {} {}", kDescription, options_.logit_statistics ? kStatistics : kNoStatistics,
+                     algorithms,
                      budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most "
                                             "that fit it, so a smaller budget runs more, shorter chunks.",
                                             budget_text(options_.workspace_budget), options_.workspace_budget)
@@ -251,6 +276,13 @@ public:
     // Holds z_t, then (as fp32) the chunk's grad x.
     teacher_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * std::max(plan_.ld, 2 * Hs)));
     row_loss_ = DeviceBuffer<float>(*allocator_, count(T));
+    statistics_ = shape.logit_statistics;
+    if (statistics_) {
+      stats_ld_ = gpu::gemm::abt_gemm_column_tiles(V);
+      student_stats_ = DeviceBuffer<float2>(*allocator_, count(R * stats_ld_));
+      teacher_stats_ = DeviceBuffer<float2>(*allocator_, count(R * stats_ld_));
+      CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+    }
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(*allocator_, 1);
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_})
       *buffer = DeviceBuffer<std::int32_t>(*allocator_, count(T));
@@ -373,6 +405,8 @@ public:
                plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
                             : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
     labels.set("row_kernel", fmt::format("v{}", options_.row_kernel));
+    labels.set("logit_gemm",
+               statistics_ ? "kibench abt_gemm (128 x 256 tiles), with row statistics" : "cuBLASLt");
     if (blocks_ > 1) labels.set("overlap_blocks", std::to_string(blocks_));
     return labels;
   }
@@ -397,6 +431,10 @@ public:
     for (auto *buffer : {&student_logits_, &teacher_logits_, &ones_, &grad_input_, &grad_weight_})
       buffer->reset();
     for (auto *buffer : {&grad_weight_high_, &row_loss_, &grad_bias_}) buffer->reset();
+    student_stats_.reset();
+    teacher_stats_.reset();
+    statistics_ = false;
+    stats_ld_ = 0;
     split_ = 0;
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
     sort_temp_.reset();
@@ -483,17 +521,42 @@ private:
       // The previous chunk's row kernels of blocks 0..k have read their
       // rows; chunks never grow, so this block lies within those rows.
       if (overlap) stream_->wait(rows_done_[block]);
-      gpu::RowMajorGemm student = gpu::gemm_abt(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld);
-      student.ldc = ld;
-      student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
-      student.sm_count_target = sms_beside_logits(b0);
-      blas_->matmul(student, *stream_);
-      gpu::RowMajorGemm teacher =
-          gpu::gemm_abt(n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld);
-      teacher.ldc = ld;
-      teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
-      teacher.sm_count_target = sms_beside_logits(b0);
-      blas_->matmul(teacher, *stream_);
+      if (statistics_) {
+        // z and its row statistics (of z log2 e, the row kernel's scale at tau = 1).
+        const auto logit_gemm = [&](std::int64_t k, const bf16 *x, const bf16 *weight, bf16 *z,
+                                    float2 *stats) {
+          gpu::gemm::abt_gemm({.m = n,
+                               .n = V,
+                               .k = k,
+                               .a = x,
+                               .lda = k,
+                               .b = weight,
+                               .ldb = k,
+                               .c = z,
+                               .ldc = ld,
+                               .row_stats = stats,
+                               .stats_ld = stats_ld_,
+                               .stats_columns = V,
+                               .stats_scale = kLog2e},
+                              sm_count_, stream_->get());
+        };
+        logit_gemm(Hs, x_s, in.student_weight.data(), logits + b0 * ld,
+                   student_stats_.data() + b0 * stats_ld_);
+        logit_gemm(H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld,
+                   teacher_stats_.data() + b0 * stats_ld_);
+      } else {
+        gpu::RowMajorGemm student = gpu::gemm_abt(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld);
+        student.ldc = ld;
+        student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+        student.sm_count_target = sms_beside_logits(b0);
+        blas_->matmul(student, *stream_);
+        gpu::RowMajorGemm teacher =
+            gpu::gemm_abt(n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld);
+        teacher.ldc = ld;
+        teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
+        teacher.sm_count_target = sms_beside_logits(b0);
+        blas_->matmul(teacher, *stream_);
+      }
 
       gpu::fused::RowLossArgs args;
       args.student_logits = logits + b0 * ld;
@@ -514,6 +577,11 @@ private:
       args.ignore_index = w.scalars.ignore_index;
       args.write_grad = grads;
       args.version = options_.row_kernel;
+      if (statistics_) {
+        args.student_stats = student_stats_.data() + b0 * stats_ld_;
+        args.teacher_stats = teacher_stats_.data() + b0 * stats_ld_;
+        args.stats_ld = stats_ld_;
+      }
       if (overlap) {
         args.max_clusters = options_.overlap_row_clusters;
         logits_ready_[block].record(*stream_);
@@ -614,6 +682,12 @@ private:
   DeviceBuffer<std::int32_t> sort_keys_, sort_tokens_, sorted_keys_, sorted_tokens_; // [T]
   DeviceBuffer<std::byte> sort_temp_;
   gpu::fused::TargetOrder order_;
+  // The logit GEMMs' row statistics (FusedOptions::logit_statistics):
+  // [R, stats_ld_] each, on sm_count_ SMs.
+  bool statistics_ = false;
+  std::int64_t stats_ld_ = 0;
+  int sm_count_ = 0;
+  DeviceBuffer<float2> student_stats_, teacher_stats_;
 };
 
 } // namespace

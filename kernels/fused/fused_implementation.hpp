@@ -1,6 +1,8 @@
 // `fused`: the distillation loss and its student gradients without ever
 // holding a [T, V] matrix. Token chunks of R rows run through
-//   z_s = x_s W_sᵀ (+ b_s), z_t = x_t W_tᵀ (+ b_t)   cuBLASLt, bf16 [R, V]
+//   z_s = x_s W_sᵀ (+ b_s), z_t = x_t W_tᵀ (+ b_t)   cuBLASLt, bf16 [R, V], or
+//                                                     abt_gemm with row
+//                                                     statistics (below)
 //   the row kernel (row_loss.hpp)                    per-row loss terms; G' over z_s
 //   grad x_s[chunk] = (G' W_s - w_h W_s[y]) / N       fp32 GEMM, then one rounding
 //   grad W_s += G'ᵀ x_s[chunk]                        fp32 accumulator (beta = 1),
@@ -70,6 +72,18 @@ struct FusedOptions {
   int overlap_row_clusters = 0;
   int overlap_gemm_sms = 0;
   bool overlap_row_priority = true;
+  // Logit GEMMs that write row statistics (the `fused-rowstats` entry):
+  // where tau = 1, neither head has a bias, V and both hidden sizes are
+  // multiples of 8 (whole 16-byte TMA rows), the row kernel is v3 and
+  // nothing overlaps, z_s and z_t come from kibench's own GEMM
+  // (gemm/abt_gemm.hpp), which also writes each row's per-256-column
+  // (max, Σ exp); the row kernel combines those instead of a statistics
+  // sweep and cluster reduction of its own, and takes the KL terms in its
+  // load sweep. Off by default: on the H200 the row kernel gains 26 % but
+  // the GEMMs lose about as much at the seed (equal times) and more
+  // elsewhere (3-7 % slower passes at H = 2048 and 8192, V = 256000;
+  // docs/perf.md).
+  bool logit_statistics = false;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

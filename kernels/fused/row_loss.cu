@@ -150,6 +150,20 @@ void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
   p.ignore_index = args.ignore_index;
   p.unit_temperature = args.temperature == 1.0;
 
+  if ((args.student_stats == nullptr) != (args.teacher_stats == nullptr))
+    throw std::invalid_argument("launch_row_loss: row statistics of both logit matrices or of neither");
+  if (args.student_stats != nullptr) {
+    if (args.version != 3 || args.temperature != 1.0)
+      throw std::invalid_argument(
+          "launch_row_loss: the GEMMs' row statistics need version 3 and temperature 1");
+    p.student_stats = args.student_stats;
+    p.teacher_stats = args.teacher_stats;
+    p.stats_tiles = static_cast<int>((args.vocab + 255) / 256);
+    p.stats_ld = args.stats_ld;
+    if (p.stats_ld < p.stats_tiles)
+      throw std::invalid_argument(
+          "launch_row_loss: row statistics stride below the vocabulary's 256-column tiles");
+  }
   if (args.max_clusters < 0 || (args.max_clusters != 0 && args.version != 3))
     throw std::invalid_argument("launch_row_loss: max_clusters must be >= 0, and 0 below version 3");
   switch (args.version) {

@@ -49,6 +49,15 @@ struct RowLossArgs {
   bool write_grad = true;
   // Kernel version (row_loss_v1.cu, v2, v3); all compute the same.
   int version = 3;
+  // The logit GEMMs' row statistics (gemm/abt_gemm.hpp, AbtGemm::row_stats
+  // with stats_scale log2 e), or null: per row r and 256-column tile j,
+  // (max, Σ 2^(x − max)) of x = z log2 e at [r · stats_ld + j], for z_s and
+  // z_t. The kernel then takes the softmax statistics from them instead of
+  // a sweep and a cluster reduction of its own. Version 3 and temperature 1
+  // only.
+  const float2 *student_stats = nullptr;
+  const float2 *teacher_stats = nullptr;
+  std::int64_t stats_ld = 0;
   // At most this many clusters of 8 CTAs run at once (each loops over
   // rows), leaving the other SMs to GEMMs on another stream; 0: as many as
   // fit. Version 3 only.

@@ -43,6 +43,15 @@ struct Params {
   float weight_soft;
   std::int64_t ignore_index;
   bool unit_temperature; // sigma = q, and one sum fewer
+  // The logit GEMMs' row statistics (abt_gemm.hpp), or null: per row r and
+  // 256-column tile j, stats[r * stats_ld + j] = (max a, Σ 2^(a − max a))
+  // over the tile, a = z scale (student) or z_t scale (teacher). Version 3
+  // at tau = 1 only: the kernel then combines them instead of its own
+  // statistics sweep and cluster reduction.
+  const float2 *student_stats;
+  const float2 *teacher_stats;
+  std::int64_t stats_ld;
+  int stats_tiles;
 };
 
 // Elements per CTA: V / 8 rounded up to whole 16-byte vectors.

@@ -28,6 +28,11 @@
 //    exponent is one FFMA (x log2 e - m),
 //    shared memory holds z_t unscaled, and the mixture's m > 0 guard is an
 //    added FLT_MIN, not a clamp: 3 of ~53 instructions a logit fewer.
+//  - with the logit GEMMs' row statistics (Params::student_stats, tau = 1),
+//    the load sweep only loads, and each CTA combines the row's per-tile
+//    (max, sum) pairs itself, in a fixed order (so every CTA of the
+//    cluster gets the same bits): the cluster reduction of the statistics
+//    goes, and the target logit's dot product rides on the KL reduction.
 // Measured on the H200: 0.875 ms a 2048-row chunk with G' (v2: 1.211 ms),
 // 0.732 ms loss only (v2: 1.017): 1.38x, short of the ~2x that counting
 // instructions predicted (docs/perf.md, v4).
@@ -142,6 +147,64 @@ __device__ void cluster_reduce(float (&v)[N], int stage, ExchangeV3 &ex, cg::clu
   for (int i = 0; i < N; ++i) v[i] = ex.result[i];
 }
 
+// The pairs of tile `threadIdx.x` of a row, loaded as the row starts so
+// that their latency passes under the load sweep: (-inf, 0) past the last
+// tile. Tiles beyond kThreads (V > 131072) are read by the combine.
+struct FirstTilePairs {
+  float2 student, teacher;
+};
+
+__device__ __forceinline__ FirstTilePairs first_tile_pairs(const Params &p, int row) {
+  const int j = static_cast<int>(threadIdx.x);
+  if (j >= p.stats_tiles) return {make_float2(-INFINITY, 0.0f), make_float2(-INFINITY, 0.0f)};
+  return {p.student_stats[row * p.stats_ld + j], p.teacher_stats[row * p.stats_ld + j]};
+}
+
+// The row's softmax statistics from the logit GEMMs' per-tile pairs:
+// v = (m_a, m_b, s_a, s_b) with s 2^m the sum of 2^a over the row. Thread
+// t combines tiles t, t + kThreads, ... in order, then the warps' butterflies
+// and warp 0 over the 16 warp partials, as cluster_reduce does within a
+// CTA; every CTA of the cluster reads the same pairs, so all agree. The
+// warp partials pass through this CTA's slots of `stage`, the stage of the
+// row's KL reduction, before that reduction writes them: the other CTAs
+// read them only after its cluster barrier, and last read the previous
+// values (two rows back) before the previous row's.
+__device__ void combine_gemm_statistics(const Params &p, int row, const FirstTilePairs &first, float (&v)[4],
+                                        int stage, ExchangeV3 &ex) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  v[0] = first.student.x;
+  v[1] = first.teacher.x;
+  v[2] = first.student.y;
+  v[3] = first.teacher.y;
+  const float2 *student = p.student_stats + row * p.stats_ld, *teacher = p.teacher_stats + row * p.stats_ld;
+  for (int j = static_cast<int>(threadIdx.x) + kThreads; j < p.stats_tiles; j += kThreads) {
+    const float2 a = student[j], b = teacher[j];
+    const float part[4] = {a.x, b.x, a.y, b.y};
+    combine_into<2>(v, part);
+  }
+  warp_combine<2>(v);
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) ex.slot[stage][warp][i] = v[i];
+  }
+  __syncthreads();
+  if (warp == 0) {
+    float acc[4] = {-INFINITY, -INFINITY, 0.0f, 0.0f};
+    if (lane < kWarps) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[i] = ex.slot[stage][lane][i];
+    }
+    warp_combine<2>(acc);
+    if (lane == 0) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) ex.result[i] = acc[i];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = ex.result[i];
+}
+
 __device__ __forceinline__ void prefetch_l2(const void *pointer, unsigned bytes) {
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pointer), "r"(bytes) : "memory");
 }
@@ -215,13 +278,11 @@ __device__ __forceinline__ float teacher_log2p(const Params &p, float b, const R
   return kUnitTemperature ? fmaf(b, p.scale, -st.lse_b) : b - st.lse_b;
 }
 
-// The KL sweep's work on one vector (kl_sweep of row_loss_device.cuh,
-// without its per-element masks on whole vectors).
-template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kFull>
-__device__ __forceinline__ void kl_vector(const Params &p, const Slice &s, int v, int lanes,
-                                          const RowStats &st, float &kl0, float &kl1) {
-  float z[kVector], b[kVector];
-  s.load(v, z, b);
+// The KL terms of one vector (kl_sweep of row_loss_device.cuh, without its
+// per-element masks on whole vectors); the mixture replaces b by log2(q/m).
+template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
+__device__ __forceinline__ void kl_terms(const Params &p, const float (&z)[kVector], float (&b)[kVector],
+                                         int lanes, const RowStats &st, float &kl0, float &kl1) {
   // Two chains per sum: even and odd elements.
   float even0 = 0.0f, odd0 = 0.0f, even1 = 0.0f, odd1 = 0.0f;
 #pragma unroll
@@ -250,7 +311,33 @@ __device__ __forceinline__ void kl_vector(const Params &p, const Slice &s, int v
   }
   kl0 += even0 + odd0;
   kl1 += even1 + odd1;
+}
+
+// The KL sweep's work on one vector in shared memory.
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kFull>
+__device__ __forceinline__ void kl_vector(const Params &p, const Slice &s, int v, int lanes,
+                                          const RowStats &st, float &kl0, float &kl1) {
+  float z[kVector], b[kVector];
+  s.load(v, z, b);
+  kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes, st, kl0, kl1);
   if constexpr (kDivergence == Divergence::mixture && kGrad) s.store_b(v, b);
+}
+
+// With the GEMMs' statistics (tau = 1) the row's log-sum-exps are known
+// before its logits are read, so the load sweep takes the KL terms on the
+// way (where the KL has a sweep of its own) and shared memory receives
+// z_s and z_t, or log2(q/m) for the mixture's gradient, once.
+template <Divergence kDivergence, bool kGrad, bool kFull>
+__device__ __forceinline__ void load_kl_vector(const Params &p, const Slice &s, int v, const uint4 &zs,
+                                               const uint4 &zt, int lanes, const RowStats &st, float &kl0,
+                                               float &kl1) {
+  float z[kVector], b[kVector];
+  unpack(zt, b);
+  if constexpr (kSeparateKlSweep<kDivergence, kGrad>) {
+    unpack(zs, z);
+    kl_terms<kDivergence, true, kFull>(p, z, b, lanes, st, kl0, kl1);
+  }
+  s.store(v, zs, b);
 }
 
 // The gradient row's coefficients: G' = w_h sigma + q (c_lin x + c_const)
@@ -295,11 +382,15 @@ __device__ __forceinline__ void gradient_vector(const Params &p, const Slice &s,
   __stcs(out_row + v, pack(g));
 }
 
-template <Divergence kDivergence, bool kGrad, bool kUnitTemperature>
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats>
 __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads, 2)
     row_loss_v3_kernel(const Params p, int rows) {
+  static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
   constexpr int P = kUnitTemperature ? 2 : 3; // softmax statistics per row
   constexpr int kStats = 2 * P + 1;           // and the target logit
+  // The KL sums, and with the GEMMs' statistics the target logit's dot
+  // product (no statistics reduction to ride on).
+  constexpr int kKlValues = kGemmStats ? 3 : 2;
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   __shared__ ExchangeV3 ex;
@@ -316,6 +407,12 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
   // Every thread reads and writes only the slice vectors v = tid + k *
   // kThreads, in every sweep of every row, so the slice needs no barrier
   // between one row's gradient sweep and the next row's loads.
+  // The KL reduction's exchange stage: 1, after the statistics' reduction
+  // on stage 0; with the GEMMs' statistics it is a row's only cluster
+  // reduction, so rows alternate stages (a CTA may write row r + 1's slot
+  // while another still gathers row r's; row r + 2's waits for row r + 1's
+  // barrier, past which every gather of row r is done).
+  int kl_stage = 1;
   for (int row = static_cast<int>(blockIdx.x) / kClusterSize; row < rows; row += clusters) {
     auto *out_row = reinterpret_cast<uint4 *>(p.student + row * p.ld + part.begin);
     const auto *teacher_row = reinterpret_cast<const uint4 *>(p.teacher + row * p.ld + part.begin);
@@ -334,6 +431,8 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
       continue;
     }
 
+    FirstTilePairs first_pairs{};
+    if constexpr (kGemmStats) first_pairs = first_tile_pairs(p, row);
     // The target logit's first operands, in flight during the row's loads.
     const __nv_bfloat16 *x = p.student_input + static_cast<std::int64_t>(row) * p.student_hidden;
     const __nv_bfloat16 *w = p.student_weight + y * p.student_hidden;
@@ -347,6 +446,18 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
     float stats[kStats];
 #pragma unroll
     for (int i = 0; i < kStats; ++i) stats[i] = i < P ? -INFINITY : 0.0f;
+    float kl[kKlValues] = {};
+    RowStats st;
+    if constexpr (kGemmStats) {
+      kl_stage ^= 1;
+      float combined[4];
+      combine_gemm_statistics(p, row, first_pairs, combined, kl_stage, ex);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) stats[i] = combined[i];
+      st.lse_a = stats[0] + log2f(stats[P]); // log2 sum 2^a
+      st.lse_b = stats[1] + log2f(stats[P + 1]);
+      st.lse_raw = st.lse_a;
+    }
     for (int base = tid; base < part.vectors; base += kBatch * kThreads) {
       uint4 zs[kBatch], zt[kBatch];
 #pragma unroll
@@ -360,35 +471,45 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int v = base + u * kThreads;
-        if (v < part.full)
-          load_vector<true, kUnitTemperature>(p, s, v, zs[u], zt[u], kVector, stats);
-        else if (v < part.vectors)
-          load_vector<false, kUnitTemperature>(p, s, v, zs[u], zt[u], tail_lanes, stats);
+        if constexpr (kGemmStats) {
+          if (v < part.full)
+            load_kl_vector<kDivergence, kGrad, true>(p, s, v, zs[u], zt[u], kVector, st, kl[0], kl[1]);
+          else if (v < part.vectors)
+            load_kl_vector<kDivergence, kGrad, false>(p, s, v, zs[u], zt[u], tail_lanes, st, kl[0], kl[1]);
+        } else {
+          if (v < part.full)
+            load_vector<true, kUnitTemperature>(p, s, v, zs[u], zt[u], kVector, stats);
+          else if (v < part.vectors)
+            load_vector<false, kUnitTemperature>(p, s, v, zs[u], zt[u], tail_lanes, stats);
+        }
       }
     }
     float dot = x0 * w0;
     for (int h = h0 + kClusterSize * kThreads; h < p.student_hidden; h += kClusterSize * kThreads)
       dot = fmaf(__bfloat162float(x[h]), __bfloat162float(w[h]), dot);
-    stats[2 * P] = dot;
-    cluster_reduce<P>(stats, 0, ex, cluster);
-    RowStats st;
-    st.lse_a = stats[0] + log2f(stats[P]); // log2 sum 2^a
-    st.lse_b = stats[1] + log2f(stats[P + 1]);
-    if constexpr (kUnitTemperature) {
-      st.lse_raw = st.lse_a;
+    if constexpr (kGemmStats) {
+      kl[2] = dot; // reduced with the KL sums
     } else {
-      st.lse_raw = stats[2] + log2f(stats[P + 2]);
+      stats[2 * P] = dot;
+      cluster_reduce<P>(stats, 0, ex, cluster);
+      st.lse_a = stats[0] + log2f(stats[P]); // log2 sum 2^a
+      st.lse_b = stats[1] + log2f(stats[P + 1]);
+      if constexpr (kUnitTemperature) {
+        st.lse_raw = st.lse_a;
+      } else {
+        st.lse_raw = stats[2] + log2f(stats[P + 2]);
+      }
     }
-    const float target_logit =
-        stats[2 * P] + (p.student_bias != nullptr ? __bfloat162float(p.student_bias[y]) : 0.0f);
 
-    float kl[2] = {0.0f, 0.0f};
     if constexpr (kSeparateKlSweep<kDivergence, kGrad>) {
-      for (int v = tid; v < part.full; v += kThreads)
-        kl_vector<kDivergence, kGrad, kUnitTemperature, true>(p, s, v, kVector, st, kl[0], kl[1]);
-      if (owns_tail)
-        kl_vector<kDivergence, kGrad, kUnitTemperature, false>(p, s, part.full, tail_lanes, st, kl[0], kl[1]);
-      cluster_reduce<0>(kl, 1, ex, cluster);
+      if constexpr (!kGemmStats) {
+        for (int v = tid; v < part.full; v += kThreads)
+          kl_vector<kDivergence, kGrad, kUnitTemperature, true>(p, s, v, kVector, st, kl[0], kl[1]);
+        if (owns_tail)
+          kl_vector<kDivergence, kGrad, kUnitTemperature, false>(p, s, part.full, tail_lanes, st, kl[0],
+                                                                 kl[1]);
+      }
+      cluster_reduce<0>(kl, kl_stage, ex, cluster);
     }
     if constexpr (kGrad) {
       GradientCoefficients c;
@@ -399,17 +520,21 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
       if (owns_tail)
         gradient_vector<kDivergence, kUnitTemperature, false>(p, s, part.full, tail_lanes, st, c, kl[1],
                                                               out_row);
-      if constexpr (kDivergence == Divergence::forward_kl) cluster_reduce<0>(kl, 1, ex, cluster);
+      if constexpr (kDivergence == Divergence::forward_kl) cluster_reduce<0>(kl, kl_stage, ex, cluster);
     }
+    // The dot product was reduced with the KL sums (kGemmStats) or the
+    // statistics.
+    const float target_logit = (kGemmStats ? kl[kKlValues - 1] : stats[2 * P]) +
+                               (p.student_bias != nullptr ? __bfloat162float(p.student_bias[y]) : 0.0f);
     if (rank == 0 && tid == 0) p.row_loss[row] = row_loss_value<kDivergence>(p, kl, st.lse_raw, target_logit);
   }
   // No CTA may leave while another still reads its exchange slots.
   cluster.sync();
 }
 
-template <Divergence kDivergence, bool kGrad, bool kUnitTemperature>
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats = false>
 void launch(const Params &p, std::int64_t rows, int max_clusters, cudaStream_t stream) {
-  auto *kernel = &row_loss_v3_kernel<kDivergence, kGrad, kUnitTemperature>;
+  auto *kernel = &row_loss_v3_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats>;
   const std::size_t smem = dynamic_smem_bytes(p.slice);
   const auto *key = reinterpret_cast<const void *>(kernel);
   raise_smem_limit(key, smem);
@@ -422,7 +547,10 @@ void launch(const Params &p, std::int64_t rows, int max_clusters, cudaStream_t s
 
 template <Divergence kDivergence>
 void launch_for(const Params &p, std::int64_t rows, bool grad, int max_clusters, cudaStream_t stream) {
-  if (p.unit_temperature) {
+  if (p.student_stats != nullptr) {
+    grad ? launch<kDivergence, true, true, true>(p, rows, max_clusters, stream)
+         : launch<kDivergence, false, true, true>(p, rows, max_clusters, stream);
+  } else if (p.unit_temperature) {
     grad ? launch<kDivergence, true, true>(p, rows, max_clusters, stream)
          : launch<kDivergence, false, true>(p, rows, max_clusters, stream);
   } else {
