@@ -266,23 +266,14 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
         teacher_stats(allocator, static_cast<std::size_t>(rows * tiles));
     int sms = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    for (const auto &[k, x, weight, z, stats] :
-         {std::tuple{Hs, in.student_input.data(), in.student_weight.data(), zs.data(), student_stats.data()},
-          std::tuple{H, in.teacher_input.data(), in.teacher_weight.data(), zt.data(), teacher_stats.data()}})
-      gpu::gemm::abt_gemm({.m = rows,
-                           .n = V,
-                           .k = k,
-                           .a = x,
-                           .lda = k,
-                           .b = weight,
-                           .ldb = k,
-                           .c = z,
-                           .ldc = V,
-                           .row_stats = stats,
-                           .stats_ld = tiles,
-                           .stats_columns = V,
-                           .stats_scale = 1.4426950408889634f},
-                          sms, stream.get());
+    gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, V, Hs, in.student_input.data(),
+                                                              in.student_weight.data(), zs.data(), V,
+                                                              student_stats.data(), 1.4426950408889634f),
+                        sms, stream.get());
+    gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, V, H, in.teacher_input.data(),
+                                                              in.teacher_weight.data(), zt.data(), V,
+                                                              teacher_stats.data(), 1.4426950408889634f),
+                        sms, stream.get());
     for (const bool grad : {false, true}) {
       gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
       args.write_grad = grad;

@@ -141,11 +141,10 @@ public:
         "holds a [T, V] matrix. A single-chunk plan with 8 T <= V takes grad W from one bf16 GEMM scaled by "
         "1/N on the device, then adds the one-hot term to its target rows.";
     static constexpr const char *kStatistics =
-        "Where tau = 1, neither head has a bias and V and the hidden sizes are multiples of 8, the logit "
-        "GEMMs "
-        "are kibench's own sm_90a kernel (TMA, wgmma, 128 x 256 tiles), which also writes each row's "
-        "per-tile "
-        "softmax statistics, and the row kernel combines those instead of a statistics sweep of its own.";
+        "Where tau = 1, neither head has a bias and V and the hidden sizes are multiples of 8, the "
+        "logit GEMMs are kibench's own sm_90a kernel (TMA, wgmma, 128 x 256 tiles), which also writes "
+        "each row's per-tile softmax statistics, and the row kernel combines those instead of a "
+        "statistics sweep of its own.";
     static constexpr const char *kNoStatistics =
         "The logit GEMMs are cuBLASLt's, and the row kernel computes the row statistics itself.";
     // What prepare() does about cuBLASLt's algorithm choice.
@@ -523,27 +522,14 @@ private:
       if (overlap) stream_->wait(rows_done_[block]);
       if (statistics_) {
         // z and its row statistics (of z log2 e, the row kernel's scale at tau = 1).
-        const auto logit_gemm = [&](std::int64_t k, const bf16 *x, const bf16 *weight, bf16 *z,
-                                    float2 *stats) {
-          gpu::gemm::abt_gemm({.m = n,
-                               .n = V,
-                               .k = k,
-                               .a = x,
-                               .lda = k,
-                               .b = weight,
-                               .ldb = k,
-                               .c = z,
-                               .ldc = ld,
-                               .row_stats = stats,
-                               .stats_ld = stats_ld_,
-                               .stats_columns = V,
-                               .stats_scale = kLog2e},
-                              sm_count_, stream_->get());
-        };
-        logit_gemm(Hs, x_s, in.student_weight.data(), logits + b0 * ld,
-                   student_stats_.data() + b0 * stats_ld_);
-        logit_gemm(H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld,
-                   teacher_stats_.data() + b0 * stats_ld_);
+        gpu::gemm::abt_gemm(
+            gpu::gemm::logit_gemm_with_statistics(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld,
+                                                  ld, student_stats_.data() + b0 * stats_ld_, kLog2e),
+            sm_count_, stream_->get());
+        gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
+                                n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld, ld,
+                                teacher_stats_.data() + b0 * stats_ld_, kLog2e),
+                            sm_count_, stream_->get());
       } else {
         gpu::RowMajorGemm student = gpu::gemm_abt(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld);
         student.ldc = ld;

@@ -72,6 +72,28 @@ struct AbtGemm {
 // 48 tiles, so a 2816-row chunk reads W from HBM once), at least 2.
 [[nodiscard]] int abt_gemm_group_rows(std::int64_t k);
 
+// A logit product z = x · Wᵀ, x [m, k] and W [n, k] dense, z [m, n] with row
+// stride ldc, writing the row statistics of z · scale over all n columns
+// into stats [m, abt_gemm_column_tiles(n)]: how the fused row kernel takes
+// its logits (scale log2 e at tau = 1).
+[[nodiscard]] inline AbtGemm logit_gemm_with_statistics(std::int64_t m, std::int64_t n, std::int64_t k,
+                                                        const void *x, const void *weight, void *z,
+                                                        std::int64_t ldc, float2 *stats, float scale) {
+  return {.m = m,
+          .n = n,
+          .k = k,
+          .a = x,
+          .lda = k,
+          .b = weight,
+          .ldb = k,
+          .c = z,
+          .ldc = ldc,
+          .row_stats = stats,
+          .stats_ld = abt_gemm_column_tiles(n),
+          .stats_columns = n,
+          .stats_scale = scale};
+}
+
 // Whether abt_gemm takes these operands: shapes within int32, n a multiple
 // of 8, A, B and C 16-byte aligned with row strides of whole 16-byte units
 // (TMA moves whole 16-byte units of a row), a cluster of 1 or 2, and row
