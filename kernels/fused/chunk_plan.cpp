@@ -6,6 +6,7 @@
 
 #include "cuda/device_allocator.hpp"
 #include "fused/grad_weight_split.hpp"
+#include "gemm/abt_gemm.hpp"
 
 namespace kibench::gpu::fused {
 
@@ -35,9 +36,9 @@ std::uint64_t fixed_bytes(const ChunkShape &s, bool direct) {
          allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1));
 }
 
-// Both logit GEMMs' row statistics: a float2 per row and 256-column tile.
+// One logit GEMM's row statistics a token row: a float2 per column tile.
 std::uint64_t statistics_row_bytes(const ChunkShape &s) {
-  return s.logit_statistics ? 8 * u64((s.vocab + 255) / 256) : 0;
+  return s.logit_statistics ? 8 * u64(gemm::abt_gemm_column_tiles(s.vocab)) : 0;
 }
 
 // What the allocator's rounding may add to the per-row buffers beyond

@@ -55,6 +55,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "fused/row_loss_device.cuh"
+#include "gemm/abt_gemm.hpp"
 
 namespace kibench::gpu::fused {
 
@@ -158,7 +159,7 @@ void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
           "launch_row_loss: the GEMMs' row statistics need version 3 and temperature 1");
     p.student_stats = args.student_stats;
     p.teacher_stats = args.teacher_stats;
-    p.stats_tiles = static_cast<int>((args.vocab + 255) / 256);
+    p.stats_tiles = static_cast<int>(gemm::abt_gemm_column_tiles(args.vocab));
     p.stats_ld = args.stats_ld;
     if (p.stats_ld < p.stats_tiles)
       throw std::invalid_argument(
