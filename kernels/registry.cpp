@@ -19,13 +19,22 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        make_cpu_fp64},
       {"cpu-reference", "torch-equivalent chain on the CPU: bf16 GEMMs, fp32 loss ops, bf16 grads", false,
        false, make_cpu_reference},
-      {"fused", "chunked cuBLASLt GEMMs + one cluster-per-row loss/gradient kernel; never holds [T, V]", true,
-       false, [] { return make_fused(); }},
+      {"fused",
+       "chunked GEMMs + one cluster-per-row loss/gradient kernel, never holding [T, V]; the logit GEMMs "
+       "kibench's own with row statistics where they pay, else cuBLASLt's",
+       true, false, [] { return make_fused(); }},
       {"fused-rowstats",
-       "fused with kibench's own logit GEMM writing row statistics for the row kernel (tau = 1, no bias; "
-       "elsewhere as fused)",
+       "fused with kibench's own logit GEMM writing row statistics for the row kernel wherever it can run "
+       "(tau = 1, no bias), not only where it pays",
        true, false,
-       [] { return make_fused(FusedOptions{.name = "fused-rowstats", .logit_statistics = true}); }},
+       [] {
+         return make_fused(FusedOptions{.name = "fused-rowstats", .logit_statistics = LogitStatistics::on});
+       }},
+      {"fused-cublaslt", "fused with cuBLASLt's logit GEMMs everywhere (the row kernel's own statistics)",
+       true, false,
+       [] {
+         return make_fused(FusedOptions{.name = "fused-cublaslt", .logit_statistics = LogitStatistics::off});
+       }},
       {"fused-lean",
        "fused within a 1 GiB workspace budget: more, shorter chunks (the memory/speed trade-off)", true,
        false,

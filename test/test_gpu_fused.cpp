@@ -132,15 +132,18 @@ bool statistics_path(const Case &c) {
 
 // The chunk plan's view of a case, as an implementation with
 // FusedOptions::direct_single_chunk = `direct` and the other options'
-// defaults plans it (asks the GPU for the sort's scratch size).
+// defaults plans it (asks the GPU for the sort's scratch size). The
+// default's automatic row statistics stay off below a student hidden size
+// of 2048, as in every case that calls this.
 gpu::fused::ChunkShape chunk_shape(const Case &c, bool direct) {
+  REQUIRE(c.hidden / 2 < gpu::fused::kStatisticsMinStudentHidden);
   return {.tokens = c.tokens,
           .vocab = c.vocab,
           .student_hidden = c.hidden / 2,
           .student_bias = c.bias,
           .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(c.tokens, c.vocab),
           .direct_grad_weight = direct,
-          .logit_statistics = FusedOptions{}.logit_statistics && statistics_path(c)};
+          .logit_statistics = false};
 }
 
 // prepare, poison, run `impl`, compare with the oracle; returns the loss.
@@ -187,9 +190,10 @@ double check_implementation(Implementation &impl, const Case &c, Pass pass,
 
 // The `fused` implementation with row kernel `version` against the oracle;
 // `gemm_candidates` and `logit_statistics` as FusedOptions takes them.
-double check_version(const Case &c, Pass pass, int version, int gemm_candidates, bool logit_statistics) {
+double check_version(const Case &c, Pass pass, int version, int gemm_candidates,
+                     LogitStatistics logit_statistics) {
   INFO("row kernel v" << version << ", GEMM candidates " << gemm_candidates << ", logit statistics "
-                      << logit_statistics);
+                      << static_cast<int>(logit_statistics));
   auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows,
                                       .row_kernel = version,
                                       .conversion_first_stage = c.first_stage,
@@ -209,15 +213,15 @@ double check_version(const Case &c, Pass pass, int version, int gemm_candidates,
 // versions compare on cuBLASLt's logits; the defaults, and the logit GEMMs
 // with row statistics where the case allows them, against the oracle.
 double check_case(const Case &c, Pass pass = Pass::full) {
-  const double v1 = check_version(c, pass, 1, 1, false);
-  const double v2 = check_version(c, pass, 2, 1, false);
-  const double v3 = check_version(c, pass, 3, 1, false);
+  const double v1 = check_version(c, pass, 1, 1, LogitStatistics::off);
+  const double v2 = check_version(c, pass, 2, 1, LogitStatistics::off);
+  const double v3 = check_version(c, pass, 3, 1, LogitStatistics::off);
   CHECK(relative_error(v1, v2) <= 1e-6);
   CHECK(relative_error(v3, v2) <= 1e-6);
   const FusedOptions defaults;
   check_version(c, pass, defaults.row_kernel, defaults.gemm_candidates, defaults.logit_statistics);
-  if (statistics_path(c) && !defaults.logit_statistics)
-    check_version(c, pass, defaults.row_kernel, defaults.gemm_candidates, true);
+  if (statistics_path(c))
+    check_version(c, pass, defaults.row_kernel, defaults.gemm_candidates, LogitStatistics::on);
   return defaults.row_kernel == 2 ? v2 : v3;
 }
 
@@ -461,7 +465,9 @@ TEST_CASE("fused: logit GEMMs with row statistics, against the oracle and the cu
     for (Pass pass : {Pass::full, Pass::forward}) {
       double losses[2] = {};
       for (const bool statistics : {true, false}) {
-        auto impl = make_fused(FusedOptions{.chunk_rows = c.chunk_rows, .logit_statistics = statistics});
+        auto impl = make_fused(
+            FusedOptions{.chunk_rows = c.chunk_rows,
+                         .logit_statistics = statistics ? LogitStatistics::on : LogitStatistics::off});
         losses[statistics ? 0 : 1] = check_implementation(*impl, c, pass, [&](Implementation &prepared) {
           const json::Object labels = prepared.run_labels();
           REQUIRE(labels.contains("logit_gemm"));
@@ -488,9 +494,25 @@ TEST_CASE("fused: logit GEMMs with row statistics, against the oracle and the cu
   for (const Case &c : {Case{.label = "tau2", .seed = 47, .temperature = 2.0},
                         Case{.label = "bias", .seed = 48, .bias = true}}) {
     REQUIRE_FALSE(statistics_path(c));
-    auto impl = make_fused(FusedOptions{.logit_statistics = true});
+    auto impl = make_fused(FusedOptions{.logit_statistics = LogitStatistics::on});
     check_implementation(*impl, c, Pass::full, [&](Implementation &prepared) {
       CHECK(prepared.run_labels().find("logit_gemm")->as_string() == "cuBLASLt");
+    });
+  }
+  // The default (automatic) takes them from a student hidden size of 2048
+  // where the plan stays the same (one direct chunk either way here), and
+  // leaves them below it.
+  for (const std::int64_t hidden : {2 * gpu::fused::kStatisticsMinStudentHidden, std::int64_t{2032}}) {
+    const Case c{.label = "automatic", .seed = 49, .tokens = 40, .hidden = hidden, .chunk_rows = 0};
+    REQUIRE(statistics_path(c));
+    const bool expected = c.hidden / 2 >= gpu::fused::kStatisticsMinStudentHidden;
+    INFO("Hs " << c.hidden / 2);
+    auto impl = make_fused();
+    check_implementation(*impl, c, Pass::full, [&](Implementation &prepared) {
+      CHECK(prepared.run_labels()
+                .find("logit_gemm")
+                ->as_string()
+                .starts_with(expected ? "kibench abt_gemm" : "cuBLASLt"));
     });
   }
 }

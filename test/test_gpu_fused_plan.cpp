@@ -268,6 +268,34 @@ int validate_manifest(const json::Value &manifest, const std::string &label) {
 
 } // namespace
 
+TEST_CASE("fused chunks: the row statistics pay from Hs = 2048 where they leave the plan as it is",
+          "[fused]") {
+  const auto plans = [](ChunkShape shape) {
+    shape.sort_temp_bytes = 100000;
+    ChunkShape with = shape;
+    with.logit_statistics = true;
+    const auto a = plan_chunks(with, default_workspace_budget(with), kPlenty, 0);
+    const auto b = plan_chunks(shape, default_workspace_budget(shape), kPlenty, 0);
+    REQUIRE(a.has_value());
+    REQUIRE(b.has_value());
+    return statistics_pay(with, *a, *b);
+  };
+  // The seed (3 chunks of 2816 either way), H = 8192 and V = 256000 (4 of
+  // 2048), T = 32768: the same chunks.
+  CHECK(plans(kSeed));
+  CHECK(plans(ChunkShape{.tokens = 8192, .vocab = 128256, .student_hidden = 4096}));
+  CHECK(plans(ChunkShape{.tokens = 8192, .vocab = 256000, .student_hidden = 2048}));
+  CHECK(plans(ChunkShape{.tokens = 32768, .vocab = 128256, .student_hidden = 2048}));
+  // A short student K: H = 2048.
+  CHECK_FALSE(plans(ChunkShape{.tokens = 8192, .vocab = 128256, .student_hidden = 1024}));
+  // T = 4096: the statistics' 66 MB push the one direct chunk (2.13 GB)
+  // over 2 GiB, into two accumulated chunks.
+  CHECK_FALSE(
+      plans(ChunkShape{.tokens = 4096, .vocab = 128256, .student_hidden = 2048, .direct_grad_weight = true}));
+  CHECK(
+      plans(ChunkShape{.tokens = 2048, .vocab = 128256, .student_hidden = 2048, .direct_grad_weight = true}));
+}
+
 TEST_CASE("fused: the revision manifest validates against the ImplementationRevision schema", "[fused]") {
   const json::Value manifest = make_fused()->revision();
   CHECK(validate_manifest(manifest, "fused") == 0);
@@ -311,10 +339,18 @@ TEST_CASE("fused-rowstats: registered, named, and its manifest says which logit 
   CHECK(metadata.find("title")->as_string().find("row statistics") != std::string::npos);
   CHECK(metadata.find("description")->as_string().find("softmax statistics") != std::string::npos);
   const json::Value fused = make_fused()->revision();
-  CHECK(fused.find("metadata")->find("description")->as_string().find("cuBLASLt's, and the row kernel") !=
-        std::string::npos);
+  CHECK(fused.find("metadata")->find("description")->as_string().find("at least 2048") != std::string::npos);
   // The same implementation otherwise: the revision differs only in metadata.
   CHECK(*manifest.find("spec") == *fused.find("spec"));
+  const RegisteredImplementation *cublaslt = find_implementation("fused-cublaslt");
+  REQUIRE(cublaslt != nullptr);
+  const json::Value off = cublaslt->make()->revision();
+  CHECK(validate_manifest(off, "fused-cublaslt") == 0);
+  CHECK(off.find("metadata")
+            ->find("description")
+            ->as_string()
+            .find("Everywhere the logit GEMMs are cuBLASLt's") != std::string::npos);
+  CHECK(*off.find("spec") == *fused.find("spec"));
 }
 
 TEST_CASE("fused chunks: the default budget keeps efficient chunks when grad W alone nearly fills 2 GiB",

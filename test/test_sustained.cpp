@@ -15,6 +15,7 @@
 #include "digest/digest.hpp"
 #include "harness/harness.hpp"
 #include "harness/sustained.hpp"
+#include "harness_test_support.hpp"
 #include "manifest/protocol_manifest.hpp"
 
 using namespace kibench;
@@ -146,17 +147,10 @@ private:
   double started_ = 0.0;
 };
 
-class SleepingImplementation final : public Implementation {
+class SleepingImplementation final : public test::NullImplementation {
 public:
   explicit SleepingImplementation(bool has_monitor) : has_monitor_(has_monitor) {}
   [[nodiscard]] std::string name() const override { return "sleeper"; }
-  [[nodiscard]] json::Value revision() const override { return json::Object{}; }
-  [[nodiscard]] bool needs_gpu() const override { return false; }
-  [[nodiscard]] std::optional<std::string> unsupported(const Workload &) const override {
-    return std::nullopt;
-  }
-  void prepare(const Workload &, InputSet &) override {}
-  void poison_outputs() override {}
   void run(Pass) override {
     ++runs;
     stream_.enqueue([this] {
@@ -165,14 +159,11 @@ public:
       stream_.record_busy(begin, steady_seconds());
     });
   }
-  OutputView outputs() override { return {}; }
-  [[nodiscard]] MemoryUse memory() const override { return {}; }
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<StreamTimer>(stream_); }
   std::unique_ptr<PowerMonitor> make_power_monitor() override {
     if (!has_monitor_) return nullptr;
     return std::make_unique<SimulatedMonitor>(stream_);
   }
-  void release() override {}
 
   int runs = 0;
 
@@ -256,13 +247,7 @@ TEST_CASE("measure_sustained times back-to-back runs and prices them in joules",
 }
 
 TEST_CASE("measure() runs the sustained phase after the samples", "[harness][sustained]") {
-  ProtocolSettings s;
-  s.cold = false;
-  s.warmup_runs = 1;
-  s.min_samples = 5;
-  s.max_samples = 5;
-  s.min_time_s = 0.0;
-  s.sustained_time_s = 0.02;
+  const ProtocolSettings s = test::exact_samples(5, 1, 0.02);
   SleepingImplementation with(true), without(false);
   const auto results = measure({&with, &without}, s);
   REQUIRE(results.size() == 2);

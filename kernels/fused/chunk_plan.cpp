@@ -113,4 +113,9 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
   return plan_of(rows);
 }
 
+bool statistics_pay(const ChunkShape &s, const ChunkPlan &with, const ChunkPlan &without) {
+  return s.student_hidden >= kStatisticsMinStudentHidden && with.chunks == without.chunks &&
+         with.direct == without.direct;
+}
+
 } // namespace kibench::gpu::fused

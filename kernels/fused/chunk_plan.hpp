@@ -118,4 +118,21 @@ inline constexpr std::int64_t kEfficientChunkRows = 2048;
                                                    std::uint64_t available_bytes, std::int64_t forced_rows,
                                                    std::string *why = nullptr);
 
+// The student hidden size (the student logit GEMM's K) from which the
+// logit GEMMs' row statistics pay: the statistics cost the GEMM a fixed
+// time a tile, +1.8 % at K = 2048 and +0.8 % at K = 4096, while what the
+// row kernel saves does not depend on K.
+inline constexpr std::int64_t kStatisticsMinStudentHidden = 2048;
+
+// Whether a shape whose logit GEMMs can write row statistics should, given
+// its plans with (`with`) and without them: where Hs >= 2048 and the
+// statistics' buffers (8 KB a row at V = 128256) leave the chunk count and
+// the direct grad W path as they are. Measured on the H200 (docs/perf.md,
+// 2026-12-04, same-run A/B in rotated order): full passes within the
+// noise of a cold run (-1.8 to +0.1 %), 0.7-1.5 % faster and 1-1.5 % fewer
+// joules sustained at the seed, H = 8192, V = 256000 and T = 16384, the
+// seed's forward pass 2.9 % faster; at Hs = 1024 and where they split
+// T = 4096's one direct chunk in two, 2.7-2.8 % slower.
+[[nodiscard]] bool statistics_pay(const ChunkShape &shape, const ChunkPlan &with, const ChunkPlan &without);
+
 } // namespace kibench::gpu::fused

@@ -82,12 +82,12 @@ std::size_t count(std::int64_t n) {
 // log2 e: the row kernel's softmax scale z -> a at tau = 1 (row_loss.cu).
 constexpr float kLog2e = static_cast<float>(1.4426950408889634);
 
-// Whether the logit GEMMs are kibench's own, with row statistics
-// (FusedOptions::logit_statistics says when).
-bool logit_statistics_path(const Workload &w, const FusedOptions &options) {
-  return options.logit_statistics && options.row_kernel == 3 && options.overlap_blocks == 1 &&
-         w.scalars.temperature == 1.0 && !w.student_bias && !w.teacher_bias && w.vocab % 8 == 0 &&
-         w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
+// Whether the logit GEMMs may be kibench's own, with row statistics
+// (FusedOptions::logit_statistics says where they can run).
+bool logit_statistics_allowed(const Workload &w, const FusedOptions &options) {
+  return options.logit_statistics != LogitStatistics::off && options.row_kernel == 3 &&
+         options.overlap_blocks == 1 && w.scalars.temperature == 1.0 && !w.student_bias && !w.teacher_bias &&
+         w.vocab % 8 == 0 && w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
 }
 
 // Asks the GPU (for the sort's scratch size): call with a device present.
@@ -98,8 +98,14 @@ gpu::fused::ChunkShape shape_of(const Workload &w, const FusedOptions &options) 
           .student_bias = w.student_bias.has_value(),
           .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab),
           .direct_grad_weight = options.direct_single_chunk,
-          .logit_statistics = logit_statistics_path(w, options)};
+          .logit_statistics = logit_statistics_allowed(w, options)};
 }
+
+// A shape and the chunk plan prepare() will run it with.
+struct PlannedShape {
+  gpu::fused::ChunkShape shape;
+  gpu::fused::ChunkPlan plan;
+};
 
 // grad x_s, grad W_s (bf16), grad b_s (fp32), the loss (fp64).
 std::uint64_t output_bytes(const Workload &w) {
@@ -140,13 +146,29 @@ public:
         "accumulating grad W in fp32, half of it in the bf16 grad W output buffer (rounded in place); never "
         "holds a [T, V] matrix. A single-chunk plan with 8 T <= V takes grad W from one bf16 GEMM scaled by "
         "1/N on the device, then adds the one-hot term to its target rows.";
-    static constexpr const char *kStatistics =
-        "Where tau = 1, neither head has a bias and V and the hidden sizes are multiples of 8, the "
-        "logit GEMMs are kibench's own sm_90a kernel (TMA, wgmma, 128 x 256 tiles), which also writes "
-        "each row's per-tile softmax statistics, and the row kernel combines those instead of a "
-        "statistics sweep of its own.";
-    static constexpr const char *kNoStatistics =
-        "The logit GEMMs are cuBLASLt's, and the row kernel computes the row statistics itself.";
+    static constexpr const char *kAllowed =
+        "tau = 1, neither head has a bias and V and the hidden sizes are multiples of 8";
+    static constexpr const char *kOwnGemm =
+        "the logit GEMMs are kibench's own sm_90a kernel (TMA, wgmma, 128 x 256 tiles), which also writes "
+        "each row's per-tile softmax statistics, and the row kernel combines those instead of a statistics "
+        "sweep of its own";
+    static constexpr const char *kCublasLogits =
+        "the logit GEMMs are cuBLASLt's, and the row kernel computes the row statistics itself";
+    std::string logit_gemms;
+    switch (options_.logit_statistics) {
+    case LogitStatistics::off:
+      logit_gemms = fmt::format("Everywhere {}.", kCublasLogits);
+      break;
+    case LogitStatistics::on:
+      logit_gemms = fmt::format("Where {}, {}.", kAllowed, kOwnGemm);
+      break;
+    case LogitStatistics::automatic:
+      logit_gemms = fmt::format("Where {}, the student hidden size is at least {} and the statistics' "
+                                "buffers leave the chunk plan's chunk count and grad W path as they are, {}; "
+                                "elsewhere {}.",
+                                kAllowed, gpu::fused::kStatisticsMinStudentHidden, kOwnGemm, kCublasLogits);
+      break;
+    }
     // What prepare() does about cuBLASLt's algorithm choice.
     const std::string algorithms =
         options_.gemm_candidates > 1
@@ -162,13 +184,14 @@ public:
         {"title",
          budgeted ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
                                 budget_text(options_.workspace_budget))
-         : options_.logit_statistics
+         : options_.logit_statistics == LogitStatistics::on
              ? std::string("kibench fused chunked distillation loss, own logit GEMMs with row statistics "
                            "(CUDA)")
+         : options_.logit_statistics == LogitStatistics::off
+             ? std::string("kibench fused chunked distillation loss, cuBLASLt logit GEMMs (CUDA)")
              : std::string("kibench fused chunked distillation loss (CUDA)")},
         {"description",
-         fmt::format("{} {} {} {}", kDescription, options_.logit_statistics ? kStatistics : kNoStatistics,
-                     algorithms,
+         fmt::format("{} {} {} {}", kDescription, logit_gemms, algorithms,
                      budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most "
                                             "that fit it, so a smaller budget runs more, shorter chunks.",
                                             budget_text(options_.workspace_budget), options_.workspace_budget)
@@ -214,14 +237,13 @@ public:
     const std::uint64_t needed = cpu::planned_input_bytes(w) + output_bytes(w) + kFreeMemoryMargin;
     const std::uint64_t free_bytes = device_free_bytes();
     if (free_bytes <= needed) return "not enough device memory: inputs and outputs alone";
-    const gpu::fused::ChunkShape shape = shape_of(w, options_);
-    const std::uint64_t budget = budget_for(shape);
     std::string why;
-    if (!gpu::fused::plan_chunks(shape, budget, free_bytes - needed, options_.chunk_rows, &why)) {
+    if (!planned(w, free_bytes - needed, &why)) {
       // A fixed budget (fused-lean) can refuse a shape that memory would hold.
-      const bool budget_bound = gpu::fused::plan_chunks(shape, std::numeric_limits<std::uint64_t>::max(),
-                                                        free_bytes - needed, options_.chunk_rows)
-                                    .has_value();
+      const bool budget_bound =
+          gpu::fused::plan_chunks(shape_of(w, options_), std::numeric_limits<std::uint64_t>::max(),
+                                  free_bytes - needed, options_.chunk_rows)
+              .has_value();
       return fmt::format("{}: {}", budget_bound ? "over the workspace budget" : "not enough device memory",
                          why);
     }
@@ -234,15 +256,13 @@ public:
     inputs_ = &gpu::device_inputs(inputs);
     workload_ = &w;
 
-    const gpu::fused::ChunkShape shape = shape_of(w, options_);
     const std::uint64_t free_bytes = device_free_bytes();
     const std::uint64_t reserved = output_bytes(w) + kFreeMemoryMargin;
     std::string why;
-    const auto plan =
-        gpu::fused::plan_chunks(shape, budget_for(shape), free_bytes > reserved ? free_bytes - reserved : 0,
-                                options_.chunk_rows, &why);
-    if (!plan) throw std::runtime_error(fmt::format("{}: {}", options_.name, why));
-    plan_ = *plan;
+    const auto planned_shape = planned(w, free_bytes > reserved ? free_bytes - reserved : 0, &why);
+    if (!planned_shape) throw std::runtime_error(fmt::format("{}: {}", options_.name, why));
+    const gpu::fused::ChunkShape &shape = planned_shape->shape;
+    plan_ = planned_shape->plan;
 
     const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden, R = plan_.rows;
     allocator_ = std::make_unique<DeviceAllocator>("fused");
@@ -459,6 +479,27 @@ private:
   [[nodiscard]] std::uint64_t budget_for(const gpu::fused::ChunkShape &shape) const {
     return options_.workspace_budget != 0 ? options_.workspace_budget
                                           : gpu::fused::default_workspace_budget(shape);
+  }
+
+  // The shape to run, with row statistics where the workload allows them
+  // and the options ask for them (automatic: where they pay, by the plans
+  // with and without them), and its plan within `available` bytes.
+  [[nodiscard]] std::optional<PlannedShape> planned(const Workload &w, std::uint64_t available,
+                                                    std::string *why) const {
+    const auto plan_of = [&](const gpu::fused::ChunkShape &shape) {
+      return gpu::fused::plan_chunks(shape, budget_for(shape), available, options_.chunk_rows, why);
+    };
+    const gpu::fused::ChunkShape shape = shape_of(w, options_);
+    const auto plan = plan_of(shape);
+    if (shape.logit_statistics && options_.logit_statistics == LogitStatistics::automatic) {
+      gpu::fused::ChunkShape without = shape;
+      without.logit_statistics = false;
+      const auto other = plan_of(without);
+      if (other && !(plan && gpu::fused::statistics_pay(shape, *plan, *other)))
+        return PlannedShape{without, *other};
+    }
+    if (!plan) return std::nullopt;
+    return PlannedShape{shape, *plan};
   }
 
   // Row blocks per chunk (FusedOptions::overlap_blocks): block k's fp32

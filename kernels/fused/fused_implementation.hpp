@@ -32,6 +32,12 @@
 
 namespace kibench {
 
+enum class LogitStatistics {
+  off,       // cuBLASLt's logit GEMMs; the row kernel computes the statistics
+  on,        // kibench's logit GEMM with row statistics wherever the workload allows it
+  automatic, // that, where gpu::fused::statistics_pay says it pays
+};
+
 struct FusedOptions {
   // Rows per chunk; 0 picks them from the shape and free memory. Tests force
   // small chunks so that several run on a small case.
@@ -72,18 +78,16 @@ struct FusedOptions {
   int overlap_row_clusters = 0;
   int overlap_gemm_sms = 0;
   bool overlap_row_priority = true;
-  // Logit GEMMs that write row statistics (the `fused-rowstats` entry):
-  // where tau = 1, neither head has a bias, V and both hidden sizes are
-  // multiples of 8 (whole 16-byte TMA rows), the row kernel is v3 and
-  // nothing overlaps, z_s and z_t come from kibench's own GEMM
-  // (gemm/abt_gemm.hpp), which also writes each row's per-256-column
-  // (max, Σ exp); the row kernel combines those instead of a statistics
-  // sweep and cluster reduction of its own, and takes the KL terms in its
-  // load sweep. Off by default: on the H200 the row kernel gains 26 % but
-  // the GEMMs lose about as much at the seed (equal times) and more
-  // elsewhere (3-7 % slower passes at H = 2048 and 8192, V = 256000;
-  // docs/perf.md).
-  bool logit_statistics = false;
+  // Logit GEMMs that write row statistics: where tau = 1, neither head has
+  // a bias, V and both hidden sizes are multiples of 8 (whole 16-byte TMA
+  // rows), the row kernel is v3 and nothing overlaps, z_s and z_t can come
+  // from kibench's own GEMM (gemm/abt_gemm.hpp), which also writes each
+  // row's per-256-column (max, Σ exp); the row kernel combines those
+  // instead of a statistics sweep and cluster reduction of its own, and
+  // takes the KL terms in its load sweep. On the H200 the row kernel gains
+  // 26 % and the GEMMs lose 1-2 %, so whether the pass gains depends on
+  // the shape (gpu::fused::statistics_pay; docs/perf.md).
+  LogitStatistics logit_statistics = LogitStatistics::automatic;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 
+#include "harness/interleave_order.hpp"
 #include "harness/stopping_rule.hpp"
 #include "harness/throttle.hpp"
 #include "stats/summary.hpp"
@@ -58,8 +59,9 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     }
   }
 
-  // Interleaved: one sample per unfinished lane per round. Not interleaved:
-  // each lane runs to completion in turn.
+  // Interleaved: one sample per unfinished lane per round, in the round's
+  // order (interleave_order.hpp). Not interleaved: each lane runs to
+  // completion in turn.
   auto sample_lane = [&](Lane &lane, std::size_t round) {
     Sample s;
     s.round = round;
@@ -88,7 +90,8 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   if (settings.interleave) {
     for (std::size_t round = 0;; ++round) {
       bool any = false;
-      for (auto &lane : lanes) {
+      for (const std::size_t k : interleave_order(lanes.size(), round)) {
+        Lane &lane = lanes[k];
         if (lane.rule.finished()) continue;
         any = true;
         sample_lane(lane, round);

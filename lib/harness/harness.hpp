@@ -1,6 +1,7 @@
 // The timing loop: warm-up, then rounds in which every unfinished
 // implementation takes one sample (interleaved, so a later compare can pair
-// sample k of A with sample k of B: both saw the same machine state).
+// sample k of A with sample k of B: both saw the same machine state), in
+// an order that changes from round to round (interleave_order.hpp).
 #pragma once
 
 #include <functional>

@@ -19,7 +19,12 @@ std::string ProtocolSettings::describe() const {
       "oracle before timing; inputs are generated once, deterministically (Philox4x32-10). A difference "
       "smaller than {} relative is not called a win.",
       to_string(pass), timer, cache, warmup_runs, json::format_number(max_noise), min_samples,
-      json::format_number(min_time_s), max_samples, json::format_number(timeout_s), interleave ? "yes" : "no",
+      json::format_number(min_time_s), max_samples, json::format_number(timeout_s),
+      interleave
+          ? "yes, in a Williams-design order that changes each round (over a cycle of n rounds, 2n for "
+            "an odd number n of implementations, each takes every place in a round and follows "
+            "every other one equally often)"
+          : "no",
       json::format_number(throttle_fraction), json::format_number(minimum_effect));
 }
 
