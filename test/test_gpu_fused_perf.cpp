@@ -32,6 +32,7 @@
 #include "fused/grad_weight_split.hpp"
 #include "fused/row_loss.hpp"
 #include "gemm/abt_gemm.hpp"
+#include "harness/harness.hpp"
 #include "inputs/device_inputs.hpp"
 #include "inputs/input_set.hpp"
 #include "oracle/device_compare.hpp"
@@ -503,4 +504,42 @@ TEST_CASE("fused: overlapped passes for a timeline", "[.][gpu-profile-overlap]")
   for (int i = 0; i < 3; ++i) fused->run(Pass::full);
   (void)fused->outputs();
   SUCCEED("three overlapped passes ran");
+}
+
+// Rows per chunk at the seed, in one interleaved measurement (rotated
+// rounds, cold samples, then each sustained with the energy counter). The
+// grad x GEMM [R, 2048, K = V] has R/128 · 16 output tiles of 128 x 128
+// on 132 SMs: 2816 rows make 352 (2.67 waves), the last chunk's 2560 make
+// 320 (2.42); 3072 and 2048 rows make 384 and 256 (2.91 and 1.94).
+TEST_CASE("fused: rows per chunk at the seed", "[.][gpu-perf-chunks]") {
+  if (!gpu::gpu_available()) {
+    WARN("no GPU: chunk study skipped");
+    return;
+  }
+  const Workload w = seed_workload();
+  InputSet inputs(w);
+  std::vector<std::unique_ptr<Implementation>> owned;
+  std::vector<Implementation *> lanes;
+  for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{3072}, std::int64_t{2048}}) {
+    owned.push_back(make_fused(
+        FusedOptions{.chunk_rows = rows, .name = rows == 0 ? "fused" : fmt::format("fused-r{}", rows)}));
+    owned.back()->prepare(w, inputs);
+    fmt::print("{}: {}\n", owned.back()->name(), owned.back()->run_labels().find("chunk_rows")->as_string());
+    lanes.push_back(owned.back().get());
+  }
+  ProtocolSettings settings;
+  settings.timer = "cuda_events";
+  settings.min_samples = 30;
+  settings.max_samples = 30;
+  settings.sustained_time_s = 3.0;
+  for (const Measurement &m : measure(lanes, settings)) {
+    std::vector<double> ms;
+    for (const Sample &s : m.samples) ms.push_back(s.ns * 1e-6);
+    const Timing t = summarize(ms);
+    fmt::print("{:<14} cold {:.3f} ms (p20-p80 {:.3f}-{:.3f})", m.implementation, t.median_ms, t.p20_ms,
+               t.p80_ms);
+    if (m.sustained && m.sustained->energy_j())
+      fmt::print("  sustained {:.3f} ms, {:.2f} J", m.sustained->latency_ns * 1e-6, *m.sustained->energy_j());
+    fmt::print("\n");
+  }
 }
