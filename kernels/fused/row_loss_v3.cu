@@ -104,6 +104,32 @@ template <int P, int N> __device__ __forceinline__ void warp_combine(float (&v)[
   }
 }
 
+// Each warp's combined values into its slot of `stage` (lane 0 writes).
+template <int P, int N>
+__device__ __forceinline__ void publish_warp(float (&v)[N], int stage, ExchangeV3 &ex) {
+  warp_combine<P>(v);
+  if ((threadIdx.x & 31) == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) ex.slot[stage][threadIdx.x >> 5][i] = v[i];
+  }
+}
+
+// Warp 0 combines the partials its lanes gathered into `acc` and leaves
+// the result for the CTA; every thread of the CTA then reads it into v.
+template <int P, int N>
+__device__ __forceinline__ void share_result(float (&acc)[N], float (&v)[N], ExchangeV3 &ex) {
+  if (threadIdx.x < 32) {
+    warp_combine<P>(acc);
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) ex.result[i] = acc[i];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = ex.result[i];
+}
+
 // Reduces v[] over the cluster; every thread of every CTA returns the same
 // bits: warp butterflies, then warp 0 of each CTA gathers the 128 warp
 // partials (partial e = rank * kWarps + warp; lane l takes e = l, l + 32,
@@ -114,14 +140,10 @@ template <int P, int N>
 __device__ void cluster_reduce(float (&v)[N], int stage, ExchangeV3 &ex, cg::cluster_group &cluster) {
   static_assert(N <= kMaxValues && 2 * P <= N);
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  warp_combine<P>(v);
-  if (lane == 0) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) ex.slot[stage][warp][i] = v[i];
-  }
+  publish_warp<P>(v, stage, ex);
   cluster.sync();
+  float acc[N];
   if (warp == 0) {
-    float acc[N];
 #pragma unroll
     for (int k = 0; k < kGatherPerLane; ++k) {
       const int e = lane + 32 * k;
@@ -136,15 +158,8 @@ __device__ void cluster_reduce(float (&v)[N], int stage, ExchangeV3 &ex, cg::clu
         combine_into<P>(acc, part);
       }
     }
-    warp_combine<P>(acc);
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) ex.result[i] = acc[i];
-    }
   }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = ex.result[i];
+  share_result<P>(acc, v, ex);
 }
 
 // The pairs of tile `threadIdx.x` of a row, loaded as the row starts so
@@ -182,27 +197,14 @@ __device__ void combine_gemm_statistics(const Params &p, int row, const FirstTil
     const float part[4] = {a.x, b.x, a.y, b.y};
     combine_into<2>(v, part);
   }
-  warp_combine<2>(v);
-  if (lane == 0) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) ex.slot[stage][warp][i] = v[i];
-  }
+  publish_warp<2>(v, stage, ex);
   __syncthreads();
-  if (warp == 0) {
-    float acc[4] = {-INFINITY, -INFINITY, 0.0f, 0.0f};
-    if (lane < kWarps) {
+  float acc[4] = {-INFINITY, -INFINITY, 0.0f, 0.0f};
+  if (warp == 0 && lane < kWarps) {
 #pragma unroll
-      for (int i = 0; i < 4; ++i) acc[i] = ex.slot[stage][lane][i];
-    }
-    warp_combine<2>(acc);
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) ex.result[i] = acc[i];
-    }
+    for (int i = 0; i < 4; ++i) acc[i] = ex.slot[stage][lane][i];
   }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = ex.result[i];
+  share_result<2>(acc, v, ex);
 }
 
 __device__ __forceinline__ void prefetch_l2(const void *pointer, unsigned bytes) {
