@@ -138,7 +138,17 @@ TEST_CASE("no pairing across invocations, without interleaving, or with too few 
   const auto c = noisy_series(30, 1000.0, 0.01, normal);
   auto baseline = synthetic_run("b", b, "one");
   auto candidate = synthetic_run("c", c, "one");
-  CHECK(compare_pair(baseline, candidate, bootstrap(1)).pairing == Pairing::paired);
+  const auto fixed = compare_pair(baseline, candidate, bootstrap(1));
+  CHECK(fixed.pairing == Pairing::paired);
+  // Paired either way; the note says whether the rounds kept one order.
+  CHECK(fixed.fixed_order);
+  CHECK_THAT(fixed.pairing_note, Catch::Matchers::Contains("fixed order"));
+  baseline.rotated_order = candidate.rotated_order = true;
+  const auto rotated = compare_pair(baseline, candidate, bootstrap(1));
+  CHECK(rotated.pairing == Pairing::paired);
+  CHECK_FALSE(rotated.fixed_order);
+  CHECK_THAT(rotated.pairing_note, !Catch::Matchers::Contains("fixed order"));
+  CHECK(rotated.medians.difference.estimate == fixed.medians.difference.estimate);
 
   baseline.interleaved = candidate.interleaved = false;
   const auto sequential = compare_pair(baseline, candidate, bootstrap(1));
@@ -202,8 +212,13 @@ TEST_CASE("the minimum effect is read from the protocol's notes", "[compare][pro
   CHECK_FALSE(minimum_effect_in("Timed: the module forward pass, via triton.testing.do_bench.").has_value());
 
   CHECK(kibench::compare::states_interleaving(settings.describe()));
+  CHECK(kibench::compare::states_rotated_order(settings.describe()));
+  // kibench's notes before the rounds were rotated, and other harnesses'.
+  CHECK_FALSE(kibench::compare::states_rotated_order(
+      "Samples of several implementations are interleaved round by round: yes. Samples whose SM clock"));
   settings.interleave = false;
   CHECK_FALSE(kibench::compare::states_interleaving(settings.describe()));
+  CHECK_FALSE(kibench::compare::states_rotated_order(settings.describe()));
 }
 
 TEST_CASE("latencies are integer nanoseconds or strings with a unit", "[compare][protocol]") {

@@ -46,6 +46,7 @@ struct ComparedRun {
   double minimum_effect = 0.01;       // relative; from the protocol's notes, else 1 %
   bool minimum_effect_stated = false; // false: the 1 % default
   bool interleaved = true;            // the protocol interleaves implementations round by round
+  bool rotated_order = false;         // ... in an order that changes each round (kibench's Williams design)
 
   std::optional<double> median_ns; // from the raw samples, else as reported
   std::optional<RawSeries> raw;

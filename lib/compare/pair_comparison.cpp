@@ -74,6 +74,9 @@ PairComparison compare_pair(const ComparedRun &baseline, const ComparedRun &cand
   if (pairs.baseline.size() >= kMinimumSamples) {
     out.pairing = Pairing::paired;
     out.pairing_note = fmt::format("paired on {} interleave rounds", pairs.baseline.size());
+    out.fixed_order = !baseline.rotated_order || !candidate.rotated_order;
+    if (out.fixed_order)
+      out.pairing_note += " in a fixed order: the bias of each one's place in the round is not cancelled";
     out.baseline_samples = out.candidate_samples = pairs.baseline.size();
     out.medians = stats::bootstrap_paired(pairs.baseline, pairs.candidate, stream);
     out.noise_floor = stats::paired_noise_floor(pairs.baseline, pairs.candidate);

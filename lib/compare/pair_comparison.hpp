@@ -33,6 +33,7 @@ std::string_view to_string(Verdict verdict);
 struct PairComparison {
   Pairing pairing = Pairing::independent;
   std::string pairing_note; // "paired on 40 interleave rounds" or why not paired
+  bool fixed_order = false; // paired, but the rounds sampled in one fixed order (protocol_terms.hpp)
   std::size_t baseline_samples = 0, candidate_samples = 0; // analysed (paired: both = the pairs)
   stats::MedianComparison medians;                         // difference (ns) and speedup, with intervals
   double relative_effect = 0.0;                            // difference / baseline median

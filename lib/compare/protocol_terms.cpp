@@ -25,6 +25,10 @@ std::string_view comparability_notes(const json::Value &protocol) {
   return notes != nullptr && notes->is_string() ? std::string_view(notes->as_string()) : std::string_view{};
 }
 
+bool states_rotated_order(std::string_view notes) {
+  return notes.find("order that changes each round") != std::string_view::npos;
+}
+
 bool states_interleaving(std::string_view notes) {
   return notes.find("interleaved round by round: no") == std::string_view::npos;
 }

@@ -28,4 +28,12 @@ std::string_view comparability_notes(const json::Value &protocol);
 // not taken together and must not be paired.
 bool states_interleaving(std::string_view notes);
 
+// True when the notes say the order within a round changes from round to
+// round (kibench: "in a Williams-design order that changes each round").
+// With a fixed order each implementation always samples in the same place
+// of the round, after the same neighbour, and pairing by round does not
+// cancel what that place costs it (measured: ~2 % between two GEMM-bound
+// implementations on a power-limited GPU; docs/perf.md, 2026-12-04).
+bool states_rotated_order(std::string_view notes);
+
 } // namespace kibench::compare

@@ -54,7 +54,8 @@ std::string speedup(const PairComparison &c) {
 }
 
 std::string pairing(const PairComparison &c) {
-  if (c.pairing == Pairing::paired) return fmt::format("paired ({} rounds)", c.baseline_samples);
+  if (c.pairing == Pairing::paired)
+    return fmt::format("paired ({} rounds{})", c.baseline_samples, c.fixed_order ? ", fixed order" : "");
   return "independent";
 }
 

@@ -22,7 +22,7 @@ std::string short_digest(const std::string &digest);
 std::string relative_difference(const PairComparison &c);
 // "1.012× [1.003, 1.021]"
 std::string speedup(const PairComparison &c);
-// "paired (40 rounds)" / "independent"
+// "paired (40 rounds)", "paired (40 rounds, fixed order)" / "independent"
 std::string pairing(const PairComparison &c);
 // "shared: the interval of the difference includes zero (threshold 1.00 % = minimum effect)"
 std::string verdict(const PairComparison &c);

@@ -111,6 +111,7 @@ public:
       out.minimum_effect_stated = true;
     }
     out.interleaved = states_interleaving(notes);
+    out.rotated_order = states_rotated_order(notes);
 
     out.implementation = string_at(run, "metadata.labels.implementation");
     if (out.implementation.empty()) out.implementation = implementation.name;
