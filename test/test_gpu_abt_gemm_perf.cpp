@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <cuda_bf16.h>
+#include <cuda_profiler_api.h>
 #include <fmt/format.h>
 
 #include "cuda/cublaslt.hpp"
@@ -23,6 +24,7 @@
 #include "cuda/l2_flush.hpp"
 #include "cuda/nvml_power_monitor.hpp"
 #include "cuda/stream.hpp"
+#include "fused/chunk_plan.hpp"
 #include "gemm/abt_gemm.hpp"
 #include "harness/sustained.hpp"
 #include "inputs/device_inputs.hpp"
@@ -190,6 +192,12 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
 // One call of each tile (clusters of two) and of the first tile in clusters
 // of one on the seed's student logit chunk, for a profiler (`ncu --kernel-name regex:abt_gemm kibench_tests
 // "[gpu-gemm-profile]"`).
+// One launch of each of kibench's logit GEMM tiles, of the default tile
+// with row statistics, and of cuBLASLt's algorithm as tuning picks it, on
+// the seed's 2816-row student chunk, for a profiler:
+//   ncu --profile-from-start off kibench_tests "[gpu-gemm-profile]"
+// Only those launches lie between cudaProfilerStart and cudaProfilerStop
+// (cuBLASLt's tuning runs before).
 TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const Workload w =
@@ -199,6 +207,15 @@ TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") 
   DeviceAllocator allocator("gemm-profile");
   Stream stream;
   DeviceBuffer<__nv_bfloat16> out(allocator, static_cast<std::size_t>(w.tokens * w.vocab));
+  DeviceBuffer<float2> stats(allocator,
+                             static_cast<std::size_t>(w.tokens * gemm::abt_gemm_column_tiles(w.vocab)));
+  CublasLt blas(allocator, fused::kCublasWorkspaceBytes);
+  blas.set_tuning(kMeasuredTuning);
+  const RowMajorGemm lt = gemm_abt(w.tokens, w.vocab, w.student_hidden, in.student_input.data(),
+                                   in.student_weight.data(), out.data());
+  blas.matmul(lt, stream); // tunes
+  stream.synchronize();
+  CUDA_CHECK(cudaProfilerStart());
   for (const auto &[tile, cluster] :
        {std::pair{gemm::AbtTile::n192_stages4, 1}, std::pair{gemm::AbtTile::n192_stages4, 2},
         std::pair{gemm::AbtTile::n256_stages3, 2}}) {
@@ -215,5 +232,11 @@ TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") 
                           .tile = tile};
     gemm::abt_gemm(g, test::sm_count(), stream);
   }
+  gemm::abt_gemm(gemm::logit_gemm_with_statistics(w.tokens, w.vocab, w.student_hidden,
+                                                  in.student_input.data(), in.student_weight.data(),
+                                                  out.data(), w.vocab, stats.data(), 1.4426950408889634f),
+                 test::sm_count(), stream);
+  blas.matmul(lt, stream);
   stream.synchronize();
+  CUDA_CHECK(cudaProfilerStop());
 }
