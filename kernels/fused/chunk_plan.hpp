@@ -129,7 +129,7 @@ inline constexpr std::int64_t kStatisticsMinStudentHidden = 2048;
 // statistics' buffers (8 KB a row at V = 128256) leave the chunk count and
 // the direct grad W path as they are. Measured on the H200 (docs/perf.md,
 // 2026-12-04, same-run A/B in rotated order): full passes within the
-// noise of a cold run (-1.8 to +0.1 %), 0.7-1.5 % faster and 1-1.5 % fewer
+// noise of a cold run (-1.8 to +0.1 %), 0.7-1.5 % faster and 0.8-1.4 % fewer
 // joules sustained at the seed, H = 8192, V = 256000 and T = 16384, the
 // seed's forward pass 2.9 % faster; at Hs = 1024 and where they split
 // T = 4096's one direct chunk in two, 2.7-2.8 % slower.
