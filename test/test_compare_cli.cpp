@@ -97,6 +97,8 @@ TEST_CASE("compare on one kibench run: its implementations form one paired cohor
     CHECK(at(member, "run").as_string() == "cpu-fp64");
     const Value &versus = at(member, "vsBaseline");
     CHECK(at(versus, "pairing").as_string() == "paired");
+    // kibench run's rounds rotate (harness/interleave_order.hpp).
+    CHECK_FALSE(at(versus, "fixedOrder").as_bool());
     CHECK(at(versus, "baselineSamples").as_number() >= 10);
     const Value &difference = at(versus, "differenceNs");
     CHECK(at(difference, "low").as_number() <= at(difference, "estimate").as_number());

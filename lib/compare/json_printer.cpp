@@ -56,6 +56,7 @@ json::Value comparison_document(const CompareReport &report, std::size_t baselin
       {"baseline", report.runs[baseline].id},
       {"pairing", std::string(to_string(c.pairing))},
       {"pairingNote", c.pairing_note},
+      {"fixedOrder", c.fixed_order},
       {"baselineSamples", static_cast<std::uint64_t>(c.baseline_samples)},
       {"candidateSamples", static_cast<std::uint64_t>(c.candidate_samples)},
       {"baselineMedianNs", c.medians.baseline_median},
