@@ -269,11 +269,11 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, V, Hs, in.student_input.data(),
                                                               in.student_weight.data(), zs.data(), V,
-                                                              student_stats.data(), 1.4426950408889634f),
+                                                              student_stats.data(), gpu::fused::kLog2e),
                         sms, stream.get());
     gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, V, H, in.teacher_input.data(),
                                                               in.teacher_weight.data(), zt.data(), V,
-                                                              teacher_stats.data(), 1.4426950408889634f),
+                                                              teacher_stats.data(), gpu::fused::kLog2e),
                         sms, stream.get());
     for (const bool grad : {false, true}) {
       gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());

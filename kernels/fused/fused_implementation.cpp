@@ -79,9 +79,6 @@ std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
 }
 
-// log2 e: the row kernel's softmax scale z -> a at tau = 1 (row_loss.cu).
-constexpr float kLog2e = static_cast<float>(1.4426950408889634);
-
 // Whether the logit GEMMs may be kibench's own, with row statistics
 // (FusedOptions::logit_statistics says where they can run).
 bool logit_statistics_allowed(const Workload &w, const FusedOptions &options) {
@@ -295,11 +292,10 @@ public:
     // Holds z_t, then (as fp32) the chunk's grad x.
     teacher_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * std::max(plan_.ld, 2 * Hs)));
     row_loss_ = DeviceBuffer<float>(*allocator_, count(T));
-    statistics_ = shape.logit_statistics;
-    if (statistics_) {
-      stats_ld_ = gpu::gemm::abt_gemm_column_tiles(V);
-      student_stats_ = DeviceBuffer<float2>(*allocator_, count(R * stats_ld_));
-      teacher_stats_ = DeviceBuffer<float2>(*allocator_, count(R * stats_ld_));
+    if (shape.logit_statistics) {
+      const std::int64_t tiles = gpu::gemm::abt_gemm_column_tiles(V);
+      student_stats_ = DeviceBuffer<float2>(*allocator_, count(R * tiles));
+      teacher_stats_ = DeviceBuffer<float2>(*allocator_, count(R * tiles));
       CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
     }
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(*allocator_, 1);
@@ -425,7 +421,7 @@ public:
                             : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
     labels.set("row_kernel", fmt::format("v{}", options_.row_kernel));
     labels.set("logit_gemm",
-               statistics_ ? "kibench abt_gemm (128 x 256 tiles), with row statistics" : "cuBLASLt");
+               statistics() ? "kibench abt_gemm (128 x 256 tiles), with row statistics" : "cuBLASLt");
     if (blocks_ > 1) labels.set("overlap_blocks", std::to_string(blocks_));
     return labels;
   }
@@ -452,8 +448,6 @@ public:
     for (auto *buffer : {&grad_weight_high_, &row_loss_, &grad_bias_}) buffer->reset();
     student_stats_.reset();
     teacher_stats_.reset();
-    statistics_ = false;
-    stats_ld_ = 0;
     split_ = 0;
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
     sort_temp_.reset();
@@ -476,6 +470,10 @@ public:
   }
 
 private:
+  // Whether the logit GEMMs are kibench's own, writing row statistics (the
+  // plan chose it and prepare() allocated their buffers).
+  [[nodiscard]] bool statistics() const { return !student_stats_.empty(); }
+
   [[nodiscard]] std::uint64_t budget_for(const gpu::fused::ChunkShape &shape) const {
     return options_.workspace_budget != 0 ? options_.workspace_budget
                                           : gpu::fused::default_workspace_budget(shape);
@@ -536,6 +534,8 @@ private:
     const Workload &w = *workload_;
     const gpu::DeviceInputs &in = *inputs_;
     const std::int64_t V = w.vocab, H = w.hidden, Hs = w.student_hidden, ld = plan_.ld;
+    // Row stride of the statistics buffers: one float2 a 256-column tile.
+    const std::int64_t stats_ld = gpu::gemm::abt_gemm_column_tiles(V);
     const bool overlap = blocks_ > 1;
     // Blocks of whole 128-row GEMM tiles where they are that long.
     std::int64_t step = (rows + blocks_ - 1) / blocks_;
@@ -561,15 +561,15 @@ private:
       // The previous chunk's row kernels of blocks 0..k have read their
       // rows; chunks never grow, so this block lies within those rows.
       if (overlap) stream_->wait(rows_done_[block]);
-      if (statistics_) {
+      if (statistics()) {
         // z and its row statistics (of z log2 e, the row kernel's scale at tau = 1).
-        gpu::gemm::abt_gemm(
-            gpu::gemm::logit_gemm_with_statistics(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld,
-                                                  ld, student_stats_.data() + b0 * stats_ld_, kLog2e),
-            sm_count_, stream_->get());
+        gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
+                                n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld, ld,
+                                student_stats_.data() + b0 * stats_ld, gpu::fused::kLog2e),
+                            sm_count_, stream_->get());
         gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
                                 n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld, ld,
-                                teacher_stats_.data() + b0 * stats_ld_, kLog2e),
+                                teacher_stats_.data() + b0 * stats_ld, gpu::fused::kLog2e),
                             sm_count_, stream_->get());
       } else {
         gpu::RowMajorGemm student = gpu::gemm_abt(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld);
@@ -604,10 +604,10 @@ private:
       args.ignore_index = w.scalars.ignore_index;
       args.write_grad = grads;
       args.version = options_.row_kernel;
-      if (statistics_) {
-        args.student_stats = student_stats_.data() + b0 * stats_ld_;
-        args.teacher_stats = teacher_stats_.data() + b0 * stats_ld_;
-        args.stats_ld = stats_ld_;
+      if (statistics()) {
+        args.student_stats = student_stats_.data() + b0 * stats_ld;
+        args.teacher_stats = teacher_stats_.data() + b0 * stats_ld;
+        args.stats_ld = stats_ld;
       }
       if (overlap) {
         args.max_clusters = options_.overlap_row_clusters;
@@ -710,9 +710,7 @@ private:
   DeviceBuffer<std::byte> sort_temp_;
   gpu::fused::TargetOrder order_;
   // The logit GEMMs' row statistics (FusedOptions::logit_statistics):
-  // [R, stats_ld_] each, on sm_count_ SMs.
-  bool statistics_ = false;
-  std::int64_t stats_ld_ = 0;
+  // [R, abt_gemm_column_tiles(V)] each, on sm_count_ SMs.
   int sm_count_ = 0;
   DeviceBuffer<float2> student_stats_, teacher_stats_;
 };

@@ -21,6 +21,11 @@ enum class Divergence {
 
 [[nodiscard]] Divergence divergence_for(double beta);
 
+// log2 e: the kernel works in base 2 on a = z log2 e / tau, so the logit
+// GEMMs' row statistics it takes (RowLossArgs::student_stats) are of z
+// scaled by this (tau = 1).
+inline constexpr float kLog2e = 1.4426950408889634f;
+
 struct RowLossArgs {
   // z_s [rows, ld] bf16. With write_grad, row i is replaced by
   // G'_i = w_h softmax(z_s,i) + w_s dJ_i/dz_s,i (zeros for an ignored row):
@@ -50,7 +55,7 @@ struct RowLossArgs {
   // Kernel version (row_loss_v1.cu, v2, v3); all compute the same.
   int version = 3;
   // The logit GEMMs' row statistics (gemm/abt_gemm.hpp, AbtGemm::row_stats
-  // with stats_scale log2 e), or null: per row r and 256-column tile j,
+  // with stats_scale kLog2e), or null: per row r and 256-column tile j,
   // (max, Σ 2^(x − max)) of x = z log2 e at [r · stats_ld + j], for z_s and
   // z_t. The kernel then takes the softmax statistics from them instead of
   // a sweep and a cluster reduction of its own. Version 3 and temperature 1

@@ -10,6 +10,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda/fast_math.cuh"
 #include "fused/row_loss.hpp"
 
 namespace kibench::gpu::fused::detail {
@@ -20,7 +21,6 @@ constexpr int kClusterSize = 8; // CTAs per row (the portable maximum)
 constexpr int kThreads = 512;   // per CTA; two CTAs per SM
 constexpr int kWarps = kThreads / 32;
 constexpr int kVector = 8; // bf16 elements per 16-byte vector
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
 struct Params {
@@ -63,18 +63,6 @@ constexpr int slice_for(std::int64_t vocab) {
 // A slice keeps z_s in bf16 and b = z_t log2(e) / tau in fp32.
 constexpr std::size_t dynamic_smem_bytes(int slice) {
   return static_cast<std::size_t>(slice) * (sizeof(__nv_bfloat16) + sizeof(float));
-}
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-__device__ __forceinline__ float lg2(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
 }
 
 __device__ __forceinline__ void unpack(const uint4 &v, float (&out)[kVector]) {

@@ -37,6 +37,7 @@
 #include <cuda_bf16.h>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/fast_math.cuh"
 #include "cuda/tensor_map.hpp"
 #include "cuda/tma.cuh"
 #include "cuda/wgmma.cuh"
@@ -123,12 +124,6 @@ __device__ __forceinline__ void mma(float (&d)[kBlockN / 2], std::uint64_t a, st
     wgmma::mma_m64n256k16_bf16(d, a, b, accumulate);
   else
     wgmma::mma_m64n192k16_bf16(d, a, b, accumulate);
-}
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
 }
 
 // One consumer's 64 x kBlockN fp32 accumulator as bf16 into its staging
