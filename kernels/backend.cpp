@@ -10,12 +10,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/gpu_available.hpp"
-#include "gpu_environment.hpp"
-#include "oracle/device_compare.hpp"
-#include "registry.hpp"
-#include "run/backend.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/gpu_available.hpp"
+#include "kernels/cuda/gpu_environment.hpp"
+#include "kernels/oracle/device_compare.hpp"
+#include "kernels/registry.hpp"
+#include "lib/run/backend.hpp"
 
 namespace kibench {
 

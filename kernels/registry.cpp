@@ -1,13 +1,13 @@
-#include "registry.hpp"
+#include "kernels/registry.hpp"
 
 #include <algorithm>
 
-#include "floor/cublas_floor.hpp"
-#include "floor/wgmma_floor_implementation.hpp"
-#include "fused/fused_implementation.hpp"
-#include "impl/cpu_implementations.hpp"
-#include "oracle/oracle_fp64.hpp"
-#include "reference/reference.hpp"
+#include "kernels/floors/cublas_floor.hpp"
+#include "kernels/floors/wgmma_floor_implementation.hpp"
+#include "kernels/fused/fused_implementation.hpp"
+#include "kernels/cpu/cpu_implementations.hpp"
+#include "kernels/oracle/oracle_fp64.hpp"
+#include "kernels/reference/reference.hpp"
 
 namespace kibench {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "impl/implementation.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

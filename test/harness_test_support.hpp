@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "harness/protocol_settings.hpp"
-#include "impl/implementation.hpp"
-#include "json/value.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::test {
 

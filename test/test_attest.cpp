@@ -8,15 +8,15 @@
 #include <string>
 #include <sys/stat.h>
 
-#include "attest/base64.hpp"
-#include "attest/dsse_envelope.hpp"
-#include "attest/ed25519.hpp"
-#include "attest/key_files.hpp"
-#include "attest/pae.hpp"
-#include "attest/statement.hpp"
-#include "cli_process.hpp"
-#include "error.hpp"
-#include "json/canonical.hpp"
+#include "lib/attest/base64.hpp"
+#include "lib/attest/dsse_envelope.hpp"
+#include "lib/attest/ed25519.hpp"
+#include "lib/attest/key_files.hpp"
+#include "lib/attest/pae.hpp"
+#include "lib/attest/statement.hpp"
+#include "test/cli_process.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::attest;

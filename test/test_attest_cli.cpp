@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "attest/base64.hpp"
-#include "cli_process.hpp"
-#include "digest/digest.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/attest/base64.hpp"
+#include "test/cli_process.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;

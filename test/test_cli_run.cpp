@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli_process.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;

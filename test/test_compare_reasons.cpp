@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "compare/compare.hpp"
-#include "compare/run_loader.hpp"
-#include "error.hpp"
-#include "test_compare_support.hpp"
-#include "test_digest_support.hpp"
+#include "lib/compare/compare.hpp"
+#include "lib/compare/run_loader.hpp"
+#include "lib/error.hpp"
+#include "test/test_compare_support.hpp"
+#include "test/test_digest_support.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

@@ -12,16 +12,16 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/compared_run.hpp"
-#include "digest/digest.hpp"
-#include "harness/protocol_settings.hpp"
-#include "harness/raw_samples.hpp"
-#include "manifest/envelope.hpp"
-#include "manifest/protocol_manifest.hpp"
-#include "manifest/run_manifest.hpp"
-#include "stats/summary.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/harness/raw_samples.hpp"
+#include "lib/manifest/envelope.hpp"
+#include "lib/manifest/protocol_manifest.hpp"
+#include "lib/manifest/run_manifest.hpp"
+#include "lib/stats/summary.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::test {
 

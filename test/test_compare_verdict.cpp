@@ -6,13 +6,13 @@
 #include <map>
 #include <vector>
 
-#include "compare/compare.hpp"
-#include "compare/pair_comparison.hpp"
-#include "compare/protocol_terms.hpp"
-#include "compare/ranking.hpp"
-#include "compare/run_loader.hpp"
-#include "harness/protocol_settings.hpp"
-#include "test_compare_support.hpp"
+#include "lib/compare/compare.hpp"
+#include "lib/compare/pair_comparison.hpp"
+#include "lib/compare/protocol_terms.hpp"
+#include "lib/compare/ranking.hpp"
+#include "lib/compare/run_loader.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "test/test_compare_support.hpp"
 
 using kibench::compare::compare_pair;
 using kibench::compare::Pairing;

@@ -9,15 +9,15 @@
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "impl/cpu_common.hpp"
-#include "impl/cpu_implementations.hpp"
-#include "impl/host_timer.hpp"
-#include "inputs/input_set.hpp"
-#include "oracle/correctness.hpp"
-#include "oracle/cpu_oracle.hpp"
-#include "registry.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/cpu_implementations.hpp"
+#include "kernels/cpu/host_timer.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/registry.hpp"
+#include "lib/json/parse.hpp"
 
 using namespace kibench;
 

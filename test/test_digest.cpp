@@ -4,9 +4,9 @@
 #include <fstream>
 #include <string>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::canonical_digest;

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <vector>
 
-#include "test_digest_support.hpp"
-#include "json/parse.hpp"
+#include "test/test_digest_support.hpp"
+#include "lib/json/parse.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::test::ScratchDirectory;

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <system_error>
 
-#include "digest/digest.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::test {
 

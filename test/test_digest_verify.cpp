@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "digest/manifest_set.hpp"
-#include "digest/verify.hpp"
-#include "error.hpp"
-#include "test_digest_support.hpp"
+#include "lib/digest/manifest_set.hpp"
+#include "lib/digest/verify.hpp"
+#include "lib/error.hpp"
+#include "test/test_digest_support.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::ManifestOrigin;

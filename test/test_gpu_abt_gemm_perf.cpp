@@ -18,18 +18,18 @@
 #include <cuda_profiler_api.h>
 #include <fmt/format.h>
 
-#include "cuda/cublaslt.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/l2_flush.hpp"
-#include "cuda/nvml_power_monitor.hpp"
-#include "cuda/stream.hpp"
-#include "fused/chunk_plan.hpp"
-#include "gemm/abt_gemm.hpp"
-#include "harness/sustained.hpp"
-#include "inputs/device_inputs.hpp"
-#include "inputs/input_set.hpp"
-#include "test_gpu_support.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/l2_flush.hpp"
+#include "kernels/cuda/nvml_power_monitor.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "kernels/fused/chunk_plan.hpp"
+#include "kernels/fused/abt_gemm.hpp"
+#include "lib/harness/sustained.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "test/test_gpu_support.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu;

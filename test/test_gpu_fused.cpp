@@ -17,18 +17,18 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "cuda/gpu_available.hpp"
-#include "fused/chunk_plan.hpp"
-#include "fused/fused_implementation.hpp"
-#include "fused/grad_weight_split.hpp"
-#include "fused/one_hot.hpp"
-#include "impl/cpu_common.hpp"
-#include "inputs/input_set.hpp"
-#include "oracle/correctness.hpp"
-#include "oracle/cpu_oracle.hpp"
-#include "oracle/device_compare.hpp"
-#include "registry.hpp"
-#include "run/implementation_files.hpp"
+#include "kernels/cuda/gpu_available.hpp"
+#include "kernels/fused/chunk_plan.hpp"
+#include "kernels/fused/fused_implementation.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
+#include "kernels/fused/one_hot.hpp"
+#include "kernels/cpu/cpu_common.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/oracle/device_compare.hpp"
+#include "kernels/registry.hpp"
+#include "lib/run/implementation_files.hpp"
 
 using namespace kibench;
 

@@ -15,11 +15,11 @@
 
 #include <unistd.h>
 
-#include "fused/chunk_plan.hpp"
-#include "fused/fused_implementation.hpp"
-#include "fused/grad_weight_split.hpp"
-#include "registry.hpp"
-#include "json/canonical.hpp"
+#include "kernels/fused/chunk_plan.hpp"
+#include "kernels/fused/fused_implementation.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
+#include "kernels/registry.hpp"
+#include "lib/json/canonical.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu::fused;

@@ -7,11 +7,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/cuda_check.hpp"
-#include "inputs/device_inputs.hpp"
-#include "inputs/generate.hpp"
-#include "inputs/input_set.hpp"
-#include "test_gpu_support.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "lib/inputs/generate.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "test/test_gpu_support.hpp"
 
 using namespace kibench;
 

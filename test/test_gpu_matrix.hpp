@@ -10,8 +10,8 @@
 
 #include <cuda_bf16.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 
 namespace kibench::test {
 

@@ -10,19 +10,19 @@
 
 #include <cuda_bf16.h>
 
-#include "cuda/cublaslt.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_event_timer.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/l2_flush.hpp"
-#include "cuda/nvml.hpp"
-#include "cuda/stream.hpp"
-#include "gpu_environment.hpp"
-#include "inputs/bf16.hpp"
-#include "oracle/correctness.hpp"
-#include "oracle/device_compare.hpp"
-#include "test_gpu_matrix.hpp"
-#include "test_gpu_support.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_event_timer.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/l2_flush.hpp"
+#include "kernels/cuda/nvml.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/gpu_environment.hpp"
+#include "lib/inputs/bf16.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "kernels/oracle/device_compare.hpp"
+#include "test/test_gpu_matrix.hpp"
+#include "test/test_gpu_support.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu;

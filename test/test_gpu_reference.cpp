@@ -10,15 +10,15 @@
 
 #include <fmt/format.h>
 
-#include "floor/cublas_floor.hpp"
-#include "inputs/input_set.hpp"
-#include "oracle/correctness.hpp"
-#include "oracle/cpu_oracle.hpp"
-#include "oracle/device_compare.hpp"
-#include "oracle/oracle_fp64.hpp"
-#include "reference/reference.hpp"
-#include "registry.hpp"
-#include "test_gpu_support.hpp"
+#include "kernels/floors/cublas_floor.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/oracle/device_compare.hpp"
+#include "kernels/oracle/oracle_fp64.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/registry.hpp"
+#include "test/test_gpu_support.hpp"
 
 using namespace kibench;
 

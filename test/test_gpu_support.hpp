@@ -10,9 +10,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/gpu_available.hpp"
-#include "workload/workload.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/gpu_available.hpp"
+#include "lib/workload/workload.hpp"
 
 // Returns from the test case, with a warning, when there is no GPU.
 #define KIBENCH_REQUIRE_GPU_OR_SKIP()                                                                        \

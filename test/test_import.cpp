@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_process.hpp"
-#include "digest/digest.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "test/cli_process.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

@@ -6,8 +6,8 @@
 #include <array>
 #include <string_view>
 
-#include "error.hpp"
-#include "importers/csv_table.hpp"
+#include "lib/error.hpp"
+#include "lib/importers/csv_table.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::importers::CsvHeader;

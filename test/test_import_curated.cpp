@@ -7,9 +7,9 @@
 #include <fstream>
 #include <string>
 
-#include "cli_process.hpp"
-#include "error.hpp"
-#include "importers/liger/liger_import.hpp"
+#include "test/cli_process.hpp"
+#include "lib/error.hpp"
+#include "lib/importers/liger/liger_import.hpp"
 
 namespace fs = std::filesystem;
 namespace liger = kibench::importers::liger;

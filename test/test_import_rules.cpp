@@ -6,12 +6,12 @@
 #include <utility>
 #include <vector>
 
-#include "importers/liger/benchmark_run.hpp"
-#include "importers/liger/csv_timestamp.hpp"
-#include "importers/liger/kernel_binding.hpp"
-#include "importers/liger/naming.hpp"
-#include "importers/liger/skip_reason.hpp"
-#include "json/parse.hpp"
+#include "lib/importers/liger/benchmark_run.hpp"
+#include "lib/importers/liger/csv_timestamp.hpp"
+#include "lib/importers/liger/kernel_binding.hpp"
+#include "lib/importers/liger/naming.hpp"
+#include "lib/importers/liger/skip_reason.hpp"
+#include "lib/json/parse.hpp"
 
 namespace liger = kibench::importers::liger;
 

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "harness/harness.hpp"
-#include "harness/interleave_order.hpp"
-#include "harness_test_support.hpp"
-#include "impl/host_timer.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/harness/interleave_order.hpp"
+#include "test/harness_test_support.hpp"
+#include "kernels/cpu/host_timer.hpp"
 
 using namespace kibench;
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 using kibench::json::canonical;
 using kibench::json::format_number;

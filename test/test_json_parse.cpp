@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <string>
 
-#include "error.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;

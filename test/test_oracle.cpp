@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "oracle/cpu_oracle.hpp"
+#include "kernels/oracle/cpu_oracle.hpp"
 
 using namespace kibench;
 

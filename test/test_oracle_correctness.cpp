@@ -1,4 +1,4 @@
-// The correctness gate (oracle/correctness.hpp): error statistics of host
+// The correctness gate (lib/correctness/correctness.hpp): error statistics of host
 // tensors of each element type, the policy's pass/fail rule, and verdicts.
 #include <catch2/catch.hpp>
 
@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "inputs/bf16.hpp"
-#include "oracle/correctness.hpp"
+#include "lib/inputs/bf16.hpp"
+#include "lib/correctness/correctness.hpp"
 
 using namespace kibench;
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel/parallel_for.hpp"
+#include "lib/parallel/parallel_for.hpp"
 
 using namespace kibench;
 

@@ -9,10 +9,10 @@
 #include <limits>
 #include <vector>
 
-#include "error.hpp"
-#include "inputs/bf16.hpp"
-#include "inputs/generate.hpp"
-#include "inputs/philox.hpp"
+#include "lib/error.hpp"
+#include "lib/inputs/bf16.hpp"
+#include "lib/inputs/generate.hpp"
+#include "lib/inputs/philox.hpp"
 
 using namespace kibench;
 

@@ -17,11 +17,11 @@
 
 #include <fmt/core.h>
 
-#include "cli_process.hpp"
-#include "report/slug.hpp"
-#include "test_compare_support.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "test/cli_process.hpp"
+#include "lib/report/slug.hpp"
+#include "test/test_compare_support.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

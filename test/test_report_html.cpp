@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "report/axis_scale.hpp"
-#include "report/chart_files.hpp"
-#include "report/html_escape.hpp"
-#include "report/html_page.hpp"
-#include "report/slug.hpp"
-#include "report/svg_canvas.hpp"
-#include "report/units.hpp"
+#include "lib/report/axis_scale.hpp"
+#include "lib/report/chart_files.hpp"
+#include "lib/report/html_escape.hpp"
+#include "lib/report/html_page.hpp"
+#include "lib/report/slug.hpp"
+#include "lib/report/svg_canvas.hpp"
+#include "lib/report/units.hpp"
 
 using namespace kibench::report;
 using Catch::Matchers::Contains;

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/tuning_labels.hpp"
-#include "run/implementation_files.hpp"
-#include "json/value.hpp"
+#include "kernels/cuda/tuning_labels.hpp"
+#include "lib/run/implementation_files.hpp"
+#include "lib/json/value.hpp"
 
 using namespace kibench;
 

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <vector>
 
-#include "stats/bootstrap.hpp"
-#include "stats/noise_floor.hpp"
-#include "stats/random_index.hpp"
-#include "stats/select_median.hpp"
-#include "stats/summary.hpp"
-#include "test_compare_support.hpp"
+#include "lib/stats/bootstrap.hpp"
+#include "lib/stats/noise_floor.hpp"
+#include "lib/stats/random_index.hpp"
+#include "lib/stats/select_median.hpp"
+#include "lib/stats/summary.hpp"
+#include "test/test_compare_support.hpp"
 
 using kibench::stats::BootstrapSettings;
 using kibench::test::noisy_series;

@@ -12,11 +12,11 @@
 #include <thread>
 #include <utility>
 
-#include "digest/digest.hpp"
-#include "harness/harness.hpp"
-#include "harness/sustained.hpp"
-#include "harness_test_support.hpp"
-#include "manifest/protocol_manifest.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/harness/sustained.hpp"
+#include "test/harness_test_support.hpp"
+#include "lib/manifest/protocol_manifest.hpp"
 
 using namespace kibench;
 

@@ -16,10 +16,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "workload/workload.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/parse.hpp"
 
 namespace fs = std::filesystem;
 using kibench::InputError;

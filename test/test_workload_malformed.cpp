@@ -13,9 +13,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli_process.hpp"
-#include "error.hpp"
-#include "workload/workload.hpp"
+#include "test/cli_process.hpp"
+#include "lib/error.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace fs = std::filesystem;
 

@@ -3,7 +3,7 @@
 // implementations, CudaEventTimer, L2Flush and the backend's comparator.
 // Each entry point catches every exception and turns it into the
 // thread-local message of kibench_last_error().
-#include "kibench.h"
+#include "apps/capi/kibench.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,18 +18,18 @@
 #include <cuda_runtime_api.h>
 #include <fmt/core.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_event_timer.hpp"
-#include "cuda/device_allocator.hpp"
-#include "cuda/gpu_available.hpp"
-#include "cuda/l2_flush.hpp"
-#include "error.hpp"
-#include "inputs/device_inputs.hpp"
-#include "inputs/input_set.hpp"
-#include "oracle/correctness.hpp"
-#include "run/backend.hpp"
-#include "workload/workload.hpp"
-#include "json/canonical.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_event_timer.hpp"
+#include "kernels/cuda/device_allocator.hpp"
+#include "kernels/cuda/gpu_available.hpp"
+#include "kernels/cuda/l2_flush.hpp"
+#include "lib/error.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/canonical.hpp"
 
 struct kibench_workload {
   kibench::Workload workload;

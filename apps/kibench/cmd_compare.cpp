@@ -8,15 +8,15 @@
 
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "compare/compare.hpp"
-#include "compare/json_printer.hpp"
-#include "compare/markdown_printer.hpp"
-#include "compare/regression_gate.hpp"
-#include "compare/run_loader.hpp"
-#include "compare/table_printer.hpp"
-#include "error.hpp"
-#include "json/canonical.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/compare/compare.hpp"
+#include "lib/compare/json_printer.hpp"
+#include "lib/compare/markdown_printer.hpp"
+#include "lib/compare/regression_gate.hpp"
+#include "lib/compare/run_loader.hpp"
+#include "lib/compare/table_printer.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::cli {
 namespace {

@@ -7,11 +7,11 @@
 
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "digest/manifest_set.hpp"
-#include "digest/verify.hpp"
-#include "error.hpp"
-#include "json/canonical.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/digest/manifest_set.hpp"
+#include "lib/digest/verify.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::cli {
 namespace {

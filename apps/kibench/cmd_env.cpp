@@ -1,10 +1,10 @@
 // kibench env: the ExecutionEnvironment manifest of this machine.
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "digest/digest.hpp"
-#include "run/backend.hpp"
-#include "json/canonical.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::cli {
 

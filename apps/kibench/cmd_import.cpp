@@ -10,12 +10,12 @@
 
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "error.hpp"
-#include "importers/external/external_import.hpp"
-#include "importers/liger/liger_import.hpp"
-#include "importers/record_writer.hpp"
-#include "json/canonical.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
+#include "lib/importers/external/external_import.hpp"
+#include "lib/importers/liger/liger_import.hpp"
+#include "lib/importers/record_writer.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::cli {
 namespace {

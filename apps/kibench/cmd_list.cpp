@@ -1,10 +1,10 @@
 // kibench list: workloads, implementations, and what this machine can run.
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "error.hpp"
-#include "run/backend.hpp"
-#include "workload/workload.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench::cli {
 

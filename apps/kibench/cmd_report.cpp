@@ -6,12 +6,12 @@
 
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "error.hpp"
-#include "io/atomic_write.hpp"
-#include "report/chart_files.hpp"
-#include "report/html_page.hpp"
-#include "report/report_builder.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/report/chart_files.hpp"
+#include "lib/report/html_page.hpp"
+#include "lib/report/report_builder.hpp"
 
 namespace kibench::cli {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "error.hpp"
-#include "run/session.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
+#include "lib/run/session.hpp"
 
 namespace kibench::cli {
 

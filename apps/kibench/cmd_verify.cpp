@@ -5,10 +5,10 @@
 
 #include <fmt/core.h>
 
-#include "attest/key_files.hpp"
-#include "attest/verify_run.hpp"
-#include "commands.hpp"
-#include "error.hpp"
+#include "lib/attest/key_files.hpp"
+#include "lib/attest/verify_run.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::cli {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <fmt/core.h>
 
-#include "commands.hpp"
-#include "error.hpp"
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
 
 int main(int argc, char **argv) {
   CLI::App app{"kibench: benchmark LLM-training loss kernels and record the results as "

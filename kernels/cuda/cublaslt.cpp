@@ -1,4 +1,4 @@
-#include "cuda/cublaslt.hpp"
+#include "kernels/cuda/cublaslt.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/stream.hpp"
-#include "stats/summary.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::gpu {
 

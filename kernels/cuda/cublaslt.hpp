@@ -25,8 +25,8 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
-#include "cuda/device_buffer.hpp"
-#include "impl/tensor_ref.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "lib/implementation/tensor_ref.hpp"
 
 namespace kibench::gpu {
 

@@ -1,4 +1,4 @@
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 #include <stdexcept>
 

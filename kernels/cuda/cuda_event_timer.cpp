@@ -1,6 +1,6 @@
-#include "cuda/cuda_event_timer.hpp"
+#include "kernels/cuda/cuda_event_timer.hpp"
 
-#include "cuda/nvml.hpp"
+#include "kernels/cuda/nvml.hpp"
 
 namespace kibench::gpu {
 

@@ -10,8 +10,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/stream.hpp"
-#include "impl/implementation.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench::gpu {
 

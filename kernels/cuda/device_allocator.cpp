@@ -1,4 +1,4 @@
-#include "cuda/device_allocator.hpp"
+#include "kernels/cuda/device_allocator.hpp"
 
 #include <cstdio>
 #include <stdexcept>
@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu {
 

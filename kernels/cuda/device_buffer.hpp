@@ -9,8 +9,8 @@
 
 #include <cuda_bf16.h>
 
-#include "cuda/device_allocator.hpp"
-#include "impl/tensor_ref.hpp"
+#include "kernels/cuda/device_allocator.hpp"
+#include "lib/implementation/tensor_ref.hpp"
 
 namespace kibench::gpu {
 

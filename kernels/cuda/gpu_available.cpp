@@ -1,4 +1,4 @@
-#include "cuda/gpu_available.hpp"
+#include "kernels/cuda/gpu_available.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>

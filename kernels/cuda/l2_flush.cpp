@@ -1,6 +1,6 @@
-#include "cuda/l2_flush.hpp"
+#include "kernels/cuda/l2_flush.hpp"
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu {
 

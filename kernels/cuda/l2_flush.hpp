@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/device_buffer.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 
 namespace kibench::gpu {
 

@@ -1,4 +1,4 @@
-#include "cuda/nvml.hpp"
+#include "kernels/cuda/nvml.hpp"
 
 #include <array>
 #include <dlfcn.h>

@@ -1,11 +1,11 @@
-#include "cuda/nvml_power_monitor.hpp"
+#include "kernels/cuda/nvml_power_monitor.hpp"
 
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
-#include "cuda/nvml.hpp"
+#include "kernels/cuda/nvml.hpp"
 
 namespace kibench::gpu {
 

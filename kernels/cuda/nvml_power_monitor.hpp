@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "impl/power_monitor.hpp"
+#include "lib/implementation/power_monitor.hpp"
 
 namespace kibench::gpu {
 

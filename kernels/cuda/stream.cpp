@@ -1,9 +1,9 @@
-#include "cuda/stream.hpp"
+#include "kernels/cuda/stream.hpp"
 
 #include <cstdio>
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu {
 

@@ -1,4 +1,4 @@
-#include "cuda/tensor_map.hpp"
+#include "kernels/cuda/tensor_map.hpp"
 
 #include <stdexcept>
 
@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu {
 

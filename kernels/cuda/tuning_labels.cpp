@@ -1,4 +1,4 @@
-#include "cuda/tuning_labels.hpp"
+#include "kernels/cuda/tuning_labels.hpp"
 
 #include <string>
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "cuda/cublaslt.hpp"
-#include "json/value.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::gpu {
 

@@ -1,12 +1,12 @@
-#include "fused/chunk_plan.hpp"
+#include "kernels/fused/chunk_plan.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "cuda/device_allocator.hpp"
-#include "fused/grad_weight_split.hpp"
-#include "gemm/abt_gemm.hpp"
+#include "kernels/cuda/device_allocator.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
+#include "kernels/fused/abt_gemm.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -26,7 +26,7 @@
 //     their bytes [2·S·Hs, 2·V·Hs) overlap fp32 rows [S/2, S) of the low
 //     half, which step 2 has consumed.
 // Every element is still rounded once, from its fp32 sum times 1/N.
-#include "fused/fused_implementation.hpp"
+#include "kernels/fused/fused_implementation.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -39,25 +39,25 @@
 #include <cuda_bf16.h>
 #include <fmt/format.h>
 
-#include "cuda/cublaslt.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_event_timer.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/gpu_available.hpp"
-#include "cuda/l2_flush.hpp"
-#include "cuda/nvml_power_monitor.hpp"
-#include "cuda/stream.hpp"
-#include "cuda/tuning_labels.hpp"
-#include "fused/grad_weight_split.hpp"
-#include "fused/loss_sum.hpp"
-#include "fused/one_hot.hpp"
-#include "fused/row_loss.hpp"
-#include "fused/scaled_convert.hpp"
-#include "fused/token_count.hpp"
-#include "gemm/abt_gemm.hpp"
-#include "impl/cpu_common.hpp"
-#include "inputs/device_inputs.hpp"
-#include "inputs/input_set.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_event_timer.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/gpu_available.hpp"
+#include "kernels/cuda/l2_flush.hpp"
+#include "kernels/cuda/nvml_power_monitor.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/tuning_labels.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
+#include "kernels/fused/loss_sum.hpp"
+#include "kernels/fused/one_hot.hpp"
+#include "kernels/fused/row_loss.hpp"
+#include "kernels/fused/scaled_convert.hpp"
+#include "kernels/fused/token_count.hpp"
+#include "kernels/fused/abt_gemm.hpp"
+#include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "lib/inputs/input_set.hpp"
 
 namespace kibench {
 

@@ -26,9 +26,9 @@
 #include <memory>
 #include <string>
 
-#include "cuda/cublaslt.hpp"
-#include "fused/chunk_plan.hpp"
-#include "impl/implementation.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/fused/chunk_plan.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 
@@ -81,7 +81,7 @@ struct FusedOptions {
   // Logit GEMMs that write row statistics: where tau = 1, neither head has
   // a bias, V and both hidden sizes are multiples of 8 (whole 16-byte TMA
   // rows), the row kernel is v3 and nothing overlaps, z_s and z_t can come
-  // from kibench's own GEMM (gemm/abt_gemm.hpp), which also writes each
+  // from kibench's own GEMM (kernels/fused/abt_gemm.hpp), which also writes each
   // row's per-256-column (max, Σ exp); the row kernel combines those
   // instead of a statistics sweep and cluster reduction of its own, and
   // takes the KL terms in its load sweep. On the H200 the row kernel gains

@@ -1,4 +1,4 @@
-#include "fused/grad_weight_split.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
 
 #include <algorithm>
 #include <stdexcept>

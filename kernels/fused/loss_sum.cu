@@ -1,8 +1,8 @@
 // One block: thread t adds rows t, t + 1024, ... in fp64, then a pairwise
 // tree in shared memory; the order depends on nothing but T.
-#include "fused/loss_sum.hpp"
+#include "kernels/fused/loss_sum.hpp"
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -4,14 +4,14 @@
 // keys, the per-target sums over x_s rows (one block per run of equal
 // targets, T x Hs bf16 = 33 MB read), and the grad x_s conversion that
 // gathers W_s[y_i] while it divides by N.
-#include "fused/one_hot.hpp"
+#include "kernels/fused/one_hot.hpp"
 
 #include <bit>
 #include <stdexcept>
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -44,7 +44,7 @@
 // per row). bf16 rounding of that single logit (~4e-4 absolute) would
 // otherwise be the largest error in the loss of a short sequence; the
 // log-sum-exp averages the rounding of all V logits away.
-#include "fused/row_loss.hpp"
+#include "kernels/fused/row_loss.hpp"
 
 #include <cmath>
 #include <limits>
@@ -53,9 +53,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
-#include "fused/row_loss_device.cuh"
-#include "gemm/abt_gemm.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/fused/row_loss_device.cuh"
+#include "kernels/fused/abt_gemm.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -54,7 +54,7 @@ struct RowLossArgs {
   bool write_grad = true;
   // Kernel version (row_loss_v1.cu, v2, v3); all compute the same.
   int version = 3;
-  // The logit GEMMs' row statistics (gemm/abt_gemm.hpp, AbtGemm::row_stats
+  // The logit GEMMs' row statistics (kernels/fused/abt_gemm.hpp, AbtGemm::row_stats
   // with stats_scale kLog2e), or null: per row r and 256-column tile j,
   // (max, Σ 2^(x − max)) of x = z log2 e at [r · stats_ld + j], for z_s and
   // z_t. The kernel then takes the softmax statistics from them instead of

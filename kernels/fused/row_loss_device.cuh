@@ -10,8 +10,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
-#include "cuda/fast_math.cuh"
-#include "fused/row_loss.hpp"
+#include "kernels/cuda/fast_math.cuh"
+#include "kernels/fused/row_loss.hpp"
 
 namespace kibench::gpu::fused::detail {
 

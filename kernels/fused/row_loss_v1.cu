@@ -7,8 +7,8 @@
 // 2048-row chunk in ~1.3 ms, a third of HBM bandwidth (docs/perf.md).
 #include <cmath>
 
-#include "cuda/cuda_check.hpp"
-#include "fused/row_loss_device.cuh"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
 

@@ -43,8 +43,8 @@
 #include <cfloat>
 #include <cmath>
 
-#include "cuda/cuda_check.hpp"
-#include "fused/row_loss_device.cuh"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
 

@@ -8,14 +8,14 @@
 // in_place_conversion_stages for the index arithmetic. Every element is
 // still read once as fp32 and rounded once: stage 0's temporary holds the
 // rounded bf16, which the copy moves bit for bit.
-#include "fused/scaled_convert.hpp"
+#include "kernels/fused/scaled_convert.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-#include "cuda/cuda_check.hpp"
-#include "fused/grad_weight_split.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
 
 namespace kibench::gpu::fused {
 

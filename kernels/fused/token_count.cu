@@ -1,8 +1,8 @@
 // One block counts the valid targets (T int64 values: a few microseconds
 // even at T = 8192) and writes N = max(1, count) with its reciprocals.
-#include "fused/token_count.hpp"
+#include "kernels/fused/token_count.hpp"
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -1,4 +1,4 @@
-#include "oracle/device_compare.hpp"
+#include "kernels/oracle/device_compare.hpp"
 
 #include <cmath>
 #include <limits>
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
-#include "oracle/error_reduction.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/oracle/error_reduction.hpp"
 
 namespace kibench::gpu {
 

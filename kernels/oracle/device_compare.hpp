@@ -3,14 +3,14 @@
 // to the host and walk there. Either side may be on the host or the device
 // and of any ElementType (host tensors are staged to the device first); the
 // reference is normally the fp64 oracle's. `passed` is left for
-// apply_policy (lib/oracle/correctness.hpp).
+// apply_policy (lib/correctness/correctness.hpp).
 #pragma once
 
 #include <string>
 
 #include <cuda_runtime_api.h>
 
-#include "oracle/correctness.hpp"
+#include "lib/correctness/correctness.hpp"
 
 namespace kibench::gpu {
 

@@ -2,12 +2,12 @@
 // widened to fp64, partial sums per block in a fixed grid, then one block
 // folds the partials in index order. No atomics: the same tensors give the
 // same bits every time, so a verdict never flickers at a threshold.
-#include "oracle/error_reduction.hpp"
+#include "kernels/oracle/error_reduction.hpp"
 
 #include <cuda_bf16.h>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 
 namespace kibench::gpu {
 

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "impl/tensor_ref.hpp"
+#include "lib/implementation/tensor_ref.hpp"
 
 namespace kibench::gpu {
 

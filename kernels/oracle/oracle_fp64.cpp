@@ -1,21 +1,21 @@
-#include "oracle/oracle_fp64.hpp"
+#include "kernels/oracle/oracle_fp64.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <vector>
 
-#include "cuda/cublaslt.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_event_timer.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/nvml_power_monitor.hpp"
-#include "cuda/stream.hpp"
-#include "device_fit.hpp"
-#include "gpu_revision.hpp"
-#include "impl/cpu_common.hpp"
-#include "inputs/device_inputs.hpp"
-#include "inputs/input_set.hpp"
-#include "oracle/oracle_kernels.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_event_timer.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/nvml_power_monitor.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/device_fit.hpp"
+#include "kernels/cuda/gpu_revision.hpp"
+#include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "kernels/oracle/oracle_kernels.hpp"
 
 namespace kibench {
 

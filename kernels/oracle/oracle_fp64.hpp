@@ -1,5 +1,5 @@
 // `oracle-fp64`: the fp64 oracle on the GPU, for cases too big for the CPU
-// oracle (lib/oracle/cpu_oracle.hpp), which defines the same numbers. The
+// oracle (kernels/oracle/cpu_oracle.hpp), which defines the same numbers. The
 // bf16 inputs are widened exactly to fp64; the logits come from fp64
 // cuBLASLt GEMMs in token chunks small enough that two [chunk, V] fp64
 // blocks fit; each row's loss terms and gradient are evaluated in fp64
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "impl/implementation.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

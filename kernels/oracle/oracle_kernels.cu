@@ -5,11 +5,11 @@
 // Nothing here is tuned: it is the definition, run on the GPU because the
 // CPU cannot hold [T, V] for the big cases. Reductions are block trees in
 // a fixed order, so the oracle is deterministic run to run.
-#include "oracle/oracle_kernels.hpp"
+#include "kernels/oracle/oracle_kernels.hpp"
 
 #include <algorithm>
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu::oracle {
 

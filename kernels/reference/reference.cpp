@@ -1,21 +1,21 @@
-#include "reference/reference.hpp"
+#include "kernels/reference/reference.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "cuda/cublaslt.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_event_timer.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/l2_flush.hpp"
-#include "cuda/nvml_power_monitor.hpp"
-#include "cuda/stream.hpp"
-#include "device_fit.hpp"
-#include "gpu_revision.hpp"
-#include "impl/cpu_common.hpp"
-#include "inputs/device_inputs.hpp"
-#include "inputs/input_set.hpp"
-#include "reference/reference_chain.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_event_timer.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/l2_flush.hpp"
+#include "kernels/cuda/nvml_power_monitor.hpp"
+#include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/device_fit.hpp"
+#include "kernels/cuda/gpu_revision.hpp"
+#include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "kernels/reference/reference_chain.hpp"
 
 namespace kibench {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "impl/implementation.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

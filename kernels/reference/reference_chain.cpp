@@ -7,13 +7,13 @@
 // created runs first, and a gradient that reaches a tensor twice is
 // accumulated in place (autograd's InputBuffer does so when it holds the
 // only reference).
-#include "reference/reference_chain.hpp"
+#include "kernels/reference/reference_chain.hpp"
 
 #include <cmath>
 
-#include "cuda/cublaslt.hpp"
-#include "cuda/cuda_check.hpp"
-#include "inputs/device_inputs.hpp"
+#include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_inputs.hpp"
 
 namespace kibench::gpu {
 

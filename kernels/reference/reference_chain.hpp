@@ -9,8 +9,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
-#include "reference/tensor_arena.hpp"
-#include "reference/torch_ops.hpp"
+#include "kernels/reference/tensor_arena.hpp"
+#include "kernels/reference/torch_ops.hpp"
 
 namespace kibench::gpu {
 

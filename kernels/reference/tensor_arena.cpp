@@ -1,4 +1,4 @@
-#include "reference/tensor_arena.hpp"
+#include "kernels/reference/tensor_arena.hpp"
 
 #include <algorithm>
 

@@ -13,7 +13,7 @@
 
 #include <cuda_bf16.h>
 
-#include "cuda/device_allocator.hpp"
+#include "kernels/cuda/device_allocator.hpp"
 
 namespace kibench::gpu {
 

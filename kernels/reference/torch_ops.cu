@@ -5,12 +5,12 @@
 // every intermediate makes its full round trip through device memory.
 // Row reductions take one block per row, as ATen's softmax kernels do for
 // rows far wider than a block (V = 128256 floats = 513 KB per row).
-#include "reference/torch_ops.hpp"
+#include "kernels/reference/torch_ops.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 
 namespace kibench::gpu::torch_ops {
 

@@ -1,18 +1,18 @@
-#include "attest/attest_run.hpp"
+#include "lib/attest/attest_run.hpp"
 
 #include <system_error>
 
 #include <fmt/core.h>
 
-#include "attest/dsse_envelope.hpp"
-#include "attest/run_predicate.hpp"
-#include "attest/run_subjects.hpp"
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "io/atomic_write.hpp"
-#include "manifest/run_manifest.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/attest/dsse_envelope.hpp"
+#include "lib/attest/run_predicate.hpp"
+#include "lib/attest/run_subjects.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/manifest/run_manifest.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::attest {
 namespace fs = std::filesystem;

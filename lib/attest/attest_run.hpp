@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "attest/ed25519.hpp"
-#include "attest/statement.hpp"
+#include "lib/attest/ed25519.hpp"
+#include "lib/attest/statement.hpp"
 
 namespace kibench::attest {
 

@@ -1,4 +1,4 @@
-#include "attest/base64.hpp"
+#include "lib/attest/base64.hpp"
 
 #include <array>
 

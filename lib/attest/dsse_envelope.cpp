@@ -1,11 +1,11 @@
-#include "attest/dsse_envelope.hpp"
+#include "lib/attest/dsse_envelope.hpp"
 
 #include <fmt/core.h>
 
-#include "attest/base64.hpp"
-#include "attest/pae.hpp"
-#include "error.hpp"
-#include "json/parse.hpp"
+#include "lib/attest/base64.hpp"
+#include "lib/attest/pae.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::attest {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "attest/ed25519.hpp"
-#include "json/value.hpp"
+#include "lib/attest/ed25519.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::attest {
 

@@ -1,11 +1,11 @@
-#include "attest/ed25519.hpp"
+#include "lib/attest/ed25519.hpp"
 
 #include <stdexcept>
 
 #include <sodium.h>
 
-#include "attest/sodium_runtime.hpp"
-#include "digest/digest.hpp"
+#include "lib/attest/sodium_runtime.hpp"
+#include "lib/digest/digest.hpp"
 
 namespace kibench::attest {
 

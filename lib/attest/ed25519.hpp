@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "attest/secret_buffer.hpp"
+#include "lib/attest/secret_buffer.hpp"
 
 namespace kibench::attest {
 

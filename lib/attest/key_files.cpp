@@ -1,4 +1,4 @@
-#include "attest/key_files.hpp"
+#include "lib/attest/key_files.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -12,10 +12,10 @@
 
 #include <fmt/core.h>
 
-#include "attest/base64.hpp"
-#include "error.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/attest/base64.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::attest {
 namespace fs = std::filesystem;

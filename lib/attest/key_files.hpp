@@ -17,7 +17,7 @@
 
 #include <filesystem>
 
-#include "attest/ed25519.hpp"
+#include "lib/attest/ed25519.hpp"
 
 namespace kibench::attest {
 

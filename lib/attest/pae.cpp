@@ -1,4 +1,4 @@
-#include "attest/pae.hpp"
+#include "lib/attest/pae.hpp"
 
 #include <fmt/core.h>
 

@@ -1,8 +1,8 @@
-#include "attest/run_predicate.hpp"
+#include "lib/attest/run_predicate.hpp"
 
 #include <fmt/core.h>
 
-#include "error.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::attest {
 namespace {

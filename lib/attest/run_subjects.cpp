@@ -1,4 +1,4 @@
-#include "attest/run_subjects.hpp"
+#include "lib/attest/run_subjects.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -7,9 +7,9 @@
 
 #include <fmt/core.h>
 
-#include "digest/digest.hpp"
-#include "digest/manifest_set.hpp"
-#include "error.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/digest/manifest_set.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::attest {
 

@@ -1,4 +1,4 @@
-#include "attest/sodium_runtime.hpp"
+#include "lib/attest/sodium_runtime.hpp"
 
 #include <stdexcept>
 

@@ -1,11 +1,11 @@
-#include "attest/statement.hpp"
+#include "lib/attest/statement.hpp"
 
 #include <set>
 
 #include <fmt/core.h>
 
-#include "error.hpp"
-#include "json/parse.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::attest {
 namespace {

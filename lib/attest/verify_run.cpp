@@ -1,4 +1,4 @@
-#include "attest/verify_run.hpp"
+#include "lib/attest/verify_run.hpp"
 
 #include <optional>
 #include <set>
@@ -6,10 +6,10 @@
 
 #include <fmt/core.h>
 
-#include "attest/dsse_envelope.hpp"
-#include "attest/run_subjects.hpp"
-#include "attest/statement.hpp"
-#include "error.hpp"
+#include "lib/attest/dsse_envelope.hpp"
+#include "lib/attest/run_subjects.hpp"
+#include "lib/attest/statement.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::attest {
 namespace fs = std::filesystem;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "attest/ed25519.hpp"
-#include "attest/run_predicate.hpp"
+#include "lib/attest/ed25519.hpp"
+#include "lib/attest/run_predicate.hpp"
 
 namespace kibench::attest {
 

@@ -1,4 +1,4 @@
-#include "compare/compare.hpp"
+#include "lib/compare/compare.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "compare/ranking.hpp"
-#include "error.hpp"
+#include "lib/compare/ranking.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::compare {
 namespace {

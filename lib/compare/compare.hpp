@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/compare_report.hpp"
-#include "compare/compared_run.hpp"
-#include "stats/bootstrap.hpp"
+#include "lib/compare/compare_report.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/stats/bootstrap.hpp"
 
 namespace kibench::compare {
 

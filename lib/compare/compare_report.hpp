@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "compare/compared_run.hpp"
-#include "compare/pair_comparison.hpp"
-#include "compare/pair_view.hpp"
-#include "compare/regression_gate.hpp"
-#include "stats/bootstrap.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/compare/pair_comparison.hpp"
+#include "lib/compare/pair_view.hpp"
+#include "lib/compare/regression_gate.hpp"
+#include "lib/stats/bootstrap.hpp"
 
 namespace kibench::compare {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/harness.hpp"
-#include "json/value.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::compare {
 

@@ -1,8 +1,8 @@
-#include "compare/json_printer.hpp"
+#include "lib/compare/json_printer.hpp"
 
 #include <string>
 
-#include "compare/regression_gate.hpp"
+#include "lib/compare/regression_gate.hpp"
 
 namespace kibench::compare {
 namespace {

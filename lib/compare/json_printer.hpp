@@ -2,8 +2,8 @@
 // "kibench.dev/compare/v1"); docs/compare.md describes every field.
 #pragma once
 
-#include "compare/compare_report.hpp"
-#include "json/value.hpp"
+#include "lib/compare/compare_report.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::compare {
 

@@ -1,9 +1,9 @@
-#include "compare/markdown_printer.hpp"
+#include "lib/compare/markdown_printer.hpp"
 
 #include <fmt/format.h>
 
-#include "compare/regression_gate.hpp"
-#include "compare/report_text.hpp"
+#include "lib/compare/regression_gate.hpp"
+#include "lib/compare/report_text.hpp"
 
 namespace kibench::compare {
 namespace {

@@ -1,4 +1,4 @@
-#include "compare/pair_comparison.hpp"
+#include "lib/compare/pair_comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include <fmt/core.h>
 
-#include "stats/noise_floor.hpp"
-#include "stats/random_index.hpp"
+#include "lib/stats/noise_floor.hpp"
+#include "lib/stats/random_index.hpp"
 
 namespace kibench::compare {
 namespace {

@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "compare/compared_run.hpp"
-#include "stats/bootstrap.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/stats/bootstrap.hpp"
 
 namespace kibench::compare {
 

@@ -1,4 +1,4 @@
-#include "compare/pair_view.hpp"
+#include "lib/compare/pair_view.hpp"
 
 #include <fmt/core.h>
 

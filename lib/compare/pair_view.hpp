@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/compared_run.hpp"
-#include "compare/reason_code.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/compare/reason_code.hpp"
 
 namespace kibench::compare {
 

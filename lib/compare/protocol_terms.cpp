@@ -1,4 +1,4 @@
-#include "compare/protocol_terms.hpp"
+#include "lib/compare/protocol_terms.hpp"
 
 #include <regex>
 #include <string>

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::compare {
 

@@ -1,4 +1,4 @@
-#include "compare/ranking.hpp"
+#include "lib/compare/ranking.hpp"
 
 #include <algorithm>
 #include <limits>

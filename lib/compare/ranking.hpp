@@ -20,7 +20,7 @@
 #include <functional>
 #include <vector>
 
-#include "compare/compared_run.hpp"
+#include "lib/compare/compared_run.hpp"
 
 namespace kibench::compare {
 

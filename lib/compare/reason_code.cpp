@@ -1,10 +1,10 @@
-#include "compare/reason_code.hpp"
+#include "lib/compare/reason_code.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "json/canonical.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::compare {
 namespace {

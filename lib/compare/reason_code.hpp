@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/compared_run.hpp"
+#include "lib/compare/compared_run.hpp"
 
 namespace kibench::compare {
 

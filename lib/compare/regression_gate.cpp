@@ -1,8 +1,8 @@
-#include "compare/regression_gate.hpp"
+#include "lib/compare/regression_gate.hpp"
 
 #include <fmt/format.h>
 
-#include "compare/compare_report.hpp"
+#include "lib/compare/compare_report.hpp"
 
 namespace kibench::compare {
 

@@ -1,4 +1,4 @@
-#include "compare/report_text.hpp"
+#include "lib/compare/report_text.hpp"
 
 #include <cmath>
 #include <vector>

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "compare/compare_report.hpp"
+#include "lib/compare/compare_report.hpp"
 
 namespace kibench::compare::text {
 

@@ -1,4 +1,4 @@
-#include "compare/run_loader.hpp"
+#include "lib/compare/run_loader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "compare/protocol_terms.hpp"
-#include "digest/digest.hpp"
-#include "digest/manifest_set.hpp"
-#include "error.hpp"
-#include "harness/raw_samples.hpp"
-#include "stats/summary.hpp"
-#include "json/parse.hpp"
-#include "json/path.hpp"
+#include "lib/compare/protocol_terms.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/digest/manifest_set.hpp"
+#include "lib/error.hpp"
+#include "lib/harness/raw_samples.hpp"
+#include "lib/stats/summary.hpp"
+#include "lib/json/parse.hpp"
+#include "lib/json/path.hpp"
 
 namespace kibench::compare {
 namespace {

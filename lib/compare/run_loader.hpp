@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "compare/compared_run.hpp"
+#include "lib/compare/compared_run.hpp"
 
 namespace kibench::compare {
 

@@ -1,10 +1,10 @@
-#include "compare/table_printer.hpp"
+#include "lib/compare/table_printer.hpp"
 
 #include <fmt/format.h>
 
-#include "compare/regression_gate.hpp"
-#include "compare/report_text.hpp"
-#include "compare/text_table.hpp"
+#include "lib/compare/regression_gate.hpp"
+#include "lib/compare/report_text.hpp"
+#include "lib/compare/text_table.hpp"
 
 namespace kibench::compare {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "compare/compare_report.hpp"
+#include "lib/compare/compare_report.hpp"
 
 namespace kibench::compare {
 

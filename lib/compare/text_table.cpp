@@ -1,4 +1,4 @@
-#include "compare/text_table.hpp"
+#include "lib/compare/text_table.hpp"
 
 #include <algorithm>
 #include <stdexcept>

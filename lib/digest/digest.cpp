@@ -1,4 +1,4 @@
-#include "digest/digest.hpp"
+#include "lib/digest/digest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,8 +7,8 @@
 #include <fmt/core.h>
 #include <sodium.h>
 
-#include "error.hpp"
-#include "json/canonical.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench {
 namespace {

@@ -1,13 +1,13 @@
-#include "digest/manifest_set.hpp"
+#include "lib/digest/manifest_set.hpp"
 
 #include <algorithm>
 #include <system_error>
 
 #include <fmt/core.h>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench {
 namespace {

@@ -1,4 +1,4 @@
-#include "digest/verify.hpp"
+#include "lib/digest/verify.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "json/path.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/json/path.hpp"
 
 namespace kibench {
 namespace {

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "digest/manifest_set.hpp"
+#include "lib/digest/manifest_set.hpp"
 
 namespace kibench {
 

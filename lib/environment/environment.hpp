@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -9,7 +9,7 @@
 #include <simdjson.h>
 #include <sodium.h>
 
-#include "environment/environment.hpp"
+#include "lib/environment/environment.hpp"
 
 namespace kibench {
 

@@ -1,13 +1,13 @@
-#include "harness/harness.hpp"
+#include "lib/harness/harness.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <memory>
 
-#include "harness/interleave_order.hpp"
-#include "harness/stopping_rule.hpp"
-#include "harness/throttle.hpp"
-#include "stats/summary.hpp"
+#include "lib/harness/interleave_order.hpp"
+#include "lib/harness/stopping_rule.hpp"
+#include "lib/harness/throttle.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench {
 

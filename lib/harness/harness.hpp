@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/protocol_settings.hpp"
-#include "harness/sustained.hpp"
-#include "impl/implementation.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/harness/sustained.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

@@ -1,4 +1,4 @@
-#include "harness/interleave_order.hpp"
+#include "lib/harness/interleave_order.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "harness/protocol_settings.hpp"
+#include "lib/harness/protocol_settings.hpp"
 
 #include <fmt/core.h>
 
-#include "json/canonical.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench {
 

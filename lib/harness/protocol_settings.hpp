@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "impl/implementation.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

@@ -1,8 +1,8 @@
-#include "harness/raw_samples.hpp"
+#include "lib/harness/raw_samples.hpp"
 
 #include <fmt/core.h>
 
-#include "error.hpp"
+#include "lib/error.hpp"
 
 namespace kibench {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "harness/harness.hpp"
-#include "json/value.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -1,9 +1,9 @@
-#include "harness/stopping_rule.hpp"
+#include "lib/harness/stopping_rule.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "stats/summary.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/protocol_settings.hpp"
+#include "lib/harness/protocol_settings.hpp"
 
 namespace kibench {
 

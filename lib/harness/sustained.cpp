@@ -1,4 +1,4 @@
-#include "harness/sustained.hpp"
+#include "lib/harness/sustained.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/protocol_settings.hpp"
-#include "impl/implementation.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

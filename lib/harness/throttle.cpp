@@ -1,4 +1,4 @@
-#include "harness/throttle.hpp"
+#include "lib/harness/throttle.hpp"
 
 #include <algorithm>
 

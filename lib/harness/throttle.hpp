@@ -2,7 +2,7 @@
 // imports of another harness's samples, so both flag by the same rule.
 #pragma once
 
-#include "harness/harness.hpp"
+#include "lib/harness/harness.hpp"
 
 namespace kibench {
 

@@ -1,11 +1,11 @@
-#include "importers/csv_table.hpp"
+#include "lib/importers/csv_table.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "error.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::importers {
 namespace {

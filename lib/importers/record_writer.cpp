@@ -1,4 +1,4 @@
-#include "importers/record_writer.hpp"
+#include "lib/importers/record_writer.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "error.hpp"
-#include "json/canonical.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::importers {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "inputs/philox.hpp"
+#include "lib/inputs/philox.hpp"
 
 namespace kibench::bf16 {
 

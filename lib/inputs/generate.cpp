@@ -1,13 +1,13 @@
-#include "inputs/generate.hpp"
+#include "lib/inputs/generate.hpp"
 
 #include <bit>
 
 #include <fmt/format.h>
 
-#include "error.hpp"
-#include "inputs/bf16.hpp"
-#include "inputs/philox.hpp"
-#include "parallel/parallel_for.hpp"
+#include "lib/error.hpp"
+#include "lib/inputs/bf16.hpp"
+#include "lib/inputs/philox.hpp"
+#include "lib/parallel/parallel_for.hpp"
 
 namespace kibench {
 namespace {

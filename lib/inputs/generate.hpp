@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <span>
 
-#include "inputs/input_set.hpp"
-#include "workload/workload.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench {
 

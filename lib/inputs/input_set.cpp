@@ -1,6 +1,6 @@
-#include "inputs/input_set.hpp"
+#include "lib/inputs/input_set.hpp"
 
-#include "inputs/generate.hpp"
+#include "lib/inputs/generate.hpp"
 
 namespace kibench {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "workload/workload.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench {
 

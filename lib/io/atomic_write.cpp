@@ -1,4 +1,4 @@
-#include "io/atomic_write.hpp"
+#include "lib/io/atomic_write.hpp"
 
 #include <cerrno>
 #include <cstring>

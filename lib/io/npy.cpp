@@ -1,4 +1,4 @@
-#include "io/npy.hpp"
+#include "lib/io/npy.hpp"
 
 #include <numeric>
 

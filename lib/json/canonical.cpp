@@ -1,4 +1,4 @@
-#include "json/canonical.hpp"
+#include "lib/json/canonical.hpp"
 
 #include <algorithm>
 #include <array>

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::json {
 

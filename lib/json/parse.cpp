@@ -1,4 +1,4 @@
-#include "json/parse.hpp"
+#include "lib/json/parse.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include <fmt/core.h>
 #include <simdjson.h>
 
-#include "error.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::json {
 namespace {

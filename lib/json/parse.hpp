@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::json {
 

@@ -1,4 +1,4 @@
-#include "json/path.hpp"
+#include "lib/json/path.hpp"
 
 namespace kibench::json {
 

@@ -1,4 +1,4 @@
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 #include <algorithm>
 #include <cmath>

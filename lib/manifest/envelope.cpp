@@ -1,4 +1,4 @@
-#include "manifest/envelope.hpp"
+#include "lib/manifest/envelope.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
-#include "environment/environment.hpp"
-#include "manifest/envelope.hpp"
+#include "lib/environment/environment.hpp"
+#include "lib/manifest/envelope.hpp"
 
 namespace kibench {
 

@@ -1,8 +1,8 @@
-#include "manifest/protocol_manifest.hpp"
+#include "lib/manifest/protocol_manifest.hpp"
 
 #include <fmt/core.h>
 
-#include "manifest/envelope.hpp"
+#include "lib/manifest/envelope.hpp"
 
 namespace kibench {
 

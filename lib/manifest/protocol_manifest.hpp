@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "harness/protocol_settings.hpp"
-#include "json/value.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

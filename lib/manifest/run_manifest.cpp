@@ -1,4 +1,4 @@
-#include "manifest/run_manifest.hpp"
+#include "lib/manifest/run_manifest.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 
 #include <fmt/core.h>
 
-#include "manifest/envelope.hpp"
+#include "lib/manifest/envelope.hpp"
 
 namespace kibench {
 

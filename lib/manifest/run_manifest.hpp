@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "oracle/correctness.hpp"
-#include "stats/summary.hpp"
-#include "json/value.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/stats/summary.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

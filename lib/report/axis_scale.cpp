@@ -1,4 +1,4 @@
-#include "report/axis_scale.hpp"
+#include "lib/report/axis_scale.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,14 +1,14 @@
-#include "report/bar_chart.hpp"
+#include "lib/report/bar_chart.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "compare/text_table.hpp"
-#include "report/axis_scale.hpp"
-#include "report/palette.hpp"
-#include "report/svg_canvas.hpp"
-#include "report/units.hpp"
+#include "lib/compare/text_table.hpp"
+#include "lib/report/axis_scale.hpp"
+#include "lib/report/palette.hpp"
+#include "lib/report/svg_canvas.hpp"
+#include "lib/report/units.hpp"
 
 namespace kibench::report {
 namespace {

@@ -1,10 +1,10 @@
-#include "report/chart_files.hpp"
+#include "lib/report/chart_files.hpp"
 
 #include <optional>
 #include <stdexcept>
 
-#include "report/page_style.hpp"
-#include "report/report_charts.hpp"
+#include "lib/report/page_style.hpp"
+#include "lib/report/report_charts.hpp"
 
 namespace kibench::report {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report_model.hpp"
+#include "lib/report/report_model.hpp"
 
 namespace kibench::report {
 

@@ -1,9 +1,9 @@
-#include "report/cohort_section.hpp"
+#include "lib/report/cohort_section.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "compare/report_text.hpp"
+#include "lib/compare/report_text.hpp"
 
 namespace kibench::report {
 namespace {

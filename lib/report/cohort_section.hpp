@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/compare_report.hpp"
-#include "report/manifest_index.hpp"
-#include "report/report_model.hpp"
-#include "report/slug.hpp"
+#include "lib/compare/compare_report.hpp"
+#include "lib/report/manifest_index.hpp"
+#include "lib/report/report_model.hpp"
+#include "lib/report/slug.hpp"
 
 namespace kibench::report {
 

@@ -1,10 +1,10 @@
-#include "report/environment_facts.hpp"
+#include "lib/report/environment_facts.hpp"
 
 #include <fmt/format.h>
 
-#include "report/manifest_index.hpp"
-#include "report/units.hpp"
-#include "json/canonical.hpp"
+#include "lib/report/manifest_index.hpp"
+#include "lib/report/units.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::report {
 namespace {

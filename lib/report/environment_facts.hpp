@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "report/report_model.hpp"
-#include "json/value.hpp"
+#include "lib/report/report_model.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::report {
 

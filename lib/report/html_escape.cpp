@@ -1,4 +1,4 @@
-#include "report/html_escape.hpp"
+#include "lib/report/html_escape.hpp"
 
 namespace kibench::report {
 

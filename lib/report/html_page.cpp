@@ -1,17 +1,17 @@
-#include "report/html_page.hpp"
+#include "lib/report/html_page.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "compare/report_text.hpp"
-#include "report/html_escape.hpp"
-#include "report/page_style.hpp"
-#include "report/palette.hpp"
-#include "report/report_charts.hpp"
-#include "report/units.hpp"
-#include "json/canonical.hpp"
+#include "lib/compare/report_text.hpp"
+#include "lib/report/html_escape.hpp"
+#include "lib/report/page_style.hpp"
+#include "lib/report/palette.hpp"
+#include "lib/report/report_charts.hpp"
+#include "lib/report/units.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/manifest_index.hpp"
+#include "lib/report/manifest_index.hpp"
 
 #include <set>
 

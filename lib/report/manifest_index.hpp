@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/compared_run.hpp"
-#include "digest/manifest_set.hpp"
-#include "json/path.hpp"
-#include "json/value.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/digest/manifest_set.hpp"
+#include "lib/json/path.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::report {
 

@@ -1,4 +1,4 @@
-#include "report/page_style.hpp"
+#include "lib/report/page_style.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "report/palette.hpp"
+#include "lib/report/palette.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,15 +1,15 @@
-#include "report/report_builder.hpp"
+#include "lib/report/report_builder.hpp"
 
 #include <algorithm>
 
-#include "compare/compare.hpp"
-#include "compare/run_loader.hpp"
-#include "report/cohort_section.hpp"
-#include "report/environment_facts.hpp"
-#include "report/manifest_index.hpp"
-#include "report/run_figures.hpp"
-#include "report/slug.hpp"
-#include "report/sweep_finder.hpp"
+#include "lib/compare/compare.hpp"
+#include "lib/compare/run_loader.hpp"
+#include "lib/report/cohort_section.hpp"
+#include "lib/report/environment_facts.hpp"
+#include "lib/report/manifest_index.hpp"
+#include "lib/report/run_figures.hpp"
+#include "lib/report/slug.hpp"
+#include "lib/report/sweep_finder.hpp"
 
 namespace kibench::report {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "report/report_model.hpp"
-#include "stats/bootstrap.hpp"
+#include "lib/report/report_model.hpp"
+#include "lib/stats/bootstrap.hpp"
 
 namespace kibench::report {
 

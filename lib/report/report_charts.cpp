@@ -1,4 +1,4 @@
-#include "report/report_charts.hpp"
+#include "lib/report/report_charts.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,10 +8,10 @@
 
 #include <fmt/core.h>
 
-#include "compare/report_text.hpp"
-#include "report/bar_chart.hpp"
-#include "report/line_chart.hpp"
-#include "report/units.hpp"
+#include "lib/compare/report_text.hpp"
+#include "lib/report/bar_chart.hpp"
+#include "lib/report/line_chart.hpp"
+#include "lib/report/units.hpp"
 
 namespace kibench::report {
 namespace {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "report/palette.hpp"
-#include "report/report_model.hpp"
+#include "lib/report/palette.hpp"
+#include "lib/report/report_model.hpp"
 
 namespace kibench::report {
 

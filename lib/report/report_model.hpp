@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "stats/bootstrap.hpp"
+#include "lib/stats/bootstrap.hpp"
 
 namespace kibench::report {
 

@@ -1,9 +1,9 @@
-#include "report/run_figures.hpp"
+#include "lib/report/run_figures.hpp"
 
 #include <fmt/core.h>
 
-#include "compare/run_loader.hpp"
-#include "stats/summary.hpp"
+#include "lib/compare/run_loader.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::report {
 namespace {

@@ -4,9 +4,9 @@
 // the floor) are added by cohort_section.
 #pragma once
 
-#include "compare/compared_run.hpp"
-#include "report/manifest_index.hpp"
-#include "report/report_model.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/report/manifest_index.hpp"
+#include "lib/report/report_model.hpp"
 
 namespace kibench::report {
 

@@ -1,4 +1,4 @@
-#include "report/slug.hpp"
+#include "lib/report/slug.hpp"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-#include "report/svg_canvas.hpp"
+#include "lib/report/svg_canvas.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <fmt/core.h>
 
-#include "compare/text_table.hpp"
-#include "report/html_escape.hpp"
+#include "lib/compare/text_table.hpp"
+#include "lib/report/html_escape.hpp"
 
 namespace kibench::report {
 

@@ -1,4 +1,4 @@
-#include "report/sweep_finder.hpp"
+#include "lib/report/sweep_finder.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "compare/report_text.hpp"
-#include "json/canonical.hpp"
+#include "lib/compare/report_text.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::report {
 namespace {

@@ -12,10 +12,10 @@
 
 #include <vector>
 
-#include "compare/compared_run.hpp"
-#include "report/manifest_index.hpp"
-#include "report/report_model.hpp"
-#include "report/slug.hpp"
+#include "lib/compare/compared_run.hpp"
+#include "lib/report/manifest_index.hpp"
+#include "lib/report/report_model.hpp"
+#include "lib/report/slug.hpp"
 
 namespace kibench::report {
 

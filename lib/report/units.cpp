@@ -1,4 +1,4 @@
-#include "report/units.hpp"
+#include "lib/report/units.hpp"
 
 #include <algorithm>
 #include <cmath>

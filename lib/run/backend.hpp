@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "environment/environment.hpp"
-#include "impl/implementation.hpp"
-#include "oracle/correctness.hpp"
+#include "lib/environment/environment.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/correctness/correctness.hpp"
 
 namespace kibench {
 

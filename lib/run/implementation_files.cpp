@@ -1,16 +1,16 @@
-#include "run/implementation_files.hpp"
+#include "lib/run/implementation_files.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
 #include <fmt/core.h>
 
-#include "digest/digest.hpp"
-#include "harness/raw_samples.hpp"
-#include "manifest/envelope.hpp"
-#include "manifest/run_manifest.hpp"
-#include "workload/field_reader.hpp"
-#include "json/canonical.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/harness/raw_samples.hpp"
+#include "lib/manifest/envelope.hpp"
+#include "lib/manifest/run_manifest.hpp"
+#include "lib/workload/field_reader.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench {
 

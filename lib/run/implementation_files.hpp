@@ -10,11 +10,11 @@
 #include <string>
 #include <string_view>
 
-#include "impl/implementation.hpp"
-#include "io/atomic_write.hpp"
-#include "run/outcome.hpp"
-#include "workload/workload.hpp"
-#include "json/value.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/run/outcome.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

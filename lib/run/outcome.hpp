@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "harness/harness.hpp"
-#include "impl/implementation.hpp"
-#include "oracle/correctness.hpp"
-#include "stats/summary.hpp"
-#include "workload/workload.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/stats/summary.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench {
 

@@ -1,4 +1,4 @@
-#include "run/outcome_summary.hpp"
+#include "lib/run/outcome_summary.hpp"
 
 #include <cmath>
 

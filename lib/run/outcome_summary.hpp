@@ -2,8 +2,8 @@
 // manifest) and the runs its ratios are taken against.
 #pragma once
 
-#include "run/outcome.hpp"
-#include "json/value.hpp"
+#include "lib/run/outcome.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -1,4 +1,4 @@
-#include "run/run_directory_name.hpp"
+#include "lib/run/run_directory_name.hpp"
 
 #include <algorithm>
 

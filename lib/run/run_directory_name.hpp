@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "impl/implementation.hpp"
+#include "lib/implementation/implementation.hpp"
 
 namespace kibench {
 

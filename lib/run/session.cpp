@@ -1,18 +1,18 @@
-#include "run/session.hpp"
+#include "lib/run/session.hpp"
 
 #include <algorithm>
 #include <fmt/core.h>
 #include <memory>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "inputs/input_set.hpp"
-#include "io/atomic_write.hpp"
-#include "manifest/protocol_manifest.hpp"
-#include "manifest/run_manifest.hpp"
-#include "run/implementation_files.hpp"
-#include "run/run_directory_name.hpp"
-#include "run/tensor_dump.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/manifest/protocol_manifest.hpp"
+#include "lib/manifest/run_manifest.hpp"
+#include "lib/run/implementation_files.hpp"
+#include "lib/run/run_directory_name.hpp"
+#include "lib/run/tensor_dump.hpp"
 
 namespace kibench {
 

@@ -14,16 +14,16 @@
 #include <string>
 #include <vector>
 
-#include "harness/harness.hpp"
-#include "harness/protocol_settings.hpp"
-#include "impl/implementation.hpp"
-#include "oracle/correctness.hpp"
-#include "run/backend.hpp"
-#include "run/outcome.hpp"
-#include "run/outcome_summary.hpp"
-#include "stats/summary.hpp"
-#include "workload/workload.hpp"
-#include "json/value.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/run/outcome.hpp"
+#include "lib/run/outcome_summary.hpp"
+#include "lib/stats/summary.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -1,10 +1,10 @@
-#include "run/tensor_dump.hpp"
+#include "lib/run/tensor_dump.hpp"
 
 #include <fmt/core.h>
 
-#include "digest/digest.hpp"
-#include "io/npy.hpp"
-#include "json/canonical.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/io/npy.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench {
 

@@ -9,11 +9,11 @@
 #include <memory>
 #include <string>
 
-#include "impl/implementation.hpp"
-#include "inputs/input_set.hpp"
-#include "io/atomic_write.hpp"
-#include "run/backend.hpp"
-#include "json/value.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

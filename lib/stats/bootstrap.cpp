@@ -1,12 +1,12 @@
-#include "stats/bootstrap.hpp"
+#include "lib/stats/bootstrap.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
 
-#include "stats/random_index.hpp"
-#include "stats/select_median.hpp"
-#include "stats/summary.hpp"
+#include "lib/stats/random_index.hpp"
+#include "lib/stats/select_median.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::stats {
 namespace {

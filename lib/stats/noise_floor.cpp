@@ -1,11 +1,11 @@
-#include "stats/noise_floor.hpp"
+#include "lib/stats/noise_floor.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
-#include "stats/summary.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::stats {
 

@@ -1,4 +1,4 @@
-#include "stats/select_median.hpp"
+#include "lib/stats/select_median.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "stats/summary.hpp"
+#include "lib/stats/summary.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "workload/field_reader.hpp"
+#include "lib/workload/field_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "error.hpp"
+#include "lib/error.hpp"
 
 namespace kibench::detail {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::detail {
 

@@ -1,13 +1,13 @@
-#include "workload/operation_catalog.hpp"
+#include "lib/workload/operation_catalog.hpp"
 
 #include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::detail {
 namespace fs = std::filesystem;

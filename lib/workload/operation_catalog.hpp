@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::detail {
 

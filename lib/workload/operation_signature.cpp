@@ -1,12 +1,12 @@
-#include "workload/operation_signature.hpp"
+#include "lib/workload/operation_signature.hpp"
 
 #include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
 
-#include "error.hpp"
-#include "workload/field_reader.hpp"
+#include "lib/error.hpp"
+#include "lib/workload/field_reader.hpp"
 
 namespace kibench::detail {
 namespace {

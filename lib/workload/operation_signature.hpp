@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::detail {
 

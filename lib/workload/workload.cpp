@@ -4,7 +4,7 @@
 // only the tensors, scalars, generators and parameters kibench runs, only
 // bf16, sizes that fit in memory arithmetic, and loss scalars for which the
 // formulas of docs/loss-math.md are defined. docs/workloads.md lists them.
-#include "workload/workload.hpp"
+#include "lib/workload/workload.hpp"
 
 #include <algorithm>
 #include <array>
@@ -15,12 +15,12 @@
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "workload/field_reader.hpp"
-#include "workload/operation_catalog.hpp"
-#include "workload/operation_signature.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/workload/field_reader.hpp"
+#include "lib/workload/operation_catalog.hpp"
+#include "lib/workload/operation_signature.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "error.hpp"
-#include "workload/workload.hpp"
+#include "lib/error.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench {
 namespace fs = std::filesystem;

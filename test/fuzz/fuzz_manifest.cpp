@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "json/canonical.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 
 namespace {
 

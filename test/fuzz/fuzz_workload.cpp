@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <string_view>
 
-#include "error.hpp"
-#include "workload/workload.hpp"
-#include "json/parse.hpp"
+#include "lib/error.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/parse.hpp"
 
 namespace {
 

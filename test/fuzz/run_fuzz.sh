@@ -38,7 +38,7 @@ library_sources=(lib/json/*.cpp lib/digest/digest.cpp lib/workload/*.cpp)
 compile_flags=(
   -std=c++20 -g -O1 -fno-omit-frame-pointer
   "-fsanitize=fuzzer-no-link,address,undefined" -fno-sanitize-recover=all
-  -I"$source_dir/lib"
+  -I"$source_dir"
   "-DKIBENCH_SOURCE_DIR=\"$source_dir\""
 )
 link_flags=("-fsanitize=fuzzer,address,undefined" -lfmt -lsimdjson -lsodium)

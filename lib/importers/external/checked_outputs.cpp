@@ -1,6 +1,6 @@
-#include "importers/external/checked_outputs.hpp"
+#include "lib/importers/external/checked_outputs.hpp"
 
-#include "oracle/correctness.hpp"
+#include "lib/correctness/correctness.hpp"
 
 namespace kibench::importers::external {
 

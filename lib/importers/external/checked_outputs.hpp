@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "impl/implementation.hpp"
-#include "workload/workload.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench::importers::external {
 

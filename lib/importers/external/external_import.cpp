@@ -1,24 +1,24 @@
-#include "importers/external/external_import.hpp"
+#include "lib/importers/external/external_import.hpp"
 
 #include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "harness/throttle.hpp"
-#include "importers/external/checked_outputs.hpp"
-#include "importers/external/external_result.hpp"
-#include "importers/external/external_revision.hpp"
-#include "importers/external/source_run.hpp"
-#include "io/atomic_write.hpp"
-#include "manifest/protocol_manifest.hpp"
-#include "oracle/correctness.hpp"
-#include "run/implementation_files.hpp"
-#include "run/outcome_summary.hpp"
-#include "run/run_directory_name.hpp"
-#include "json/path.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/harness/throttle.hpp"
+#include "lib/importers/external/checked_outputs.hpp"
+#include "lib/importers/external/external_result.hpp"
+#include "lib/importers/external/external_revision.hpp"
+#include "lib/importers/external/source_run.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/manifest/protocol_manifest.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/run/implementation_files.hpp"
+#include "lib/run/outcome_summary.hpp"
+#include "lib/run/run_directory_name.hpp"
+#include "lib/json/path.hpp"
 
 namespace kibench::importers::external {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "run/outcome.hpp"
+#include "lib/run/outcome.hpp"
 
 namespace kibench::importers::external {
 

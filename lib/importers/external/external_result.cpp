@@ -1,15 +1,15 @@
-#include "importers/external/external_result.hpp"
+#include "lib/importers/external/external_result.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "importers/external/invocation_time.hpp"
-#include "importers/external/settings_reader.hpp"
-#include "importers/external/value_rules.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/importers/external/invocation_time.hpp"
+#include "lib/importers/external/settings_reader.hpp"
+#include "lib/importers/external/value_rules.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::importers::external {
 namespace {

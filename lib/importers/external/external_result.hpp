@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/protocol_settings.hpp"
-#include "importers/external/implementation_entry.hpp"
-#include "json/value.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/importers/external/implementation_entry.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::external {
 

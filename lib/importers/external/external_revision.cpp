@@ -1,8 +1,8 @@
-#include "importers/external/external_revision.hpp"
+#include "lib/importers/external/external_revision.hpp"
 
 #include <stdexcept>
 
-#include "manifest/envelope.hpp"
+#include "lib/manifest/envelope.hpp"
 
 namespace kibench::importers::external {
 

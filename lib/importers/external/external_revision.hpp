@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "importers/external/implementation_entry.hpp"
-#include "json/value.hpp"
+#include "lib/importers/external/implementation_entry.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::external {
 

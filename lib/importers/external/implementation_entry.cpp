@@ -1,4 +1,4 @@
-#include "importers/external/implementation_entry.hpp"
+#include "lib/importers/external/implementation_entry.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "importers/external/value_rules.hpp"
+#include "lib/importers/external/value_rules.hpp"
 
 namespace kibench::importers::external {
 namespace {

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "harness/harness.hpp"
-#include "impl/implementation.hpp"
-#include "oracle/correctness.hpp"
-#include "workload/field_reader.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/implementation/implementation.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/workload/field_reader.hpp"
 
 namespace kibench::importers::external {
 

@@ -1,8 +1,8 @@
-#include "importers/external/invocation_time.hpp"
+#include "lib/importers/external/invocation_time.hpp"
 
 #include <string>
 
-#include "importers/liger/csv_timestamp.hpp"
+#include "lib/importers/liger/csv_timestamp.hpp"
 
 namespace kibench::importers::external {
 

@@ -1,8 +1,8 @@
-#include "importers/external/settings_reader.hpp"
+#include "lib/importers/external/settings_reader.hpp"
 
 #include <fmt/format.h>
 
-#include "importers/external/value_rules.hpp"
+#include "lib/importers/external/value_rules.hpp"
 
 namespace kibench::importers::external {
 

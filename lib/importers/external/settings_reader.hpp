@@ -2,8 +2,8 @@
 // measured with, spelled as kibench spells them.
 #pragma once
 
-#include "harness/protocol_settings.hpp"
-#include "workload/field_reader.hpp"
+#include "lib/harness/protocol_settings.hpp"
+#include "lib/workload/field_reader.hpp"
 
 namespace kibench::importers::external {
 

@@ -1,12 +1,12 @@
-#include "importers/external/source_run.hpp"
+#include "lib/importers/external/source_run.hpp"
 
 #include <fmt/format.h>
 
-#include "attest/run_subjects.hpp"
-#include "digest/digest.hpp"
-#include "error.hpp"
-#include "json/parse.hpp"
-#include "json/path.hpp"
+#include "lib/attest/run_subjects.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
+#include "lib/json/path.hpp"
 
 namespace kibench::importers::external {
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "workload/workload.hpp"
-#include "json/value.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::external {
 

@@ -1,4 +1,4 @@
-#include "importers/external/value_rules.hpp"
+#include "lib/importers/external/value_rules.hpp"
 
 #include <algorithm>
 

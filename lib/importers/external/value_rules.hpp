@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "workload/field_reader.hpp"
+#include "lib/workload/field_reader.hpp"
 
 namespace kibench::importers::external {
 

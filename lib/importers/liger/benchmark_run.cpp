@@ -1,8 +1,8 @@
-#include "importers/liger/benchmark_run.hpp"
+#include "lib/importers/liger/benchmark_run.hpp"
 
 #include <cmath>
 
-#include "manifest/envelope.hpp"
+#include "lib/manifest/envelope.hpp"
 
 namespace kibench::importers::liger {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "importers/liger/speed_row.hpp"
-#include "json/value.hpp"
+#include "lib/importers/liger/speed_row.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::liger {
 

@@ -1,4 +1,4 @@
-#include "importers/liger/csv_timestamp.hpp"
+#include "lib/importers/liger/csv_timestamp.hpp"
 
 #include <array>
 

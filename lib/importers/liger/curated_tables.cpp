@@ -1,4 +1,4 @@
-#include "importers/liger/curated_tables.hpp"
+#include "lib/importers/liger/curated_tables.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "digest/manifest_set.hpp"
-#include "error.hpp"
-#include "json/parse.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/digest/manifest_set.hpp"
+#include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::importers::liger {
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::liger {
 

@@ -1,13 +1,13 @@
-#include "importers/liger/imported_record.hpp"
+#include "lib/importers/liger/imported_record.hpp"
 
 #include <fmt/format.h>
 
-#include "digest/digest.hpp"
-#include "importers/liger/benchmark_run.hpp"
-#include "importers/liger/kernel_binding.hpp"
-#include "importers/liger/naming.hpp"
-#include "importers/liger/skip_reason.hpp"
-#include "importers/liger/workload_case.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/importers/liger/benchmark_run.hpp"
+#include "lib/importers/liger/kernel_binding.hpp"
+#include "lib/importers/liger/naming.hpp"
+#include "lib/importers/liger/skip_reason.hpp"
+#include "lib/importers/liger/workload_case.hpp"
 
 namespace kibench::importers::liger {
 namespace {

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "importers/liger/curated_tables.hpp"
-#include "importers/liger/speed_row.hpp"
-#include "workload/operation_signature.hpp"
-#include "json/value.hpp"
+#include "lib/importers/liger/curated_tables.hpp"
+#include "lib/importers/liger/speed_row.hpp"
+#include "lib/workload/operation_signature.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::liger {
 

@@ -1,12 +1,12 @@
-#include "importers/liger/kernel_binding.hpp"
+#include "lib/importers/liger/kernel_binding.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "importers/liger/skip_reason.hpp"
-#include "json/canonical.hpp"
+#include "lib/importers/liger/skip_reason.hpp"
+#include "lib/json/canonical.hpp"
 
 namespace kibench::importers::liger {
 namespace {

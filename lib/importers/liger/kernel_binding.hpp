@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "json/value.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::liger {
 

@@ -1,4 +1,4 @@
-#include "importers/liger/liger_import.hpp"
+#include "lib/importers/liger/liger_import.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "error.hpp"
-#include "importers/csv_table.hpp"
-#include "importers/liger/kernel_binding.hpp"
-#include "importers/liger/speed_row.hpp"
+#include "lib/error.hpp"
+#include "lib/importers/csv_table.hpp"
+#include "lib/importers/liger/kernel_binding.hpp"
+#include "lib/importers/liger/speed_row.hpp"
 
 namespace kibench::importers::liger {
 namespace {

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "importers/liger/curated_tables.hpp"
-#include "importers/liger/imported_record.hpp"
-#include "importers/liger/skip_reason.hpp"
-#include "importers/record_writer.hpp"
+#include "lib/importers/liger/curated_tables.hpp"
+#include "lib/importers/liger/imported_record.hpp"
+#include "lib/importers/liger/skip_reason.hpp"
+#include "lib/importers/record_writer.hpp"
 
 namespace kibench::importers::liger {
 

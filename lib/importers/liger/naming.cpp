@@ -1,4 +1,4 @@
-#include "importers/liger/naming.hpp"
+#include "lib/importers/liger/naming.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "importers/liger/speed_row.hpp"
+#include "lib/importers/liger/speed_row.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "error.hpp"
-#include "importers/liger/skip_reason.hpp"
-#include "json/parse.hpp"
+#include "lib/error.hpp"
+#include "lib/importers/liger/skip_reason.hpp"
+#include "lib/json/parse.hpp"
 
 namespace kibench::importers::liger {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "importers/csv_table.hpp"
-#include "importers/liger/csv_timestamp.hpp"
-#include "json/value.hpp"
+#include "lib/importers/csv_table.hpp"
+#include "lib/importers/liger/csv_timestamp.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::liger {
 

@@ -1,13 +1,13 @@
-#include "importers/liger/workload_case.hpp"
+#include "lib/importers/liger/workload_case.hpp"
 
 #include <map>
 #include <variant>
 
 #include <fmt/format.h>
 
-#include "importers/liger/naming.hpp"
-#include "importers/liger/skip_reason.hpp"
-#include "manifest/envelope.hpp"
+#include "lib/importers/liger/naming.hpp"
+#include "lib/importers/liger/skip_reason.hpp"
+#include "lib/manifest/envelope.hpp"
 
 namespace kibench::importers::liger {
 namespace {

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "importers/liger/curated_tables.hpp"
-#include "importers/liger/kernel_binding.hpp"
-#include "workload/operation_signature.hpp"
-#include "json/value.hpp"
+#include "lib/importers/liger/curated_tables.hpp"
+#include "lib/importers/liger/kernel_binding.hpp"
+#include "lib/workload/operation_signature.hpp"
+#include "lib/json/value.hpp"
 
 namespace kibench::importers::liger {
 

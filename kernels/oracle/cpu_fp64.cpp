@@ -1,0 +1,154 @@
+// cpu-fp64: the fp64 oracle (kernels/oracle/cpu_oracle.hpp) behind the
+// Implementation interface. Inputs are the workload's bf16 tensors widened
+// exactly to double; every later operation is double. The forward keeps
+// both [T, V] logit matrices for the backward, as an autograd graph would.
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/cpu_implementations.hpp"
+#include "kernels/cpu/host_timer.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "kernels/oracle/cpu_oracle.hpp"
+
+namespace kibench {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TensorRef host_view(const std::vector<double> &values) {
+  return TensorRef{values.data(), ElementType::fp64, static_cast<std::int64_t>(values.size()), false};
+}
+
+std::uint64_t bytes_of(const std::vector<double> &values) {
+  return 8 * std::uint64_t{values.size()};
+}
+
+class CpuFp64 final : public Implementation {
+public:
+  [[nodiscard]] std::string name() const override { return "cpu-fp64"; }
+
+  [[nodiscard]] json::Value revision() const override {
+    return cpu::revision_manifest({
+        .name = "kibench-cpu-fp64",
+        .title = "kibench CPU fp64 oracle",
+        .description = "The distillation loss and its student gradients in fp64 on the CPU, term by term "
+                       "as docs/loss-math.md defines them; the reference for small cases.",
+        .source_path = "kernels/oracle/cpu_fp64.cpp",
+        .symbol = "kibench::make_cpu_fp64",
+    });
+  }
+
+  [[nodiscard]] bool needs_gpu() const override { return false; }
+
+  [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
+    return cpu::too_big_reason(w, planned_own_bytes(w));
+  }
+
+  void prepare(const Workload &workload, InputSet &inputs) override {
+    release();
+    const HostInputs &host = inputs.host();
+    input_bytes_ = cpu::host_input_bytes(host);
+    problem_ = oracle_problem(workload, host);
+    validate(problem_);
+    const auto T = static_cast<std::size_t>(workload.tokens), V = static_cast<std::size_t>(workload.vocab);
+    const auto Hs = static_cast<std::size_t>(workload.student_hidden);
+    gradients_.student_input.assign(T * Hs, kNaN);
+    gradients_.student_weight.assign(V * Hs, kNaN);
+    if (!problem_.student_bias.empty()) gradients_.student_bias.assign(V, kNaN);
+    gradient_matrix_bytes_ = 8 * std::uint64_t{T} * V;
+    prepared_ = true;
+  }
+
+  void before_sample(Pass pass) override {
+    if (pass == Pass::backward && !forward_done_) forward();
+  }
+
+  void poison_outputs() override {
+    loss_ = kNaN;
+    for (auto *values : {&gradients_.student_input, &gradients_.student_weight, &gradients_.student_bias})
+      std::fill(values->begin(), values->end(), kNaN);
+  }
+
+  void run(Pass pass) override {
+    if (!prepared_) throw std::logic_error("cpu-fp64: run() before prepare()");
+    if (pass != Pass::backward || !forward_done_) forward();
+    has_gradients_ = pass != Pass::forward;
+    if (has_gradients_) gradients_ = oracle_gradients(problem_, logits_);
+    loss_ = forward_loss_;
+  }
+
+  OutputView outputs() override {
+    OutputView view;
+    view.loss = loss_;
+    if (has_gradients_) {
+      view.grad_student_input = host_view(gradients_.student_input);
+      view.grad_student_weight = host_view(gradients_.student_weight);
+      view.grad_student_bias = host_view(gradients_.student_bias);
+    }
+    return view;
+  }
+
+  [[nodiscard]] MemoryUse memory() const override {
+    MemoryUse use;
+    use.input_bytes = input_bytes_;
+    use.output_bytes = 8 + bytes_of(gradients_.student_input) + bytes_of(gradients_.student_weight) +
+                       bytes_of(gradients_.student_bias);
+    use.workspace_bytes = bytes_of(problem_.student_input) + bytes_of(problem_.student_weight) +
+                          bytes_of(problem_.teacher_input) + bytes_of(problem_.teacher_weight) +
+                          bytes_of(problem_.student_bias) + bytes_of(problem_.teacher_bias) +
+                          8 * std::uint64_t{problem_.target.size()} + bytes_of(logits_.student) +
+                          bytes_of(logits_.teacher);
+    // The backward also holds its [T, V] gradient of the logits while it runs.
+    use.peak_bytes = use.input_bytes + use.output_bytes + use.workspace_bytes + gradient_matrix_bytes_;
+    return use;
+  }
+
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<HostTimer>(); }
+
+  void release() override {
+    problem_ = OracleProblem{};
+    logits_ = OracleLogits{};
+    gradients_ = OracleGradients{};
+    input_bytes_ = gradient_matrix_bytes_ = 0;
+    loss_ = forward_loss_ = kNaN;
+    prepared_ = forward_done_ = has_gradients_ = false;
+  }
+
+private:
+  // Doubles held besides the inputs: the widened inputs, two [T, V] logit
+  // matrices, the [T, V] logit gradient and the gradients.
+  static std::uint64_t planned_own_bytes(const Workload &w) {
+    const auto T = static_cast<std::uint64_t>(w.tokens), V = static_cast<std::uint64_t>(w.vocab);
+    const auto H = static_cast<std::uint64_t>(w.hidden), Hs = static_cast<std::uint64_t>(w.student_hidden);
+    const std::uint64_t widened = T * Hs + V * Hs + T * H + V * H + 2 * V + T;
+    const std::uint64_t gradients = T * Hs + V * Hs + V;
+    return 8 * (widened + 3 * T * V + gradients);
+  }
+
+  void forward() {
+    logits_ = oracle_logits(problem_);
+    forward_loss_ = oracle_loss(problem_, logits_);
+    forward_done_ = true;
+  }
+
+  OracleProblem problem_;
+  OracleLogits logits_;
+  OracleGradients gradients_;
+  std::uint64_t input_bytes_ = 0;
+  std::uint64_t gradient_matrix_bytes_ = 0;
+  double loss_ = kNaN;
+  double forward_loss_ = kNaN;
+  bool prepared_ = false;
+  bool forward_done_ = false;
+  bool has_gradients_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<Implementation> make_cpu_fp64() {
+  return std::make_unique<CpuFp64>();
+}
+
+} // namespace kibench

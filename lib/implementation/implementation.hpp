@@ -1,0 +1,96 @@
+// One interface for everything kibench can run: the CPU paths, the GPU
+// reference, the fused kernels, the cuBLAS floor and the oracles. Adding an
+// implementation is one new file plus one line in kernels/registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lib/implementation/power_monitor.hpp"
+#include "lib/implementation/tensor_ref.hpp"
+#include "lib/workload/workload.hpp"
+#include "lib/json/value.hpp"
+
+namespace kibench {
+
+enum class Pass { forward, backward, full };
+std::string_view to_string(Pass pass);
+std::optional<Pass> pass_from_string(std::string_view text);
+
+// What an implementation produced in its last run. Gradients are empty
+// for Pass::forward; grad_student_bias is empty when the workload has none.
+struct OutputView {
+  double loss = 0.0;
+  TensorRef grad_student_input;  // [T, Hs]
+  TensorRef grad_student_weight; // [V, Hs]
+  TensorRef grad_student_bias;   // [V]
+};
+
+struct MemoryUse {
+  std::uint64_t input_bytes = 0;     // inputs (shared by all implementations)
+  std::uint64_t output_bytes = 0;    // loss and gradients
+  std::uint64_t workspace_bytes = 0; // everything else the implementation holds
+  std::uint64_t peak_bytes = 0;      // high-water mark of inputs+outputs+workspace
+};
+
+// Times one sample. The harness calls start(), Implementation::run(), stop().
+class SampleTimer {
+public:
+  virtual ~SampleTimer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // Blocks until the sample is complete; nanoseconds between start and stop.
+  virtual double elapsed_ns() = 0;
+  // SM clock in MHz observed around the sample, if the device reports it.
+  virtual std::optional<double> clock_mhz() { return std::nullopt; }
+  // e.g. "cuda_events" or "steady_clock".
+  [[nodiscard]] virtual std::string name() const = 0;
+};
+
+class InputSet; // lib/inputs/input_set.hpp: host and device copies, made on demand
+
+class Implementation {
+public:
+  virtual ~Implementation() = default;
+
+  [[nodiscard]] virtual std::string name() const = 0;
+  // The ImplementationRevision manifest (apiVersion, kind, metadata, spec).
+  [[nodiscard]] virtual json::Value revision() const = 0;
+  [[nodiscard]] virtual bool needs_gpu() const = 0;
+  // A pseudo-implementation (cublas-floor) times work without computing the
+  // loss: it has no outputs to check.
+  [[nodiscard]] virtual bool computes_loss() const { return true; }
+  // nullopt when it can run this workload, else why not (one line).
+  [[nodiscard]] virtual std::optional<std::string> unsupported(const Workload &w) const = 0;
+
+  // Allocates and binds inputs; not timed.
+  virtual void prepare(const Workload &workload, InputSet &inputs) = 0;
+  // Untimed work a sample of `pass` depends on (e.g. the forward before a
+  // backward-only sample). Default: nothing.
+  virtual void before_sample(Pass /*pass*/) {}
+  // Fills every output with NaN so a run that skips an element is caught.
+  virtual void poison_outputs() = 0;
+  // One invocation; on a GPU it may return before the work completes.
+  virtual void run(Pass pass) = 0;
+  // Waits for the last run; views stay valid until the next run.
+  virtual OutputView outputs() = 0;
+  [[nodiscard]] virtual MemoryUse memory() const = 0;
+  // What a reader of the record needs to know about this prepared run and
+  // its revision cannot say, as BenchmarkRun labels (keys [a-z][a-z0-9_]*,
+  // string values of at most 200 characters): e.g. fused's chunk plan and
+  // the GEMM algorithms tuning chose. Valid after prepare(). Default: none.
+  [[nodiscard]] virtual json::Object run_labels() const { return {}; }
+  // The timer that measures this implementation's samples.
+  virtual std::unique_ptr<SampleTimer> make_timer() = 0;
+  // Reads the energy of the device this implementation runs on; nullptr
+  // where there is no such counter (the host paths, a GPU without NVML).
+  virtual std::unique_ptr<PowerMonitor> make_power_monitor() { return nullptr; }
+  // Evicts caches before a cold sample (the GPU's L2). Default: nothing.
+  virtual void flush_caches() {}
+  // Frees everything prepare() allocated.
+  virtual void release() = 0;
+};
+
+} // namespace kibench
