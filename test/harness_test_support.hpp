@@ -16,7 +16,7 @@ namespace kibench::test {
 
 class NullImplementation : public Implementation {
 public:
-  [[nodiscard]] json::Value revision() const override { return json::Object{}; }
+  [[nodiscard]] RevisionFacts revision() const override { return {}; }
   [[nodiscard]] bool needs_gpu() const override { return false; }
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &) const override {
     return std::nullopt;

@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/digest/digest.hpp"
+#include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_timer.hpp"
@@ -299,7 +301,7 @@ TEST_CASE("CPU implementations' revisions follow the ImplementationRevision sche
   const std::regex digest_pattern("^sha256:[0-9a-f]{64}$");
   for (auto make : {make_cpu_fp64, make_cpu_reference}) {
     auto impl = make();
-    const json::Value manifest = impl->revision();
+    const json::Value manifest = implementation_manifest(impl->revision());
     CHECK(manifest.find("apiVersion")->as_string() == "kernelindex.dev/v1alpha1");
     CHECK(manifest.find("kind")->as_string() == "ImplementationRevision");
     const std::string &name = manifest.find("metadata")->find("name")->as_string();
@@ -327,7 +329,7 @@ TEST_CASE("CPU implementations' revisions follow the ImplementationRevision sche
 TEST_CASE("the CPU revisions name the distill_jsd_loss OperationSpec by its digest", "[cpu_impl]") {
   const json::Value operation =
       json::parse_file(KIBENCH_SHARED_DIR "/kernelindex/liger/operation-distill_jsd_loss.json");
-  CHECK(manifest_digest(operation) == cpu::kDistillJsdLossOperationDigest);
+  CHECK(manifest_digest(operation) == kDistillJsdLossOperationDigest);
 }
 
 TEST_CASE("the registry lists both CPU implementations", "[cpu_impl]") {

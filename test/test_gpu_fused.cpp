@@ -23,6 +23,7 @@
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/cpu/cpu_common.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
@@ -713,7 +714,7 @@ TEST_CASE("fused-lean is registered as a GPU implementation", "[gpu][fused]") {
   CHECK_FALSE(r->is_oracle);
   auto impl = r->make();
   CHECK(impl->name() == "fused-lean");
-  CHECK(impl->revision().find("metadata")->find("name")->as_string() == "kibench-fused-lean");
+  CHECK(implementation_manifest(impl->revision()).find("metadata")->find("name")->as_string() == "kibench-fused-lean");
 }
 
 TEST_CASE("fused is registered as a GPU implementation", "[gpu][fused]") {

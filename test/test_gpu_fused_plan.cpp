@@ -19,6 +19,7 @@
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/registry.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/json/canonical.hpp"
 
 using namespace kibench;
@@ -297,10 +298,12 @@ TEST_CASE("fused chunks: the row statistics pay from Hs = 2048 where they leave 
 }
 
 TEST_CASE("fused: the revision manifest validates against the ImplementationRevision schema", "[fused]") {
-  const json::Value manifest = make_fused()->revision();
+  const json::Value manifest = implementation_manifest(make_fused()->revision());
   CHECK(validate_manifest(manifest, "fused") == 0);
   CHECK(manifest.find("metadata")->find("name")->as_string() == "kibench-fused");
-  CHECK(manifest.find("metadata")->find("labels") == nullptr);
+  // No budget label; at most the note that the tree differs from its commit.
+  if (const json::Value *labels = manifest.find("metadata")->find("labels"))
+    for (const auto &[key, value] : labels->as_object()) CHECK(key == "source_tree");
   CHECK(manifest.find("spec")->find("callable")->find("language")->as_string() == "cuda");
 }
 
@@ -313,7 +316,7 @@ TEST_CASE("fused-lean: registered, named, and its manifest states the 1 GiB budg
   const auto impl = r->make();
   CHECK(impl->name() == "fused-lean");
   CHECK(impl->needs_gpu());
-  const json::Value manifest = impl->revision();
+  const json::Value manifest = implementation_manifest(impl->revision());
   CHECK(validate_manifest(manifest, "fused-lean") == 0);
   const json::Value &metadata = *manifest.find("metadata");
   CHECK(metadata.find("name")->as_string() == "kibench-fused-lean");
@@ -322,7 +325,7 @@ TEST_CASE("fused-lean: registered, named, and its manifest states the 1 GiB budg
   REQUIRE(metadata.find("labels") != nullptr);
   CHECK(metadata.find("labels")->find("workspace_budget_bytes")->as_string() == "1073741824");
   // The same implementation otherwise: the revision differs only in metadata.
-  CHECK(*manifest.find("spec") == *make_fused()->revision().find("spec"));
+  CHECK(*manifest.find("spec") == *implementation_manifest(make_fused()->revision()).find("spec"));
 }
 
 TEST_CASE("fused-rowstats: registered, named, and its manifest says which logit GEMMs it runs", "[fused]") {
@@ -332,19 +335,19 @@ TEST_CASE("fused-rowstats: registered, named, and its manifest says which logit 
   CHECK_FALSE(r->is_oracle);
   const auto impl = r->make();
   CHECK(impl->name() == "fused-rowstats");
-  const json::Value manifest = impl->revision();
+  const json::Value manifest = implementation_manifest(impl->revision());
   CHECK(validate_manifest(manifest, "fused-rowstats") == 0);
   const json::Value &metadata = *manifest.find("metadata");
   CHECK(metadata.find("name")->as_string() == "kibench-fused-rowstats");
   CHECK(metadata.find("title")->as_string().find("row statistics") != std::string::npos);
   CHECK(metadata.find("description")->as_string().find("softmax statistics") != std::string::npos);
-  const json::Value fused = make_fused()->revision();
+  const json::Value fused = implementation_manifest(make_fused()->revision());
   CHECK(fused.find("metadata")->find("description")->as_string().find("at least 2048") != std::string::npos);
   // The same implementation otherwise: the revision differs only in metadata.
   CHECK(*manifest.find("spec") == *fused.find("spec"));
   const RegisteredImplementation *cublaslt = find_implementation("fused-cublaslt");
   REQUIRE(cublaslt != nullptr);
-  const json::Value off = cublaslt->make()->revision();
+  const json::Value off = implementation_manifest(cublaslt->make()->revision());
   CHECK(validate_manifest(off, "fused-cublaslt") == 0);
   CHECK(off.find("metadata")
             ->find("description")

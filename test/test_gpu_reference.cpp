@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "kernels/floors/cublas_floor.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
@@ -176,7 +177,7 @@ TEST_CASE("the GPU implementations are registered and describe themselves", "[gp
     CHECK(impl->name() == name);
     CHECK(impl->needs_gpu());
     CHECK(impl->computes_loss() == (std::string(name) != "cublas-floor"));
-    const json::Value manifest = impl->revision();
+    const json::Value manifest = implementation_manifest(impl->revision());
     CHECK(manifest.find("kind")->as_string() == "ImplementationRevision");
     const json::Value *spec = manifest.find("spec");
     REQUIRE(spec != nullptr);

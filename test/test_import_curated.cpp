@@ -19,7 +19,7 @@ using kibench::test::TempDir;
 
 namespace {
 
-const fs::path kShipped = fs::path(KIBENCH_SOURCE_DIR) / "lib" / "importers" / "liger" / "data";
+const fs::path kShipped = fs::path(KIBENCH_SOURCE_DIR) / "workloads" / "kernelindex" / "liger";
 
 // A copy of the shipped tables with `from` replaced by `to` in `file`.
 fs::path edited_copy(const TempDir &dir, const std::string &file, const std::string &from,

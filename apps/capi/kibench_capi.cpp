@@ -26,6 +26,7 @@
 #include "lib/error.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "lib/inputs/input_set.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/workload/workload.hpp"
@@ -279,7 +280,7 @@ void kibench_impl_close(kibench_impl *impl) {
 
 int kibench_impl_revision(kibench_impl *impl, char *buffer, size_t capacity, size_t *size) {
   return guarded_status([&] {
-    const std::string text = kibench::json::pretty(require(impl, "impl").impl->revision());
+    const std::string text = kibench::json::pretty(kibench::implementation_manifest(require(impl, "impl").impl->revision()));
     if (size != nullptr) *size = text.size();
     if (capacity == 0) return;
     if (buffer == nullptr) throw InputError("buffer is NULL");

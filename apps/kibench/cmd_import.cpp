@@ -210,7 +210,7 @@ void add_import(CLI::App &app, Action &action) {
   liger->add_flag("--json", options->json, "Print the summary as JSON (runs with digests, skipped rows)");
   liger->add_option("--curated", options->curated,
                     "Directory of KernelIndex's curated Liger manifests (default: $KIBENCH_LIGER_DATA, else "
-                    "lib/importers/liger/data of the source tree)");
+                    "workloads/kernelindex/liger of the source tree)");
   liger->footer(R"(Rows of jsd, fused_linear_jsd and distill_jsd_loss become records with the digests
 KernelIndex publishes for them. Each run's directory, named after its metadata.name, holds
 run.json, workload.json, operation.json, protocol.json, environment.json,

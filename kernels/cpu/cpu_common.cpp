@@ -3,22 +3,6 @@
 #include <fmt/format.h>
 
 namespace kibench::cpu {
-namespace {
-
-// The instruction set the CPU paths were compiled for, in the schema's
-// identifier form.
-constexpr std::string_view host_architecture() {
-#if defined(__x86_64__) || defined(_M_X64)
-  return "x86_64";
-#elif defined(__aarch64__) || defined(_M_ARM64)
-  return "aarch64";
-#else
-  return "unknown";
-#endif
-}
-
-} // namespace
-
 std::optional<std::string> too_big_reason(const Workload &workload, std::uint64_t own_bytes) {
   const double multiply_adds = workload.gemm_flops(/*with_backward=*/true) / 2.0;
   const std::uint64_t planned_bytes = workload.input_bytes() + own_bytes;
@@ -33,29 +17,6 @@ std::uint64_t host_input_bytes(const HostInputs &in) {
   return bf16_bytes(in.student_input) + bf16_bytes(in.student_weight) + bf16_bytes(in.teacher_input) +
          bf16_bytes(in.teacher_weight) + bf16_bytes(in.student_bias) + bf16_bytes(in.teacher_bias) +
          8 * std::uint64_t{in.target.size()};
-}
-
-json::Value revision_manifest(const RevisionFacts &facts) {
-  using json::Array;
-  using json::Object;
-  return Object{
-      {"apiVersion", "kernelindex.dev/v1alpha1"},
-      {"kind", "ImplementationRevision"},
-      {"metadata", Object{{"name", facts.name}, {"title", facts.title}, {"description", facts.description}}},
-      {"spec",
-       Object{
-           {"projectRevision", Object{{"version", KIBENCH_VERSION}}},
-           {"operation", Object{{"specDigest", kDistillJsdLossOperationDigest}}},
-           {"callable", Object{{"language", "cpp"},
-                               {"path", facts.source_path},
-                               {"symbol", facts.symbol},
-                               {"interface", "kibench_implementation"}}},
-           {"support", Object{{"hardwareArchitectures", Array{host_architecture()}},
-                              {"dtypes", Array{"bf16"}},
-                              {"layouts", Array{"row_major"}}}},
-           {"licensing", Object{}},
-       }},
-  };
 }
 
 } // namespace kibench::cpu

@@ -6,6 +6,7 @@
 // matrices do not fit, the logits are produced in token chunks, and grad
 // W_s accumulates over chunks through beta = 1, as a chunked
 // implementation would have to.
+#include "kernels/builtin_revision.hpp"
 #include "kernels/floors/cublas_floor.hpp"
 
 #include <algorithm>
@@ -23,7 +24,6 @@
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/cuda/gpu_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -55,9 +55,9 @@ class CublasFloor final : public Implementation {
 public:
   [[nodiscard]] std::string name() const override { return "cublas-floor"; }
 
-  [[nodiscard]] json::Value revision() const override {
-    return revision_manifest(
-        {.name = "kibench-cublas-floor",
+  [[nodiscard]] RevisionFacts revision() const override {
+    return cuda_revision(
+        {.name = "cublas-floor",
          .title = "Distillation JSD loss · cuBLASLt GEMM floor",
          .description = fmt::format("The four bf16 GEMMs of the loss's forward and backward (z_s, z_t, "
                                     "grad x_s, grad W_s) through cuBLASLt, without the loss: a time floor, "

@@ -7,6 +7,7 @@
 // gradient products multiply G by W_s or x_s; G is not there without the
 // loss, so x_s and W_s stand in for it: random bf16 bits of the inputs'
 // own distributions.
+#include "kernels/builtin_revision.hpp"
 #include "kernels/floors/wgmma_floor_implementation.hpp"
 
 #include <stdexcept>
@@ -22,7 +23,6 @@
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/device_fit.hpp"
 #include "kernels/floors/wgmma_floor.hpp"
-#include "kernels/cuda/gpu_revision.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "lib/inputs/input_set.hpp"
 
@@ -42,9 +42,9 @@ class WgmmaFloor final : public Implementation {
 public:
   [[nodiscard]] std::string name() const override { return "wgmma-floor"; }
 
-  [[nodiscard]] json::Value revision() const override {
-    return revision_manifest(
-        {.name = "kibench-wgmma-floor",
+  [[nodiscard]] RevisionFacts revision() const override {
+    return cuda_revision(
+        {.name = "wgmma-floor",
          .title = "Distillation JSD loss · tensor-core floor (wgmma on shared-memory operands)",
          .description =
              "The pass's GEMM FLOPs (2·T·V·(H + Hs) forward, 2·T·V·(H + 3·Hs) full) as wgmma "

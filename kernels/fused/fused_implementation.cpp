@@ -55,6 +55,7 @@
 #include "kernels/fused/scaled_convert.hpp"
 #include "kernels/fused/token_count.hpp"
 #include "kernels/fused/abt_gemm.hpp"
+#include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -136,7 +137,7 @@ public:
 
   [[nodiscard]] std::string name() const override { return options_.name; }
 
-  [[nodiscard]] json::Value revision() const override {
+  [[nodiscard]] RevisionFacts revision() const override {
     static constexpr const char *kDescription =
         "Token chunks through bf16 logit GEMMs, one cluster-per-row kernel that computes both "
         "log-sum-exps, the cross-entropy, the JSD and the bf16 gradient row in shared memory, and grad GEMMs "
@@ -173,47 +174,27 @@ public:
                           "timed in an untimed pass when the workload is prepared.",
                           options_.gemm_candidates)
             : std::string("cuBLASLt algorithms: the heuristic's first pick.");
-    using json::Array;
-    using json::Object;
     const bool budgeted = options_.workspace_budget != 0;
-    Object metadata{
-        {"name", "kibench-" + options_.name},
-        {"title",
-         budgeted ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
-                                budget_text(options_.workspace_budget))
-         : options_.logit_statistics == LogitStatistics::on
-             ? std::string("kibench fused chunked distillation loss, own logit GEMMs with row statistics "
-                           "(CUDA)")
-         : options_.logit_statistics == LogitStatistics::off
-             ? std::string("kibench fused chunked distillation loss, cuBLASLt logit GEMMs (CUDA)")
-             : std::string("kibench fused chunked distillation loss (CUDA)")},
-        {"description",
-         fmt::format("{} {} {} {}", kDescription, logit_gemms, algorithms,
-                     budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most "
-                                            "that fit it, so a smaller budget runs more, shorter chunks.",
-                                            budget_text(options_.workspace_budget), options_.workspace_budget)
-                              : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row "
-                                            "chunks where that is more."))}};
-    if (budgeted)
-      metadata.set("labels", Object{{"workspace_budget_bytes", std::to_string(options_.workspace_budget)}});
-    return Object{
-        {"apiVersion", "kernelindex.dev/v1alpha1"},
-        {"kind", "ImplementationRevision"},
-        {"metadata", std::move(metadata)},
-        {"spec",
-         Object{
-             {"projectRevision", Object{{"version", KIBENCH_VERSION}}},
-             {"operation", Object{{"specDigest", cpu::kDistillJsdLossOperationDigest}}},
-             {"callable", Object{{"language", "cuda"},
-                                 {"path", "kernels/fused/fused_implementation.cpp"},
-                                 {"symbol", "kibench::make_fused"},
-                                 {"interface", "kibench_implementation"}}},
-             {"support", Object{{"hardwareArchitectures", Array{"sm_90a"}},
-                                {"dtypes", Array{"bf16"}},
-                                {"layouts", Array{"row_major"}}}},
-             {"licensing", Object{}},
-         }},
-    };
+    RevisionFacts facts = cuda_revision(
+        {.name = options_.name,
+         .title = budgeted ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
+                                         budget_text(options_.workspace_budget))
+                  : options_.logit_statistics == LogitStatistics::on
+                      ? "kibench fused chunked distillation loss, own logit GEMMs with row statistics (CUDA)"
+                  : options_.logit_statistics == LogitStatistics::off
+                      ? "kibench fused chunked distillation loss, cuBLASLt logit GEMMs (CUDA)"
+                      : "kibench fused chunked distillation loss (CUDA)",
+         .description = fmt::format(
+             "{} {} {} {}", kDescription, logit_gemms, algorithms,
+             budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most that fit it, "
+                                    "so a smaller budget runs more, shorter chunks.",
+                                    budget_text(options_.workspace_budget), options_.workspace_budget)
+                      : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
+                                    "that is more.")),
+         .source_path = "kernels/fused/fused_implementation.cpp",
+         .symbol = "kibench::make_fused"});
+    if (budgeted) facts.labels["workspace_budget_bytes"] = std::to_string(options_.workspace_budget);
+    return facts;
   }
 
   [[nodiscard]] bool needs_gpu() const override { return true; }

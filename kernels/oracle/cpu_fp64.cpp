@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_timer.hpp"
@@ -29,9 +30,8 @@ class CpuFp64 final : public Implementation {
 public:
   [[nodiscard]] std::string name() const override { return "cpu-fp64"; }
 
-  [[nodiscard]] json::Value revision() const override {
-    return cpu::revision_manifest({
-        .name = "kibench-cpu-fp64",
+  [[nodiscard]] RevisionFacts revision() const override {
+    return host_revision({.name = "cpu-fp64",
         .title = "kibench CPU fp64 oracle",
         .description = "The distillation loss and its student gradients in fp64 on the CPU, term by term "
                        "as docs/loss-math.md defines them; the reference for small cases.",

@@ -1,3 +1,4 @@
+#include "kernels/builtin_revision.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include "kernels/cuda/nvml_power_monitor.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/cuda/gpu_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -40,8 +40,8 @@ class OracleFp64 final : public Implementation {
 public:
   [[nodiscard]] std::string name() const override { return "oracle-fp64"; }
 
-  [[nodiscard]] json::Value revision() const override {
-    return revision_manifest({.name = "kibench-oracle-fp64",
+  [[nodiscard]] RevisionFacts revision() const override {
+    return cuda_revision({.name = "oracle-fp64",
                               .title = "Distillation JSD loss · fp64 oracle (CUDA)",
                               .description =
                                   "The loss and student gradients of docs/loss-math.md in fp64 on the "

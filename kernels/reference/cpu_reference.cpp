@@ -24,6 +24,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_timer.hpp"
@@ -93,9 +94,8 @@ class CpuReference final : public Implementation {
 public:
   [[nodiscard]] std::string name() const override { return "cpu-reference"; }
 
-  [[nodiscard]] json::Value revision() const override {
-    return cpu::revision_manifest({
-        .name = "kibench-cpu-reference",
+  [[nodiscard]] RevisionFacts revision() const override {
+    return host_revision({.name = "cpu-reference",
         .title = "kibench CPU mirror of the torch-equivalent reference",
         .description = "bf16 logit GEMMs with fp32 accumulation, the loss op by op in fp32 as PyTorch "
                        "eager computes it, bf16 gradients; on the CPU.",

@@ -1,3 +1,4 @@
+#include "kernels/builtin_revision.hpp"
 #include "kernels/reference/reference.hpp"
 
 #include <cmath>
@@ -11,7 +12,6 @@
 #include "kernels/cuda/nvml_power_monitor.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/cuda/gpu_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -48,8 +48,8 @@ class Reference final : public Implementation {
 public:
   [[nodiscard]] std::string name() const override { return "reference"; }
 
-  [[nodiscard]] json::Value revision() const override {
-    return revision_manifest({.name = "kibench-reference",
+  [[nodiscard]] RevisionFacts revision() const override {
+    return cuda_revision({.name = "reference",
                               .title = "Distillation JSD loss · torch-equivalent reference (CUDA)",
                               .description =
                                   "Eager PyTorch's op chain for Liger-Kernel's distill_jsd_loss module: "

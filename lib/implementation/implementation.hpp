@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lib/implementation/power_monitor.hpp"
+#include "lib/implementation/revision_facts.hpp"
 #include "lib/implementation/tensor_ref.hpp"
 #include "lib/workload/workload.hpp"
 #include "lib/json/value.hpp"
@@ -56,8 +57,9 @@ public:
   virtual ~Implementation() = default;
 
   [[nodiscard]] virtual std::string name() const = 0;
-  // The ImplementationRevision manifest (apiVersion, kind, metadata, spec).
-  [[nodiscard]] virtual json::Value revision() const = 0;
+  // What it is and where its code came from; lib/manifest/
+  // implementation_manifest.hpp makes the ImplementationRevision of it.
+  [[nodiscard]] virtual RevisionFacts revision() const = 0;
   [[nodiscard]] virtual bool needs_gpu() const = 0;
   // A pseudo-implementation (cublas-floor) times work without computing the
   // loss: it has no outputs to check.

@@ -8,6 +8,7 @@
 #include "lib/error.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/io/atomic_write.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
 #include "lib/run/implementation_files.hpp"
@@ -143,7 +144,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
         note(fmt::format("{}: {} skipped: {}", workload.name, name, *why));
         continue;
       }
-      c.revision = c.impl->revision();
+      c.revision = implementation_manifest(c.impl->revision());
       c.revision_digest = manifest_digest(c.revision);
       c.outcome.name = name;
       c.outcome.computes_loss = c.impl->computes_loss();

@@ -17,6 +17,7 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/manifest/envelope.hpp"
 #include "lib/workload/field_reader.hpp"
 #include "lib/workload/operation_catalog.hpp"
 #include "lib/workload/operation_signature.hpp"
@@ -28,7 +29,6 @@ namespace {
 using detail::Field;
 using detail::ObjectReader;
 
-constexpr std::string_view kApiVersion = "kernelindex.dev/v1alpha1";
 constexpr std::string_view kComparator = "fp64_oracle_rel_l2";
 
 // Each axis fits in a signed 32-bit index, so every product of two axes

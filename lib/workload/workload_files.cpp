@@ -19,8 +19,10 @@ std::vector<fs::path> list_workload_files(const fs::path &dir) {
   std::vector<fs::path> files;
   auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink);
   for (; it != fs::recursive_directory_iterator(); ++it) {
-    // OperationSpecs live in operations/ folders; they are not workloads.
-    if (it->is_directory() && it->path().filename() == "operations") {
+    // OperationSpecs live in operations/ folders, and KernelIndex's curated
+    // manifests (the Liger import's tables) in kernelindex/: neither are
+    // workloads.
+    if (it->is_directory() && (it->path().filename() == "operations" || it->path().filename() == "kernelindex")) {
       it.disable_recursion_pending();
       continue;
     }

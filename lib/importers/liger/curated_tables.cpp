@@ -91,7 +91,7 @@ CuratedTables CuratedTables::load(const fs::path &directory, std::span<const std
 fs::path CuratedTables::default_directory() {
   if (const char *env = std::getenv("KIBENCH_LIGER_DATA"); env != nullptr && *env != '\0')
     return fs::path(env);
-  return fs::path(KIBENCH_SOURCE_DIR) / "lib" / "importers" / "liger" / "data";
+  return fs::path(KIBENCH_SOURCE_DIR) / "workloads" / "kernelindex" / "liger";
 }
 
 const CuratedManifest *CuratedTables::lookup(const Table &table, std::string_view key) {

@@ -32,7 +32,7 @@ public:
   static CuratedTables load(const std::filesystem::path &directory,
                             std::span<const std::string_view> kernels);
 
-  // $KIBENCH_LIGER_DATA when set, else lib/importers/liger/data of the
+  // $KIBENCH_LIGER_DATA when set, else workloads/kernelindex/liger of the
   // source tree kibench was built from.
   static std::filesystem::path default_directory();
 

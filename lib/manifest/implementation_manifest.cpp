@@ -1,0 +1,119 @@
+#include "lib/manifest/implementation_manifest.hpp"
+
+#include <algorithm>
+#include <regex>
+
+#include <fmt/core.h>
+
+#include "lib/error.hpp"
+#include "lib/manifest/envelope.hpp"
+
+namespace kibench {
+
+namespace {
+
+void require(bool ok, const RevisionFacts &facts, std::string_view field, std::string_view rule) {
+  if (!ok)
+    throw InputError(fmt::format("implementation \"{}\": {} {}", facts.name.empty() ? "?" : facts.name,
+                                 field, rule));
+}
+
+bool matches(const std::string &text, const char *pattern) {
+  return std::regex_match(text, std::regex(pattern));
+}
+
+// KernelIndex normalizes set-like lists (sorted, no duplicates) before it
+// hashes; writing them that way keeps the file and the identity alike.
+json::Array sorted_set(std::vector<std::string> items) {
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  json::Array out;
+  for (auto &item : items) out.push_back(std::move(item));
+  return out;
+}
+
+constexpr const char *kIdentifier = "^[a-z][a-z0-9_]*$";
+constexpr const char *kDigest = "^sha256:[0-9a-f]{64}$";
+
+void check(const RevisionFacts &f) {
+  require(matches(f.name, "^[a-z0-9][a-z0-9._-]*$") && f.name.size() <= 200, f, "metadata.name",
+          "must match [a-z0-9][a-z0-9._-]* (at most 200 characters)");
+  require(f.title.size() <= 200, f, "metadata.title", "must be at most 200 characters");
+  require(f.description.size() <= 2000, f, "metadata.description", "must be at most 2000 characters");
+  for (const auto &[key, value] : f.labels) {
+    require(matches(key, kIdentifier), f, fmt::format("metadata.labels key \"{}\"", key),
+            "must match [a-z][a-z0-9_]*");
+    require(value.size() <= 200, f, fmt::format("metadata.labels.{}", key), "must be at most 200 characters");
+  }
+  require(matches(f.operation_digest, kDigest), f, "spec.operation.specDigest", "must be sha256:<64 hex>");
+  require(matches(f.language, kIdentifier), f, "spec.callable.language", "must match [a-z][a-z0-9_]*");
+  require(f.interface.empty() || matches(f.interface, kIdentifier), f, "spec.callable.interface",
+          "must match [a-z][a-z0-9_]*");
+  require(f.source_path.size() <= 500, f, "spec.callable.path", "must be at most 500 characters");
+  require(f.symbol.size() <= 200, f, "spec.callable.symbol", "must be at most 200 characters");
+  for (const auto &a : f.architectures)
+    require(matches(a, kIdentifier), f, "spec.support.hardwareArchitectures", "entries must match [a-z][a-z0-9_]*");
+  for (const auto &d : f.dtypes)
+    require(matches(d, kIdentifier), f, "spec.support.dtypes", "entries must match [a-z][a-z0-9_]*");
+  require(!f.source.version.empty() && f.source.version.size() <= 100, f, "spec.projectRevision.version",
+          "must be 1 to 100 characters");
+  require(f.source.commit.empty() || matches(f.source.commit, "^[0-9a-f]{40}$"), f,
+          "spec.projectRevision.commit", "must be 40 lowercase hex digits");
+  require(f.source.tree_digest.empty() || matches(f.source.tree_digest, kDigest), f,
+          "spec.projectRevision.treeDigest", "must be sha256:<64 hex>");
+  require(f.licence.size() <= 200, f, "spec.licensing.declared", "must be at most 200 characters");
+  if (f.package) {
+    require(!f.package->name.empty() && f.package->name.size() <= 200, f, "package name",
+            "must be 1 to 200 characters");
+    require(f.package->version.size() <= 100, f, "package version", "must be at most 100 characters");
+  }
+}
+
+} // namespace
+
+json::Value implementation_manifest(const RevisionFacts &f) {
+  check(f);
+  json::Object metadata{{"name", f.name}};
+  if (!f.title.empty()) metadata.set("title", f.title);
+  if (!f.description.empty()) metadata.set("description", f.description);
+  if (!f.labels.empty()) {
+    json::Object labels;
+    for (const auto &[key, value] : f.labels) labels.set(key, value);
+    metadata.set("labels", std::move(labels));
+  }
+
+  json::Object project{{"version", f.source.version}};
+  if (!f.source.repository.empty()) project.set("repository", f.source.repository);
+  if (!f.source.commit.empty()) project.set("commit", f.source.commit);
+  if (!f.source.tree_digest.empty()) project.set("treeDigest", f.source.tree_digest);
+
+  json::Object callable{{"language", f.language}};
+  if (!f.source_path.empty()) callable.set("path", f.source_path);
+  if (!f.symbol.empty()) callable.set("symbol", f.symbol);
+  if (!f.interface.empty()) callable.set("interface", f.interface);
+
+  json::Object support{{"hardwareArchitectures", sorted_set(f.architectures)}, {"dtypes", sorted_set(f.dtypes)}};
+  if (!f.layouts.empty()) support.set("layouts", sorted_set(f.layouts));
+
+  json::Object licensing;
+  if (!f.licence.empty()) licensing.set("declared", f.licence);
+
+  json::Object spec{{"projectRevision", std::move(project)},
+                    {"operation", json::Object{{"specDigest", f.operation_digest}}},
+                    {"callable", std::move(callable)},
+                    {"support", std::move(support)}};
+  if (f.package) {
+    json::Object install{{"kind", "package"}, {"package", f.package->name}, {"version", f.package->version}};
+    json::Object variant{{"name", "installed"}, {"install", std::move(install)}};
+    if (!f.package->requirements.empty()) {
+      json::Object requirements;
+      for (const auto &[package, version] : f.package->requirements) requirements.set(package, version);
+      variant.set("requirements", std::move(requirements));
+    }
+    spec.set("buildVariants", json::Array{std::move(variant)});
+  }
+  spec.set("licensing", std::move(licensing));
+  return make_manifest("ImplementationRevision", std::move(metadata), std::move(spec));
+}
+
+} // namespace kibench
