@@ -40,7 +40,7 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        false,
        [] {
          return make_fused(
-             FusedOptions{.workspace_budget = gpu::fused::kLeanWorkspaceBudget, .name = "fused-lean"});
+             FusedOptions{.name = "fused-lean", .workspace_budget = gpu::fused::kLeanWorkspaceBudget});
        }},
       {"reference", "torch-equivalent chain on the GPU: full [T, V] fp32 intermediates, one kernel per op",
        true, false, make_reference},

@@ -41,12 +41,9 @@
 
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/gpu_available.hpp"
-#include "kernels/cuda/l2_flush.hpp"
-#include "kernels/cuda/nvml_power_monitor.hpp"
-#include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/loss_sum.hpp"
@@ -58,7 +55,6 @@
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
-#include "lib/inputs/input_set.hpp"
 
 namespace kibench {
 
@@ -83,9 +79,8 @@ std::size_t count(std::int64_t n) {
 // Whether the logit GEMMs may be kibench's own, with row statistics
 // (FusedOptions::logit_statistics says where they can run).
 bool logit_statistics_allowed(const Workload &w, const FusedOptions &options) {
-  return options.logit_statistics != LogitStatistics::off && options.row_kernel == 3 &&
-         options.overlap_blocks == 1 && w.scalars.temperature == 1.0 && !w.student_bias && !w.teacher_bias &&
-         w.vocab % 8 == 0 && w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
+  return options.logit_statistics != LogitStatistics::off && w.scalars.temperature == 1.0 && !w.student_bias &&
+         !w.teacher_bias && w.vocab % 8 == 0 && w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
 }
 
 // Asks the GPU (for the sort's scratch size): call with a device present.
@@ -95,7 +90,7 @@ gpu::fused::ChunkShape shape_of(const Workload &w, const FusedOptions &options) 
           .student_hidden = w.student_hidden,
           .student_bias = w.student_bias.has_value(),
           .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab),
-          .direct_grad_weight = options.direct_single_chunk,
+          .direct_grad_weight = options.plan.direct_single_chunk,
           .logit_statistics = logit_statistics_allowed(w, options)};
 }
 
@@ -128,14 +123,11 @@ std::uint64_t device_free_bytes() {
   return free_bytes;
 }
 
-class FusedImplementation final : public Implementation {
+class FusedImplementation final : public gpu::GpuImplementation {
 public:
-  explicit FusedImplementation(FusedOptions options) : options_(options) {}
+  explicit FusedImplementation(FusedOptions options)
+      : GpuImplementation(options.name), options_(std::move(options)) {}
   ~FusedImplementation() override { release(); }
-  FusedImplementation(const FusedImplementation &) = delete;
-  FusedImplementation &operator=(const FusedImplementation &) = delete;
-
-  [[nodiscard]] std::string name() const override { return options_.name; }
 
   [[nodiscard]] RevisionFacts revision() const override {
     static constexpr const char *kDescription =
@@ -169,10 +161,10 @@ public:
     }
     // What prepare() does about cuBLASLt's algorithm choice.
     const std::string algorithms =
-        options_.gemm_candidates > 1
+        options_.plan.gemm_candidates > 1
             ? fmt::format("cuBLASLt algorithms: per GEMM shape the fastest of the heuristic's first {}, "
                           "timed in an untimed pass when the workload is prepared.",
-                          options_.gemm_candidates)
+                          options_.plan.gemm_candidates)
             : std::string("cuBLASLt algorithms: the heuristic's first pick.");
     const bool budgeted = options_.workspace_budget != 0;
     RevisionFacts facts = cuda_revision(
@@ -197,8 +189,6 @@ public:
     return facts;
   }
 
-  [[nodiscard]] bool needs_gpu() const override { return true; }
-
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     if (!gpu::gpu_available()) return fmt::format("no GPU: {}", gpu::gpu_availability().reason);
     if (w.dtype != FloatType::bf16) return fmt::format("{} computes bf16 workloads only", options_.name);
@@ -220,7 +210,7 @@ public:
       // A fixed budget (fused-lean) can refuse a shape that memory would hold.
       const bool budget_bound =
           gpu::fused::plan_chunks(shape_of(w, options_), std::numeric_limits<std::uint64_t>::max(),
-                                  free_bytes - needed, options_.chunk_rows)
+                                  free_bytes - needed, options_.plan.chunk_rows)
               .has_value();
       return fmt::format("{}: {}", budget_bound ? "over the workspace budget" : "not enough device memory",
                          why);
@@ -228,12 +218,84 @@ public:
     return std::nullopt;
   }
 
-  void prepare(const Workload &w, InputSet &inputs) override {
-    release();
-    CUDA_CHECK(cudaGetDevice(&device_));
-    inputs_ = &gpu::device_inputs(inputs);
-    workload_ = &w;
+  void poison_outputs() override {
+    require_prepared();
+    poison(grad_input_, grad_weight_, grad_bias_, loss_);
+    host_loss_ = std::numeric_limits<double>::quiet_NaN();
+  }
 
+  // Pass::backward runs the full pass: the gradient rows need the forward's
+  // row statistics, which are never stored across chunks.
+  void run(Pass pass) override {
+    require_prepared();
+    const Workload &w = workload();
+    const gpu::DeviceInputs &in = inputs();
+    const bool grads = pass != Pass::forward;
+    gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
+                                   token_count_.data(), stream());
+    if (grads)
+      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_,
+                               stream());
+    for (std::int64_t c = 0; c < plan_.chunks; ++c) {
+      const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
+      enqueue_logits(chunk);
+      enqueue_row_loss(chunk, grads);
+      if (grads) enqueue_gradients(chunk);
+    }
+    if (grads && plan_.direct) {
+      // grad W left its GEMM divided by N and rounded: the one-hot term goes
+      // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
+      gpu::fused::add_one_hot_to_scaled_weight(order_, w.tokens, w.vocab, in.student_input.data(),
+                                               w.student_hidden, static_cast<float>(w.scalars.weight_hard),
+                                               token_count_.data(), grad_weight_.data(),
+                                               grad_bias_.empty() ? nullptr : grad_bias_.data(), stream());
+    } else if (grads) {
+      const std::int64_t Hs = w.student_hidden;
+      gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, in.student_input.data(), Hs,
+                                          static_cast<float>(w.scalars.weight_hard), grad_weight_sum(),
+                                          grad_bias_.empty() ? nullptr : grad_bias_.data(), stream());
+      // Low rows in place (the student logit buffer as stage 0's temporary),
+      // then the high rows behind them: in this order, see the top of the file.
+      gpu::fused::scale_to_bf16_in_place(grad_weight_sum().low, split_ * Hs, student_logits_.data(),
+                                         static_cast<std::int64_t>(student_logits_.size()),
+                                         options_.plan.conversion_first_stage > 0
+                                             ? options_.plan.conversion_first_stage
+                                             : gpu::fused::kConversionFirstStage,
+                                         token_count_.data(), stream());
+      gpu::fused::scale_to_bf16(grad_weight_high_.data(), grad_weight_.data() + split_ * Hs,
+                                (w.vocab - split_) * Hs, token_count_.data(), stream());
+    }
+    if (grads && !grad_bias_.empty())
+      gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), stream());
+    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), stream());
+    has_gradients_ = grads;
+  }
+
+  OutputView outputs() override {
+    require_prepared();
+    stream().synchronize();
+    CUDA_CHECK(cudaMemcpy(&host_loss_, loss_.data(), sizeof(double), cudaMemcpyDeviceToHost));
+    return output_view(host_loss_, has_gradients_, grad_input_, grad_weight_, grad_bias_);
+  }
+
+  // The chunk plan and the GEMM algorithms: what the workspace bytes alone
+  // do not say about how this run computed its result.
+  [[nodiscard]] json::Object run_labels() const override {
+    require_prepared();
+    json::Object labels = gpu::gemm_tuning_labels(*blas_, gemm_tuning());
+    labels.set("chunk_rows", std::to_string(plan_.rows));
+    labels.set("chunks", std::to_string(plan_.chunks));
+    labels.set("grad_weight_path",
+               plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
+                            : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
+    labels.set("row_kernel", options_.row_kernel.name);
+    labels.set("logit_gemm",
+               statistics() ? "kibench abt_gemm (128 x 256 tiles), with row statistics" : "cuBLASLt");
+    return labels;
+  }
+
+private:
+  void prepare_device(const Workload &w) override {
     const std::uint64_t free_bytes = device_free_bytes();
     const std::uint64_t reserved = output_bytes(w) + kFreeMemoryMargin;
     std::string why;
@@ -243,51 +305,36 @@ public:
     plan_ = planned_shape->plan;
 
     const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden, R = plan_.rows;
-    allocator_ = std::make_unique<DeviceAllocator>("fused");
-    flush_allocator_ = std::make_unique<DeviceAllocator>("fused-l2-flush");
-    stream_ = std::make_unique<gpu::Stream>();
-    blocks_ = overlap_blocks(w);
-    if (blocks_ > 1) {
-      row_stream_ =
-          std::make_unique<gpu::Stream>(options_.overlap_row_priority ? gpu::Stream::highest_priority() : 0);
-      logits_ready_.clear();
-      rows_done_.clear();
-      for (int k = 0; k < blocks_; ++k) {
-        logits_ready_.emplace_back(cudaEventDisableTiming);
-        rows_done_.emplace_back(cudaEventDisableTiming);
-      }
-    }
-    blas_ = std::make_unique<gpu::CublasLt>(*allocator_, gpu::fused::kCublasWorkspaceBytes);
-    l2_flush_ = std::make_unique<gpu::L2Flush>(*flush_allocator_, device_);
+    blas_ = std::make_unique<gpu::CublasLt>(allocator(), gpu::fused::kCublasWorkspaceBytes);
 
-    grad_input_ = DeviceBuffer<bf16>(*allocator_, count(T * Hs), MemoryTag::output);
-    grad_weight_ = DeviceBuffer<bf16>(*allocator_, count(V * Hs), MemoryTag::output);
-    if (w.student_bias) grad_bias_ = DeviceBuffer<float>(*allocator_, count(V), MemoryTag::output);
-    loss_ = DeviceBuffer<double>(*allocator_, 1, MemoryTag::output);
+    grad_input_ = DeviceBuffer<bf16>(allocator(), count(T * Hs), MemoryTag::output);
+    grad_weight_ = DeviceBuffer<bf16>(allocator(), count(V * Hs), MemoryTag::output);
+    if (w.student_bias) grad_bias_ = DeviceBuffer<float>(allocator(), count(V), MemoryTag::output);
+    loss_ = DeviceBuffer<double>(allocator(), 1, MemoryTag::output);
 
     // Accumulator rows [0, S) in grad_weight_, rows [S, V) here; none in a
     // direct plan.
     split_ = gpu::fused::grad_weight_split(V);
-    if (!plan_.direct) grad_weight_high_ = DeviceBuffer<float>(*allocator_, count((V - split_) * Hs));
-    student_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * plan_.ld));
+    if (!plan_.direct) grad_weight_high_ = DeviceBuffer<float>(allocator(), count((V - split_) * Hs));
+    student_logits_ = DeviceBuffer<bf16>(allocator(), count(R * plan_.ld));
     // Holds z_t, then (as fp32) the chunk's grad x.
-    teacher_logits_ = DeviceBuffer<bf16>(*allocator_, count(R * std::max(plan_.ld, 2 * Hs)));
-    row_loss_ = DeviceBuffer<float>(*allocator_, count(T));
+    teacher_logits_ = DeviceBuffer<bf16>(allocator(), count(R * std::max(plan_.ld, 2 * Hs)));
+    row_loss_ = DeviceBuffer<float>(allocator(), count(T));
     if (shape.logit_statistics) {
       const std::int64_t tiles = gpu::gemm::abt_gemm_column_tiles(V);
-      student_stats_ = DeviceBuffer<float2>(*allocator_, count(R * tiles));
-      teacher_stats_ = DeviceBuffer<float2>(*allocator_, count(R * tiles));
-      CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+      student_stats_ = DeviceBuffer<float2>(allocator(), count(R * tiles));
+      teacher_stats_ = DeviceBuffer<float2>(allocator(), count(R * tiles));
+      CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device()));
     }
-    token_count_ = DeviceBuffer<gpu::fused::TokenCount>(*allocator_, 1);
+    token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_})
-      *buffer = DeviceBuffer<std::int32_t>(*allocator_, count(T));
+      *buffer = DeviceBuffer<std::int32_t>(allocator(), count(T));
     // Never empty: a null scratch pointer would make the sort a size query.
-    sort_temp_ = DeviceBuffer<std::byte>(*allocator_, std::max<std::size_t>(shape.sort_temp_bytes, 1));
+    sort_temp_ = DeviceBuffer<std::byte>(allocator(), std::max<std::size_t>(shape.sort_temp_bytes, 1));
     order_ = {sort_keys_.data(),     sort_tokens_.data(), sorted_keys_.data(),
               sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
     if (w.student_bias) {
-      ones_ = DeviceBuffer<bf16>(*allocator_, count(R));
+      ones_ = DeviceBuffer<bf16>(allocator(), count(R));
       const std::vector<std::uint16_t> host(count(R), kBf16One);
       CUDA_CHECK(cudaMemcpy(ones_.data(), host.data(), ones_.bytes(), cudaMemcpyHostToDevice));
     }
@@ -304,126 +351,13 @@ public:
     // shorter chunk has shapes of its own; forward uses a subset) on these
     // inputs and the logits they give. What it leaves in the outputs is
     // never read: the harness poisons them before each run.
-    if (options_.gemm_candidates > 1) {
-      blas_->tune_during(gemm_tuning(), *stream_, [&] { run(Pass::full); });
+    if (options_.plan.gemm_candidates > 1) {
+      blas_->tune_during(gemm_tuning(), stream(), [&] { run(Pass::full); });
       has_gradients_ = false;
     }
   }
 
-  void poison_outputs() override {
-    require_prepared();
-    // All-ones bytes are NaN in bf16, fp32 and fp64 alike.
-    for (auto [pointer, bytes] : {std::pair<void *, std::size_t>{grad_input_.data(), grad_input_.bytes()},
-                                  {grad_weight_.data(), grad_weight_.bytes()},
-                                  {grad_bias_.data(), grad_bias_.bytes()},
-                                  {loss_.data(), loss_.bytes()}})
-      if (bytes != 0) CUDA_CHECK(cudaMemsetAsync(pointer, 0xFF, bytes, *stream_));
-    host_loss_ = std::numeric_limits<double>::quiet_NaN();
-  }
-
-  // Pass::backward runs the full pass: the gradient rows need the forward's
-  // row statistics, which are never stored across chunks.
-  void run(Pass pass) override {
-    require_prepared();
-    const Workload &w = *workload_;
-    const bool grads = pass != Pass::forward;
-    gpu::fused::count_valid_tokens(inputs_->target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
-                                   token_count_.data(), *stream_);
-    if (grads)
-      gpu::fused::sort_targets(inputs_->target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_,
-                               *stream_);
-    for (std::int64_t c = 0; c < plan_.chunks; ++c) {
-      const std::int64_t begin = c * plan_.rows;
-      enqueue_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
-    }
-    if (grads && plan_.direct) {
-      // grad W left its GEMM divided by N and rounded: the one-hot term goes
-      // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
-      gpu::fused::add_one_hot_to_scaled_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(),
-                                               w.student_hidden, static_cast<float>(w.scalars.weight_hard),
-                                               token_count_.data(), grad_weight_.data(),
-                                               grad_bias_.empty() ? nullptr : grad_bias_.data(), *stream_);
-    } else if (grads) {
-      const std::int64_t Hs = w.student_hidden;
-      gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, inputs_->student_input.data(), Hs,
-                                          static_cast<float>(w.scalars.weight_hard), grad_weight_sum(),
-                                          grad_bias_.empty() ? nullptr : grad_bias_.data(), *stream_);
-      // Low rows in place (the student logit buffer as stage 0's temporary),
-      // then the high rows behind them: in this order, see the top of the file.
-      gpu::fused::scale_to_bf16_in_place(grad_weight_sum().low, split_ * Hs, student_logits_.data(),
-                                         static_cast<std::int64_t>(student_logits_.size()),
-                                         options_.conversion_first_stage > 0
-                                             ? options_.conversion_first_stage
-                                             : gpu::fused::kConversionFirstStage,
-                                         token_count_.data(), *stream_);
-      gpu::fused::scale_to_bf16(grad_weight_high_.data(), grad_weight_.data() + split_ * Hs,
-                                (w.vocab - split_) * Hs, token_count_.data(), *stream_);
-    }
-    if (grads && !grad_bias_.empty())
-      gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), *stream_);
-    for (const gpu::Event &done : rows_done_) stream_->wait(done); // forward: the last row kernels
-    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), *stream_);
-    has_gradients_ = grads;
-  }
-
-  OutputView outputs() override {
-    require_prepared();
-    stream_->synchronize();
-    CUDA_CHECK(cudaMemcpy(&host_loss_, loss_.data(), sizeof(double), cudaMemcpyDeviceToHost));
-    OutputView view;
-    view.loss = host_loss_;
-    if (has_gradients_) {
-      view.grad_student_input = grad_input_.view();
-      view.grad_student_weight = grad_weight_.view();
-      if (!grad_bias_.empty()) view.grad_student_bias = grad_bias_.view();
-    }
-    return view;
-  }
-
-  [[nodiscard]] MemoryUse memory() const override {
-    MemoryUse use;
-    if (allocator_ == nullptr) return use;
-    use.input_bytes = inputs_->bytes();
-    use.output_bytes = allocator_->live_bytes(MemoryTag::output);
-    use.workspace_bytes = allocator_->live_bytes(MemoryTag::workspace);
-    use.peak_bytes = use.input_bytes + allocator_->peak_bytes();
-    return use;
-  }
-
-  // The chunk plan and the GEMM algorithms: what the workspace bytes alone
-  // do not say about how this run computed its result.
-  [[nodiscard]] json::Object run_labels() const override {
-    require_prepared();
-    json::Object labels = gpu::gemm_tuning_labels(*blas_, gemm_tuning());
-    labels.set("chunk_rows", std::to_string(plan_.rows));
-    labels.set("chunks", std::to_string(plan_.chunks));
-    labels.set("grad_weight_path",
-               plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
-                            : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
-    labels.set("row_kernel", fmt::format("v{}", options_.row_kernel));
-    labels.set("logit_gemm",
-               statistics() ? "kibench abt_gemm (128 x 256 tiles), with row statistics" : "cuBLASLt");
-    if (blocks_ > 1) labels.set("overlap_blocks", std::to_string(blocks_));
-    return labels;
-  }
-
-  std::unique_ptr<SampleTimer> make_timer() override {
-    require_prepared();
-    return std::make_unique<gpu::CudaEventTimer>(stream_->get(), device_);
-  }
-
-  std::unique_ptr<PowerMonitor> make_power_monitor() override {
-    return gpu::make_nvml_power_monitor(device_);
-  }
-
-  void flush_caches() override {
-    require_prepared();
-    l2_flush_->flush(*stream_);
-  }
-
-  void release() override {
-    if (row_stream_ != nullptr) row_stream_->synchronize();
-    if (stream_ != nullptr) stream_->synchronize();
+  void release_device() override {
     for (auto *buffer : {&student_logits_, &teacher_logits_, &ones_, &grad_input_, &grad_weight_})
       buffer->reset();
     for (auto *buffer : {&grad_weight_high_, &row_loss_, &grad_bias_}) buffer->reset();
@@ -436,21 +370,10 @@ public:
     loss_.reset();
     token_count_.reset();
     plan_ = {};
-    l2_flush_.reset();
     blas_.reset();
-    logits_ready_.clear();
-    rows_done_.clear();
-    row_stream_.reset();
-    blocks_ = 1;
-    stream_.reset();
-    flush_allocator_.reset();
-    allocator_.reset();
-    inputs_ = nullptr;
-    workload_ = nullptr;
     has_gradients_ = false;
   }
 
-private:
   // Whether the logit GEMMs are kibench's own, writing row statistics (the
   // plan chose it and prepare() allocated their buffers).
   [[nodiscard]] bool statistics() const { return !student_stats_.empty(); }
@@ -466,7 +389,7 @@ private:
   [[nodiscard]] std::optional<PlannedShape> planned(const Workload &w, std::uint64_t available,
                                                     std::string *why) const {
     const auto plan_of = [&](const gpu::fused::ChunkShape &shape) {
-      return gpu::fused::plan_chunks(shape, budget_for(shape), available, options_.chunk_rows, why);
+      return gpu::fused::plan_chunks(shape, budget_for(shape), available, options_.plan.chunk_rows, why);
     };
     const gpu::fused::ChunkShape shape = shape_of(w, options_);
     const auto plan = plan_of(shape);
@@ -481,23 +404,9 @@ private:
     return PlannedShape{shape, *plan};
   }
 
-  // Row blocks per chunk (FusedOptions::overlap_blocks): block k's fp32
-  // grad x goes where its own z_t rows were, which needs 4·Hs ≤ 2·ld bytes
-  // a row, since the next block's z_t may still be read meanwhile.
-  [[nodiscard]] int overlap_blocks(const Workload &w) const {
-    if (options_.overlap_blocks < 1)
-      throw std::invalid_argument(options_.name + ": overlap_blocks must be at least 1");
-    if (2 * w.student_hidden > plan_.ld) return 1;
-    return static_cast<int>(std::min<std::int64_t>(options_.overlap_blocks, plan_.rows));
-  }
-
   // How prepare() chooses cuBLASLt algorithms (FusedOptions::gemm_candidates).
   [[nodiscard]] gpu::AlgorithmTuning gemm_tuning() const {
-    return {.candidates = options_.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions};
-  }
-
-  void require_prepared() const {
-    if (workload_ == nullptr) throw std::logic_error(options_.name + ": used before prepare()");
+    return {.candidates = options_.plan.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions};
   }
 
   // The fp32 grad W accumulator: rows [0, S) over the output's bytes.
@@ -507,131 +416,102 @@ private:
             .split = split_};
   }
 
-  // One chunk of `rows` token rows starting at `begin`, in row blocks of
-  // `step` rows (the last may be shorter): the blocks' logit GEMMs, each
-  // block's row kernel (on row_stream_ when overlapping), then the chunk's
-  // grad GEMMs.
-  void enqueue_chunk(std::int64_t begin, std::int64_t rows, bool grads) {
-    const Workload &w = *workload_;
-    const gpu::DeviceInputs &in = *inputs_;
+  // Token rows [begin, begin + rows) of the pass.
+  struct Chunk {
+    std::int64_t begin = 0;
+    std::int64_t rows = 0;
+  };
+
+  // Stage 1: the chunk's logits z_s and z_t, [rows, ld] bf16 (with each
+  // row's per-tile statistics where the plan runs kibench's own GEMM).
+  void enqueue_logits(const Chunk &chunk) {
+    const Workload &w = workload();
+    const gpu::DeviceInputs &in = inputs();
     const std::int64_t V = w.vocab, H = w.hidden, Hs = w.student_hidden, ld = plan_.ld;
-    // Row stride of the statistics buffers: one float2 a 256-column tile.
-    const std::int64_t stats_ld = gpu::gemm::abt_gemm_column_tiles(V);
-    const bool overlap = blocks_ > 1;
-    // Blocks of whole 128-row GEMM tiles where they are that long.
-    std::int64_t step = (rows + blocks_ - 1) / blocks_;
-    if (step >= 128) step = std::min(rows, (step + 127) / 128 * 128);
-    const std::int64_t last_b0 = (rows - 1) / step * step;
-    // cuBLASLt's SM target only for GEMMs that a row kernel runs beside:
-    // the logit GEMMs after a chunk's first block (and its first block's,
-    // behind the previous chunk's last row kernel, in a forward), and every
-    // block's grad x GEMM but the last.
-    const auto sms_beside_logits = [&](std::int64_t b0) {
-      return overlap && (b0 > 0 || (!grads && begin > 0)) ? options_.overlap_gemm_sms : 0;
-    };
-    const auto sms_beside_grad_x = [&](std::int64_t b0) {
-      return overlap && b0 < last_b0 ? options_.overlap_gemm_sms : 0;
-    };
-    bf16 *logits = student_logits_.data(); // z_s, then G'
-
-    int block = 0;
-    for (std::int64_t b0 = 0; b0 < rows; b0 += step, ++block) {
-      const std::int64_t n = std::min(step, rows - b0);
-      const bf16 *x_s = in.student_input.data() + (begin + b0) * Hs;
-      const bf16 *x_t = in.teacher_input.data() + (begin + b0) * H;
-      // The previous chunk's row kernels of blocks 0..k have read their
-      // rows; chunks never grow, so this block lies within those rows.
-      if (overlap) stream_->wait(rows_done_[block]);
-      if (statistics()) {
-        // z and its row statistics (of z log2 e, the row kernel's scale at tau = 1).
-        gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
-                                n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld, ld,
-                                student_stats_.data() + b0 * stats_ld, gpu::fused::kLog2e),
-                            sm_count_, stream_->get());
-        gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
-                                n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld, ld,
-                                teacher_stats_.data() + b0 * stats_ld, gpu::fused::kLog2e),
-                            sm_count_, stream_->get());
-      } else {
-        gpu::RowMajorGemm student = gpu::gemm_abt(n, V, Hs, x_s, in.student_weight.data(), logits + b0 * ld);
-        student.ldc = ld;
-        student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
-        student.sm_count_target = sms_beside_logits(b0);
-        blas_->matmul(student, *stream_);
-        gpu::RowMajorGemm teacher =
-            gpu::gemm_abt(n, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data() + b0 * ld);
-        teacher.ldc = ld;
-        teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
-        teacher.sm_count_target = sms_beside_logits(b0);
-        blas_->matmul(teacher, *stream_);
-      }
-
-      gpu::fused::RowLossArgs args;
-      args.student_logits = logits + b0 * ld;
-      args.teacher_logits = teacher_logits_.data() + b0 * ld;
-      args.rows = n;
-      args.vocab = V;
-      args.ld = ld;
-      args.target = in.target.data() + begin + b0;
-      args.student_input = x_s;
-      args.student_weight = in.student_weight.data();
-      args.student_bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
-      args.student_hidden = Hs;
-      args.row_loss = row_loss_.data() + begin + b0;
-      args.beta = w.scalars.beta;
-      args.temperature = w.scalars.temperature;
-      args.weight_hard = w.scalars.weight_hard;
-      args.weight_soft = w.scalars.weight_soft;
-      args.ignore_index = w.scalars.ignore_index;
-      args.write_grad = grads;
-      args.version = options_.row_kernel;
-      if (statistics()) {
-        args.student_stats = student_stats_.data() + b0 * stats_ld;
-        args.teacher_stats = teacher_stats_.data() + b0 * stats_ld;
-        args.stats_ld = stats_ld;
-      }
-      if (overlap) {
-        args.max_clusters = options_.overlap_row_clusters;
-        logits_ready_[block].record(*stream_);
-        row_stream_->wait(logits_ready_[block]);
-        gpu::fused::launch_row_loss(args, *row_stream_);
-        rows_done_[block].record(*row_stream_);
-      } else {
-        gpu::fused::launch_row_loss(args, *stream_);
-      }
+    const bf16 *x_s = in.student_input.data() + chunk.begin * Hs;
+    const bf16 *x_t = in.teacher_input.data() + chunk.begin * H;
+    if (statistics()) {
+      // z and its row statistics (of z log2 e, the row kernel's scale at tau = 1).
+      gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(chunk.rows, V, Hs, x_s, in.student_weight.data(),
+                                                                student_logits_.data(), ld, student_stats_.data(),
+                                                                gpu::fused::kLog2e),
+                          sm_count_, stream().get());
+      gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(chunk.rows, V, H, x_t, in.teacher_weight.data(),
+                                                                teacher_logits_.data(), ld, teacher_stats_.data(),
+                                                                gpu::fused::kLog2e),
+                          sm_count_, stream().get());
+      return;
     }
-    if (!grads) return;
+    gpu::RowMajorGemm student = gpu::gemm_abt(chunk.rows, V, Hs, x_s, in.student_weight.data(), student_logits_.data());
+    student.ldc = ld;
+    student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+    blas_->matmul(student, stream());
+    gpu::RowMajorGemm teacher = gpu::gemm_abt(chunk.rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data());
+    teacher.ldc = ld;
+    teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
+    blas_->matmul(teacher, stream());
+  }
 
-    const bool first = begin == 0;
-    // grad x_s rows of each block: fp32 over the block's own z_t rows (the
-    // whole chunk's from the buffer's start without overlap, where 4·Hs may
-    // exceed 2·ld), then the one-hot term and / N.
-    block = 0;
-    for (std::int64_t b0 = 0; b0 < rows; b0 += step, ++block) {
-      const std::int64_t n = std::min(step, rows - b0);
-      if (overlap) stream_->wait(rows_done_[block]);
-      auto *grad_input_sum = reinterpret_cast<float *>(teacher_logits_.data() + b0 * ld);
-      gpu::RowMajorGemm dx =
-          gpu::gemm_ab(n, Hs, V, logits + b0 * ld, in.student_weight.data(), grad_input_sum);
-      dx.lda = ld;
-      dx.output_type = ElementType::fp32;
-      dx.sm_count_target = sms_beside_grad_x(b0);
-      blas_->matmul(dx, *stream_);
-      gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + begin + b0, n, V,
-                                    w.scalars.ignore_index, in.student_weight.data(), Hs,
-                                    static_cast<float>(w.scalars.weight_hard), token_count_.data(),
-                                    grad_input_.data() + (begin + b0) * Hs, *stream_);
+  // Stage 2: the row kernel, each row's loss term and (for gradients) G'
+  // over z_s.
+  void enqueue_row_loss(const Chunk &chunk, bool grads) {
+    const Workload &w = workload();
+    const gpu::DeviceInputs &in = inputs();
+    gpu::fused::RowLossArgs args;
+    args.student_logits = student_logits_.data();
+    args.teacher_logits = teacher_logits_.data();
+    args.rows = chunk.rows;
+    args.vocab = w.vocab;
+    args.ld = plan_.ld;
+    args.target = in.target.data() + chunk.begin;
+    args.student_input = in.student_input.data() + chunk.begin * w.student_hidden;
+    args.student_weight = in.student_weight.data();
+    args.student_bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+    args.student_hidden = w.student_hidden;
+    args.row_loss = row_loss_.data() + chunk.begin;
+    args.beta = w.scalars.beta;
+    args.temperature = w.scalars.temperature;
+    args.weight_hard = w.scalars.weight_hard;
+    args.weight_soft = w.scalars.weight_soft;
+    args.ignore_index = w.scalars.ignore_index;
+    args.write_grad = grads;
+    if (statistics()) {
+      args.student_stats = student_stats_.data();
+      args.teacher_stats = teacher_stats_.data();
+      args.stats_ld = gpu::gemm::abt_gemm_column_tiles(w.vocab);
     }
+    options_.row_kernel.launch(args, stream());
+  }
 
-    const bf16 *x_s = in.student_input.data() + begin * Hs;
+  // Stage 3: the chunk's gradients from G': grad x_s rows (fp32 over the
+  // z_t buffer, then the one-hot term and / N), grad W (into the split
+  // accumulator, or in a direct plan straight to bf16 scaled by 1/N), grad b.
+  void enqueue_gradients(const Chunk &chunk) {
+    const Workload &w = workload();
+    const gpu::DeviceInputs &in = inputs();
+    const std::int64_t V = w.vocab, Hs = w.student_hidden, ld = plan_.ld;
+    const bf16 *logits = student_logits_.data(); // G'
+    const bool first = chunk.begin == 0;
+
+    auto *grad_input_sum = reinterpret_cast<float *>(teacher_logits_.data());
+    gpu::RowMajorGemm dx = gpu::gemm_ab(chunk.rows, Hs, V, logits, in.student_weight.data(), grad_input_sum);
+    dx.lda = ld;
+    dx.output_type = ElementType::fp32;
+    blas_->matmul(dx, stream());
+    gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + chunk.begin, chunk.rows, V,
+                                  w.scalars.ignore_index, in.student_weight.data(), Hs,
+                                  static_cast<float>(w.scalars.weight_hard), token_count_.data(),
+                                  grad_input_.data() + chunk.begin * Hs, stream());
+
+    const bf16 *x_s = in.student_input.data() + chunk.begin * Hs;
     if (plan_.direct) {
       // The one chunk's grad W = G'ᵀ x_s / N, rounded by the GEMM (the
       // one-hot term follows in run()).
-      gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, rows, logits, x_s, grad_weight_.data());
+      gpu::RowMajorGemm dw = gpu::gemm_atb(V, Hs, chunk.rows, logits, x_s, grad_weight_.data());
       dw.lda = ld;
       dw.device_alpha = &token_count_.data()->inverse_float;
       dw.device_beta = &token_count_.data()->zero;
-      blas_->matmul(dw, *stream_);
+      blas_->matmul(dw, stream());
     } else {
       // grad W rows [0, S) and [S, V): G'ᵀ's rows are G''s columns, so the
       // high half reads G' from column S (lda = ld either way).
@@ -639,43 +519,30 @@ private:
       for (const auto &[row_begin, row_end, out] :
            {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
         if (row_end == row_begin) continue; // V < 16: no low half
-        gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, rows, logits + row_begin, x_s, out);
+        gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, chunk.rows, logits + row_begin, x_s, out);
         dw.lda = ld;
         dw.output_type = ElementType::fp32;
         dw.beta = first ? 0.0 : 1.0;
-        blas_->matmul(dw, *stream_);
+        blas_->matmul(dw, stream());
       }
     }
 
     if (!grad_bias_.empty()) {
-      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, rows, ones_.data(), logits, grad_bias_.data());
+      gpu::RowMajorGemm db = gpu::gemm_ab(1, V, chunk.rows, ones_.data(), logits, grad_bias_.data());
       db.ldb = ld;
       db.output_type = ElementType::fp32;
       db.beta = first ? 0.0 : 1.0;
-      blas_->matmul(db, *stream_);
+      blas_->matmul(db, stream());
     }
   }
 
   FusedOptions options_;
-  const Workload *workload_ = nullptr;
-  gpu::DeviceInputs *inputs_ = nullptr;
-  int device_ = 0;
   gpu::fused::ChunkPlan plan_;
   std::int64_t split_ = 0; // S: accumulator rows [0, S) live in grad_weight_
   bool has_gradients_ = false;
   double host_loss_ = std::numeric_limits<double>::quiet_NaN();
 
-  // Declared before everything they hand out: destroyed last.
-  std::unique_ptr<DeviceAllocator> allocator_;
-  std::unique_ptr<DeviceAllocator> flush_allocator_; // the harness's L2 flush, not our workspace
-  std::unique_ptr<gpu::Stream> stream_;
-  // With overlap_blocks > 1: the row kernels' stream, and per row block the
-  // main stream's "logits written" and the row stream's "rows done".
-  int blocks_ = 1;
-  std::unique_ptr<gpu::Stream> row_stream_;
-  std::vector<gpu::Event> logits_ready_, rows_done_;
   std::unique_ptr<gpu::CublasLt> blas_;
-  std::unique_ptr<gpu::L2Flush> l2_flush_;
 
   DeviceBuffer<bf16> grad_input_;        // output [T, Hs]
   DeviceBuffer<bf16> grad_weight_;       // output [V, Hs]; fp32 accumulator rows [0, S) until the end

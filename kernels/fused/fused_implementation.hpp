@@ -28,6 +28,7 @@
 
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/fused/chunk_plan.hpp"
+#include "kernels/fused/row_loss.hpp"
 #include "lib/implementation/implementation.hpp"
 
 namespace kibench {
@@ -38,56 +39,50 @@ enum class LogitStatistics {
   automatic, // that, where gpu::fused::statistics_pay says it pays
 };
 
-struct FusedOptions {
+// What tests and studies may force that the plan would otherwise choose:
+// small cases then take the paths only big ones take by themselves.
+struct FusedPlanOverrides {
   // Rows per chunk; 0 picks them from the shape and free memory. Tests force
   // small chunks so that several run on a small case.
   std::int64_t chunk_rows = 0;
-  // Device memory the implementation may hold beyond inputs and outputs;
-  // 0: gpu::fused::default_workspace_budget of the shape.
-  std::uint64_t workspace_budget = 0;
-  // Row kernel version (kernels/fused/row_loss_v*.cu): 3, or 1 and 2 to
-  // compare.
-  int row_kernel = 3;
-  // The variant's registry name: Implementation::name(), and "kibench-" +
-  // name in the revision manifest (e.g. "fused-lean" with a 1 GiB budget).
-  std::string name = "fused";
   // Elements of the first stage of grad W's in-place conversion (through
   // the temporary); 0: gpu::fused::kConversionFirstStage. Tests make it
   // small so that many stages run on a small case.
   std::int64_t conversion_first_stage = 0;
   // cuBLASLt algorithms timed per GEMM shape in prepare() (gpu::CublasLt's
-  // AlgorithmTuning); 1 takes the heuristic's first pick untimed.
+  // AlgorithmTuning); 1 takes the heuristic's first pick untimed (faster
+  // tests, and the same GEMMs run after run).
   int gemm_candidates = gpu::kMeasuredTuning.candidates;
-  // Overlap of the row kernel with the GEMMs: each chunk's logit GEMMs run
-  // in this many row blocks on the main stream, and block k's row kernel
-  // runs on a second stream while block k + 1's logit GEMMs (and, for the
-  // last block, the first blocks' grad x GEMMs) run. 1: one stream, the row
-  // kernel between the logit and the grad GEMMs. Shapes whose fp32 grad x
-  // row is wider than a logit row (2·Hs > ld) always run one block.
-  int overlap_blocks = 1;
   // Single-chunk plans with 8 T <= V: grad W leaves one bf16 GEMM scaled
   // by 1/N on the device, and the one-hot term is added to its target rows
   // (one_hot.hpp), with no fp32 accumulator pass and conversion (~0.6 ms
   // at T = 1024, V = 128256) and no accumulator in the workspace (0.53 GB
-  // less there; chunk_plan.hpp). false: the accumulator path of multi-chunk
-  // plans, to compare.
+  // less there; chunk_plan.hpp). false: the accumulator path of
+  // multi-chunk plans, so tests check both on one shape.
   bool direct_single_chunk = true;
-  // While overlapping: the row kernel's resident clusters of 8 CTAs (0: as
-  // many as fit), cuBLASLt's SM count target for the GEMMs (0: the whole
-  // GPU), and whether the row kernel's stream has the highest priority.
-  int overlap_row_clusters = 0;
-  int overlap_gemm_sms = 0;
-  bool overlap_row_priority = true;
+};
+
+struct FusedOptions {
+  // The variant's registry name: Implementation::name(), and "kibench-" +
+  // name in the revision (e.g. "fused-lean" with a 1 GiB budget).
+  std::string name = "fused";
+  // Device memory the implementation may hold beyond inputs and outputs;
+  // 0: gpu::fused::default_workspace_budget of the shape.
+  std::uint64_t workspace_budget = 0;
   // Logit GEMMs that write row statistics: where tau = 1, neither head has
-  // a bias, V and both hidden sizes are multiples of 8 (whole 16-byte TMA
-  // rows), the row kernel is v3 and nothing overlaps, z_s and z_t can come
-  // from kibench's own GEMM (kernels/fused/abt_gemm.hpp), which also writes each
-  // row's per-256-column (max, Σ exp); the row kernel combines those
-  // instead of a statistics sweep and cluster reduction of its own, and
-  // takes the KL terms in its load sweep. On the H200 the row kernel gains
-  // 26 % and the GEMMs lose 1-2 %, so whether the pass gains depends on
-  // the shape (gpu::fused::statistics_pay; docs/perf.md).
+  // a bias, and V and both hidden sizes are multiples of 8 (whole 16-byte
+  // TMA rows), z_s and z_t can come from kibench's own GEMM
+  // (kernels/fused/abt_gemm.hpp), which also writes each row's
+  // per-256-column (max, Σ exp); the row kernel combines those instead of a
+  // statistics sweep and cluster reduction of its own, and takes the KL
+  // terms in its load sweep. On the H200 the row kernel gains 26 % and the
+  // GEMMs lose 1-2 %, so whether the pass gains depends on the shape
+  // (gpu::fused::statistics_pay; docs/perf.md).
   LogitStatistics logit_statistics = LogitStatistics::automatic;
+  FusedPlanOverrides plan = {};
+  // The row kernel (row_loss.hpp): the shipped one, or a superseded
+  // version a dev study runs in its place (dev/fused/row_kernels.hpp).
+  gpu::fused::RowKernel row_kernel = {};
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

@@ -52,21 +52,14 @@ struct RowLossArgs {
   double weight_soft = 0.5;
   std::int64_t ignore_index = -100;
   bool write_grad = true;
-  // Kernel version (row_loss_v1.cu, v2, v3); all compute the same.
-  int version = 3;
   // The logit GEMMs' row statistics (kernels/fused/abt_gemm.hpp, AbtGemm::row_stats
   // with stats_scale kLog2e), or null: per row r and 256-column tile j,
   // (max, Σ 2^(x − max)) of x = z log2 e at [r · stats_ld + j], for z_s and
   // z_t. The kernel then takes the softmax statistics from them instead of
-  // a sweep and a cluster reduction of its own. Version 3 and temperature 1
-  // only.
+  // a sweep and a cluster reduction of its own. Temperature 1 only.
   const float2 *student_stats = nullptr;
   const float2 *teacher_stats = nullptr;
   std::int64_t stats_ld = 0;
-  // At most this many clusters of 8 CTAs run at once (each loops over
-  // rows), leaving the other SMs to GEMMs on another stream; 0: as many as
-  // fit. Version 3 only.
-  int max_clusters = 0;
 };
 
 // The largest vocabulary whose row slices fit one cluster's shared memory
@@ -75,5 +68,13 @@ struct RowLossArgs {
 
 // Enqueues the kernel on `stream`; throws on a bad configuration.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
+
+// A row kernel as the fused implementation calls it: the shipped one
+// (launch_row_loss, "v3"), or a superseded version from dev/fused/ that a
+// study runs in its place. All compute the same outputs.
+struct RowKernel {
+  const char *name = "v3";
+  void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
+};
 
 } // namespace kibench::gpu::fused

@@ -284,14 +284,15 @@ __device__ float row_loss_value(const Params &p, const float *kl, float lse_raw,
   return p.weight_hard * cross_entropy + p.weight_soft * divergence;
 }
 
-// The kernel versions, each for every divergence and pass.
-void launch_row_loss_v1(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream);
-void launch_row_loss_v2(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream);
-// max_clusters: cap on the resident clusters (0: as many as fit).
+// The kernel's parameters from the host's arguments (row_loss.cu); throws
+// std::invalid_argument on a bad configuration. Every version of the row
+// kernel (the shipped one here, the superseded ones in dev/fused/) starts
+// from these.
+Params row_loss_params(const RowLossArgs &args);
+
+// The shipped kernel (row_loss_v3.cu), for every divergence and pass.
 void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        int max_clusters, cudaStream_t stream);
+                        cudaStream_t stream);
 
 // Clusters of 8 CTAs of kThreads that fit on the GPU at once for `kernel`
 // with `smem` bytes of dynamic shared memory (asked once per pair).

@@ -35,7 +35,7 @@
 //    goes, and the target logit's dot product rides on the KL reduction.
 // Measured on the H200: 0.875 ms a 2048-row chunk with G' (v2: 1.211 ms),
 // 0.732 ms loss only (v2: 1.017): 1.38x, short of the ~2x that counting
-// instructions predicted (docs/perf.md, v4).
+// instructions predicted (docs/perf.md, fused-v4).
 // Math, precision and outputs are those of versions 1 and 2 (row_loss.cu);
 // negative temperatures are not special: the maxima are taken of the
 // scaled values, whatever the scale's sign.
@@ -535,45 +535,44 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
 }
 
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats = false>
-void launch(const Params &p, std::int64_t rows, int max_clusters, cudaStream_t stream) {
+void launch(const Params &p, std::int64_t rows, cudaStream_t stream) {
   auto *kernel = &row_loss_v3_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats>;
   const std::size_t smem = dynamic_smem_bytes(p.slice);
   const auto *key = reinterpret_cast<const void *>(kernel);
   raise_smem_limit(key, smem);
-  std::int64_t clusters = std::min<std::int64_t>(rows, resident_clusters(key, smem));
-  if (max_clusters > 0) clusters = std::min<std::int64_t>(clusters, max_clusters);
+  const std::int64_t clusters = std::min<std::int64_t>(rows, resident_clusters(key, smem));
   kernel<<<dim3(kClusterSize * static_cast<unsigned>(clusters)), kThreads, smem, stream>>>(
       p, static_cast<int>(rows));
   CUDA_CHECK_LAUNCH();
 }
 
 template <Divergence kDivergence>
-void launch_for(const Params &p, std::int64_t rows, bool grad, int max_clusters, cudaStream_t stream) {
+void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
   if (p.student_stats != nullptr) {
-    grad ? launch<kDivergence, true, true, true>(p, rows, max_clusters, stream)
-         : launch<kDivergence, false, true, true>(p, rows, max_clusters, stream);
+    grad ? launch<kDivergence, true, true, true>(p, rows, stream)
+         : launch<kDivergence, false, true, true>(p, rows, stream);
   } else if (p.unit_temperature) {
-    grad ? launch<kDivergence, true, true>(p, rows, max_clusters, stream)
-         : launch<kDivergence, false, true>(p, rows, max_clusters, stream);
+    grad ? launch<kDivergence, true, true>(p, rows, stream)
+         : launch<kDivergence, false, true>(p, rows, stream);
   } else {
-    grad ? launch<kDivergence, true, false>(p, rows, max_clusters, stream)
-         : launch<kDivergence, false, false>(p, rows, max_clusters, stream);
+    grad ? launch<kDivergence, true, false>(p, rows, stream)
+         : launch<kDivergence, false, false>(p, rows, stream);
   }
 }
 
 } // namespace
 
 void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        int max_clusters, cudaStream_t stream) {
+                        cudaStream_t stream) {
   switch (divergence) {
   case Divergence::mixture:
-    launch_for<Divergence::mixture>(p, rows, grad, max_clusters, stream);
+    launch_for<Divergence::mixture>(p, rows, grad, stream);
     break;
   case Divergence::forward_kl:
-    launch_for<Divergence::forward_kl>(p, rows, grad, max_clusters, stream);
+    launch_for<Divergence::forward_kl>(p, rows, grad, stream);
     break;
   case Divergence::reverse_kl:
-    launch_for<Divergence::reverse_kl>(p, rows, grad, max_clusters, stream);
+    launch_for<Divergence::reverse_kl>(p, rows, grad, stream);
     break;
   }
 }

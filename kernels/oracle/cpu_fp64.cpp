@@ -9,7 +9,7 @@
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/cpu/host_timer.hpp"
+#include "kernels/cpu/host_implementation.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 
@@ -26,9 +26,9 @@ std::uint64_t bytes_of(const std::vector<double> &values) {
   return 8 * std::uint64_t{values.size()};
 }
 
-class CpuFp64 final : public Implementation {
+class CpuFp64 final : public cpu::HostImplementation {
 public:
-  [[nodiscard]] std::string name() const override { return "cpu-fp64"; }
+  CpuFp64() : HostImplementation("cpu-fp64") {}
 
   [[nodiscard]] RevisionFacts revision() const override {
     return host_revision({.name = "cpu-fp64",
@@ -38,12 +38,6 @@ public:
         .source_path = "kernels/oracle/cpu_fp64.cpp",
         .symbol = "kibench::make_cpu_fp64",
     });
-  }
-
-  [[nodiscard]] bool needs_gpu() const override { return false; }
-
-  [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
-    return cpu::too_big_reason(w, planned_own_bytes(w));
   }
 
   void prepare(const Workload &workload, InputSet &inputs) override {
@@ -105,8 +99,6 @@ public:
     return use;
   }
 
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<HostTimer>(); }
-
   void release() override {
     problem_ = OracleProblem{};
     logits_ = OracleLogits{};
@@ -119,7 +111,7 @@ public:
 private:
   // Doubles held besides the inputs: the widened inputs, two [T, V] logit
   // matrices, the [T, V] logit gradient and the gradients.
-  static std::uint64_t planned_own_bytes(const Workload &w) {
+  [[nodiscard]] std::uint64_t planned_own_bytes(const Workload &w) const override {
     const auto T = static_cast<std::uint64_t>(w.tokens), V = static_cast<std::uint64_t>(w.vocab);
     const auto H = static_cast<std::uint64_t>(w.hidden), Hs = static_cast<std::uint64_t>(w.student_hidden);
     const std::uint64_t widened = T * Hs + V * Hs + T * H + V * H + 2 * V + T;

@@ -7,14 +7,11 @@
 
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/nvml_power_monitor.hpp"
-#include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/device_fit.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
-#include "lib/inputs/input_set.hpp"
 #include "kernels/oracle/oracle_kernels.hpp"
 
 namespace kibench {
@@ -36,9 +33,10 @@ std::uint64_t oracle_peak_bytes(const Workload &w) {
          CublasLt::kDefaultWorkspaceBytes;
 }
 
-class OracleFp64 final : public Implementation {
+class OracleFp64 final : public GpuImplementation {
 public:
-  [[nodiscard]] std::string name() const override { return "oracle-fp64"; }
+  OracleFp64() : GpuImplementation("oracle-fp64") {}
+  ~OracleFp64() override { release(); }
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "oracle-fp64",
@@ -52,59 +50,23 @@ public:
                               .symbol = "kibench::make_oracle_fp64"});
   }
 
-  [[nodiscard]] bool needs_gpu() const override { return true; }
-
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     return device_fit("oracle-fp64", oracle_peak_bytes(w));
   }
 
-  void prepare(const Workload &w, InputSet &inputs) override {
-    release();
-    if (!stream_) stream_ = std::make_unique<Stream>();
-    inputs_ = &device_inputs(inputs);
-    device_ = current_device();
-    T_ = w.tokens, V_ = w.vocab, H_ = w.hidden, Hs_ = w.student_hidden;
-    scalars_ = w.scalars;
-    rows_ = oracle_chunk_rows(w);
-    allocator_.reset_peak();
-    blas_ = std::make_unique<CublasLt>(allocator_);
-    const auto widen = [&](const DeviceBuffer<__nv_bfloat16> &in) {
-      DeviceBuffer<double> out(allocator_, in.size(), MemoryTag::workspace);
-      oracle::widen(in.data(), out.data(), static_cast<std::int64_t>(in.size()), stream_->get());
-      return out;
-    };
-    x_s_ = widen(inputs_->student_input);
-    w_s_ = widen(inputs_->student_weight);
-    x_t_ = widen(inputs_->teacher_input);
-    w_t_ = widen(inputs_->teacher_weight);
-    if (inputs_->has_student_bias()) b_s_ = widen(inputs_->student_bias);
-    if (inputs_->has_teacher_bias()) b_t_ = widen(inputs_->teacher_bias);
-    const auto count = [](std::int64_t a, std::int64_t b = 1) { return static_cast<std::size_t>(a * b); };
-    z_s_ = DeviceBuffer<double>(allocator_, count(rows_, V_), MemoryTag::workspace);
-    z_t_ = DeviceBuffer<double>(allocator_, count(rows_, V_), MemoryTag::workspace);
-    ce_ = DeviceBuffer<double>(allocator_, count(T_), MemoryTag::workspace);
-    soft_ = DeviceBuffer<double>(allocator_, count(T_), MemoryTag::workspace);
-    valid_ = DeviceBuffer<long long>(allocator_, 1, MemoryTag::workspace);
-    grad_x_ = DeviceBuffer<double>(allocator_, count(T_, Hs_), MemoryTag::output);
-    grad_w_ = DeviceBuffer<double>(allocator_, count(V_, Hs_), MemoryTag::output);
-    if (inputs_->has_student_bias()) grad_b_ = DeviceBuffer<double>(allocator_, count(V_), MemoryTag::output);
-    stream_->synchronize();
-  }
-
   void poison_outputs() override {
     loss_ = std::numeric_limits<double>::quiet_NaN();
-    CUDA_CHECK(cudaMemsetAsync(grad_x_.data(), 0xFF, grad_x_.bytes(), stream_->get()));
-    CUDA_CHECK(cudaMemsetAsync(grad_w_.data(), 0xFF, grad_w_.bytes(), stream_->get()));
-    if (!grad_b_.empty()) CUDA_CHECK(cudaMemsetAsync(grad_b_.data(), 0xFF, grad_b_.bytes(), stream_->get()));
+    poison(grad_x_, grad_w_, grad_b_);
   }
 
   void run(Pass pass) override {
+    require_prepared();
     with_gradients_ = pass != Pass::forward;
-    const DeviceInputs &in = *inputs_;
-    oracle::count_valid(in.target.data(), T_, scalars_.ignore_index, valid_.data(), stream_->get());
+    const DeviceInputs &in = inputs();
+    oracle::count_valid(in.target.data(), T_, scalars_.ignore_index, valid_.data(), stream().get());
     long long valid = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&valid, valid_.data(), sizeof(valid), cudaMemcpyDeviceToHost, stream_->get()));
-    stream_->synchronize();
+    CUDA_CHECK(cudaMemcpyAsync(&valid, valid_.data(), sizeof(valid), cudaMemcpyDeviceToHost, stream().get()));
+    stream().synchronize();
     const double inv_valid = 1.0 / static_cast<double>(std::max<long long>(valid, 1));
 
     for (std::int64_t first = 0; first < T_; first += rows_) {
@@ -123,26 +85,26 @@ public:
       params.inv_valid = inv_valid;
       params.write_grad = with_gradients_;
       oracle::row_loss(z_s_.data(), z_t_.data(), in.target.data() + first, params, ce_.data() + first,
-                       soft_.data() + first, stream_->get());
+                       soft_.data() + first, stream().get());
       if (!with_gradients_) continue;
       // z_s now holds G for these rows.
       RowMajorGemm gx = gemm_ab(rows, Hs_, V_, z_s_.data(), w_s_.data(), grad_x_.data() + first * Hs_);
       gx.input_type = gx.output_type = ElementType::fp64;
-      blas_->matmul(gx, stream_->get());
+      blas_->matmul(gx, stream().get());
       RowMajorGemm gw = gemm_atb(V_, Hs_, rows, z_s_.data(), x_s, grad_w_.data());
       gw.input_type = gw.output_type = ElementType::fp64;
       gw.beta = first == 0 ? 0.0 : 1.0;
-      blas_->matmul(gw, stream_->get());
+      blas_->matmul(gw, stream().get());
       if (!grad_b_.empty())
-        oracle::column_sum(z_s_.data(), grad_b_.data(), rows, V_, first != 0, stream_->get());
+        oracle::column_sum(z_s_.data(), grad_b_.data(), rows, V_, first != 0, stream().get());
     }
 
     // The loss: the per-row terms summed on the host in token order.
     std::vector<double> ce(static_cast<std::size_t>(T_)), soft(static_cast<std::size_t>(T_));
-    CUDA_CHECK(cudaMemcpyAsync(ce.data(), ce_.data(), ce_.bytes(), cudaMemcpyDeviceToHost, stream_->get()));
+    CUDA_CHECK(cudaMemcpyAsync(ce.data(), ce_.data(), ce_.bytes(), cudaMemcpyDeviceToHost, stream().get()));
     CUDA_CHECK(
-        cudaMemcpyAsync(soft.data(), soft_.data(), soft_.bytes(), cudaMemcpyDeviceToHost, stream_->get()));
-    stream_->synchronize();
+        cudaMemcpyAsync(soft.data(), soft_.data(), soft_.bytes(), cudaMemcpyDeviceToHost, stream().get()));
+    stream().synchronize();
     double ce_sum = 0.0, soft_sum = 0.0;
     for (std::size_t i = 0; i < ce.size(); ++i) {
       ce_sum += ce[i];
@@ -152,59 +114,56 @@ public:
   }
 
   OutputView outputs() override {
-    stream_->synchronize();
-    OutputView view;
-    view.loss = loss_;
-    if (with_gradients_) {
-      view.grad_student_input = grad_x_.view();
-      view.grad_student_weight = grad_w_.view();
-      if (!grad_b_.empty()) view.grad_student_bias = grad_b_.view();
-    }
-    return view;
+    stream().synchronize();
+    return output_view(loss_, with_gradients_, grad_x_, grad_w_, grad_b_);
   }
 
-  [[nodiscard]] MemoryUse memory() const override {
-    MemoryUse use;
-    use.input_bytes = inputs_ != nullptr ? inputs_->bytes() : 0;
-    use.output_bytes = allocator_.live_bytes(MemoryTag::output);
-    use.peak_bytes = use.input_bytes + allocator_.peak_bytes();
-    use.workspace_bytes = use.peak_bytes - use.input_bytes - use.output_bytes;
-    return use;
+private:
+  void prepare_device(const Workload &w) override {
+    T_ = w.tokens, V_ = w.vocab, H_ = w.hidden, Hs_ = w.student_hidden;
+    scalars_ = w.scalars;
+    rows_ = oracle_chunk_rows(w);
+    blas_ = std::make_unique<CublasLt>(allocator());
+    const auto widen = [&](const DeviceBuffer<__nv_bfloat16> &in) {
+      DeviceBuffer<double> out(allocator(), in.size(), MemoryTag::workspace);
+      oracle::widen(in.data(), out.data(), static_cast<std::int64_t>(in.size()), stream().get());
+      return out;
+    };
+    x_s_ = widen(inputs().student_input);
+    w_s_ = widen(inputs().student_weight);
+    x_t_ = widen(inputs().teacher_input);
+    w_t_ = widen(inputs().teacher_weight);
+    if (inputs().has_student_bias()) b_s_ = widen(inputs().student_bias);
+    if (inputs().has_teacher_bias()) b_t_ = widen(inputs().teacher_bias);
+    const auto count = [](std::int64_t a, std::int64_t b = 1) { return static_cast<std::size_t>(a * b); };
+    z_s_ = DeviceBuffer<double>(allocator(), count(rows_, V_), MemoryTag::workspace);
+    z_t_ = DeviceBuffer<double>(allocator(), count(rows_, V_), MemoryTag::workspace);
+    ce_ = DeviceBuffer<double>(allocator(), count(T_), MemoryTag::workspace);
+    soft_ = DeviceBuffer<double>(allocator(), count(T_), MemoryTag::workspace);
+    valid_ = DeviceBuffer<long long>(allocator(), 1, MemoryTag::workspace);
+    grad_x_ = DeviceBuffer<double>(allocator(), count(T_, Hs_), MemoryTag::output);
+    grad_w_ = DeviceBuffer<double>(allocator(), count(V_, Hs_), MemoryTag::output);
+    if (inputs().has_student_bias()) grad_b_ = DeviceBuffer<double>(allocator(), count(V_), MemoryTag::output);
+    stream().synchronize();
   }
 
-  std::unique_ptr<SampleTimer> make_timer() override {
-    return std::make_unique<CudaEventTimer>(stream_->get(), device_);
-  }
-
-  std::unique_ptr<PowerMonitor> make_power_monitor() override { return make_nvml_power_monitor(device_); }
-
-  void release() override {
-    if (inputs_ != nullptr) stream_->synchronize();
+  void release_device() override {
     for (DeviceBuffer<double> *b :
          {&x_s_, &w_s_, &x_t_, &w_t_, &b_s_, &b_t_, &z_s_, &z_t_, &ce_, &soft_, &grad_x_, &grad_w_, &grad_b_})
       b->reset();
     valid_.reset();
     blas_.reset();
-    inputs_ = nullptr;
   }
 
-  ~OracleFp64() override { release(); }
-
-private:
   // out[rows, V] = x[rows, width] · Wᵀ (+ b), all fp64.
   void logits(const double *x, const double *w, const DeviceBuffer<double> &bias, std::int64_t width,
               std::int64_t rows, double *out) {
     RowMajorGemm g = gemm_abt(rows, V_, width, x, w, out);
     g.input_type = g.output_type = ElementType::fp64;
-    blas_->matmul(g, stream_->get());
-    if (!bias.empty()) oracle::add_row_bias(out, bias.data(), rows, V_, stream_->get());
+    blas_->matmul(g, stream().get());
+    if (!bias.empty()) oracle::add_row_bias(out, bias.data(), rows, V_, stream().get());
   }
 
-  DeviceAllocator allocator_{"oracle-fp64"};
-  // Made in prepare(): constructing an implementation touches no GPU.
-  std::unique_ptr<Stream> stream_;
-  const DeviceInputs *inputs_ = nullptr;
-  int device_ = 0;
   std::int64_t T_ = 0, V_ = 0, H_ = 0, Hs_ = 0, rows_ = 0;
   LossScalars scalars_;
   std::unique_ptr<CublasLt> blas_;

@@ -27,7 +27,7 @@
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/cpu/host_timer.hpp"
+#include "kernels/cpu/host_implementation.hpp"
 #include "kernels/reference/host_reference_chain.hpp"
 #include "lib/inputs/bf16.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -90,9 +90,9 @@ template <class T> std::uint64_t bytes_of(const std::vector<T> &values) {
   return sizeof(T) * std::uint64_t{values.size()};
 }
 
-class CpuReference final : public Implementation {
+class CpuReference final : public cpu::HostImplementation {
 public:
-  [[nodiscard]] std::string name() const override { return "cpu-reference"; }
+  CpuReference() : HostImplementation("cpu-reference") {}
 
   [[nodiscard]] RevisionFacts revision() const override {
     return host_revision({.name = "cpu-reference",
@@ -102,12 +102,6 @@ public:
         .source_path = "kernels/reference/cpu_reference.cpp",
         .symbol = "kibench::make_cpu_reference",
     });
-  }
-
-  [[nodiscard]] bool needs_gpu() const override { return false; }
-
-  [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
-    return cpu::too_big_reason(w, planned_own_bytes(w));
   }
 
   void prepare(const Workload &workload, InputSet &inputs) override {
@@ -187,8 +181,6 @@ public:
     return use;
   }
 
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<HostTimer>(); }
-
   void release() override {
     for (auto *values : {&student_input_, &student_weight_, &teacher_input_, &teacher_weight_, &student_bias_,
                          &teacher_bias_, &student_logits_, &teacher_logits_, &grad_logits_})
@@ -205,7 +197,7 @@ private:
   // Floats held besides the inputs: widened inputs, two [T, V] logit
   // matrices and the [T, V] logit gradient, the gradients and their fp32
   // accumulators.
-  static std::uint64_t planned_own_bytes(const Workload &w) {
+  [[nodiscard]] std::uint64_t planned_own_bytes(const Workload &w) const override {
     const auto T = static_cast<std::uint64_t>(w.tokens), V = static_cast<std::uint64_t>(w.vocab);
     const auto H = static_cast<std::uint64_t>(w.hidden), Hs = static_cast<std::uint64_t>(w.student_hidden);
     const std::uint64_t widened = T * Hs + V * Hs + T * H + V * H + 2 * V;

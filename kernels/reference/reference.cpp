@@ -6,15 +6,11 @@
 
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/l2_flush.hpp"
-#include "kernels/cuda/nvml_power_monitor.hpp"
-#include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/device_fit.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
-#include "lib/inputs/input_set.hpp"
 #include "kernels/reference/reference_chain.hpp"
 
 namespace kibench {
@@ -44,9 +40,12 @@ std::uint64_t gradient_bytes(const Workload &w) {
   return 2 * (static_cast<std::uint64_t>(w.tokens) * Hs + V * Hs + (w.student_bias ? V : 0));
 }
 
-class Reference final : public Implementation {
+class Reference final : public GpuImplementation {
 public:
-  [[nodiscard]] std::string name() const override { return "reference"; }
+  // A caching allocator, as PyTorch's: the chain's intermediates come and
+  // go every pass.
+  Reference() : GpuImplementation("reference", /*caching_allocator=*/true) {}
+  ~Reference() override { release(); }
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "reference",
@@ -59,30 +58,8 @@ public:
                               .symbol = "kibench::make_reference"});
   }
 
-  [[nodiscard]] bool needs_gpu() const override { return true; }
-
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     return device_fit("reference", reference_peak_bytes(w, Pass::full));
-  }
-
-  void prepare(const Workload &workload, InputSet &inputs) override {
-    release();
-    if (!stream_) stream_ = std::make_unique<Stream>();
-    shape_ = chain_shape(workload);
-    inputs_ = &device_inputs(inputs);
-    device_ = current_device();
-    allocator_.reset_peak();
-    blas_ = std::make_unique<CublasLt>(allocator_);
-    scalars_ = DeviceBuffer<torch_ops::LossScalars>(allocator_, 1, MemoryTag::output);
-    const auto T = static_cast<std::size_t>(shape_.tokens), V = static_cast<std::size_t>(shape_.vocab);
-    const auto Hs = static_cast<std::size_t>(shape_.student_hidden);
-    grad_x_ = DeviceBuffer<__nv_bfloat16>(allocator_, T * Hs, MemoryTag::output);
-    grad_w_ = DeviceBuffer<__nv_bfloat16>(allocator_, V * Hs, MemoryTag::output);
-    if (shape_.student_bias) grad_b_ = DeviceBuffer<__nv_bfloat16>(allocator_, V, MemoryTag::output);
-    arena_ = std::make_unique<TensorArena>(&allocator_);
-    chain_ = std::make_unique<ReferenceChain>(shape_, *arena_, blas_.get(), stream_->get());
-    // Kept apart from allocator_: the flush is the harness's, not the chain's.
-    flush_ = std::make_unique<L2Flush>(flush_allocator_, device_);
   }
 
   void before_sample(Pass pass) override {
@@ -92,20 +69,15 @@ public:
     // The sample's outputs report this forward's loss (poisoning may come
     // between this and the sample).
     torch_ops::LossScalars host{};
-    CUDA_CHECK(cudaMemcpyAsync(&host, scalars_.data(), sizeof(host), cudaMemcpyDeviceToHost, stream_->get()));
-    stream_->synchronize();
+    CUDA_CHECK(cudaMemcpyAsync(&host, scalars_.data(), sizeof(host), cudaMemcpyDeviceToHost, stream().get()));
+    stream().synchronize();
     forward_loss_ = static_cast<double>(host.loss);
   }
 
-  void poison_outputs() override {
-    // 0xFF bytes are NaN in bf16 and fp32 alike.
-    CUDA_CHECK(cudaMemsetAsync(scalars_.data(), 0xFF, scalars_.bytes(), stream_->get()));
-    CUDA_CHECK(cudaMemsetAsync(grad_x_.data(), 0xFF, grad_x_.bytes(), stream_->get()));
-    CUDA_CHECK(cudaMemsetAsync(grad_w_.data(), 0xFF, grad_w_.bytes(), stream_->get()));
-    if (!grad_b_.empty()) CUDA_CHECK(cudaMemsetAsync(grad_b_.data(), 0xFF, grad_b_.bytes(), stream_->get()));
-  }
+  void poison_outputs() override { poison(scalars_, grad_x_, grad_w_, grad_b_); }
 
   void run(Pass pass) override {
+    require_prepared();
     last_pass_ = pass;
     if (pass != Pass::backward) chain_->forward(io(), saved_);
     if (pass == Pass::forward) {
@@ -117,42 +89,30 @@ public:
   }
 
   OutputView outputs() override {
-    stream_->synchronize();
+    stream().synchronize();
     torch_ops::LossScalars host{};
     CUDA_CHECK(cudaMemcpy(&host, scalars_.data(), sizeof(host), cudaMemcpyDeviceToHost));
-    OutputView view;
     // A backward-only sample computes no loss of its own; the forward
     // before it did.
-    view.loss = last_pass_ == Pass::backward ? forward_loss_ : static_cast<double>(host.loss);
-    if (last_pass_ != Pass::forward) {
-      view.grad_student_input = grad_x_.view();
-      view.grad_student_weight = grad_w_.view();
-      if (!grad_b_.empty()) view.grad_student_bias = grad_b_.view();
-    }
-    return view;
+    const double loss = last_pass_ == Pass::backward ? forward_loss_ : static_cast<double>(host.loss);
+    return output_view(loss, last_pass_ != Pass::forward, grad_x_, grad_w_, grad_b_);
   }
 
-  [[nodiscard]] MemoryUse memory() const override {
-    MemoryUse use;
-    use.input_bytes = inputs_ != nullptr ? inputs_->bytes() : 0;
-    use.output_bytes = allocator_.live_bytes(MemoryTag::output);
-    use.peak_bytes = use.input_bytes + allocator_.peak_bytes();
-    use.workspace_bytes = use.peak_bytes - use.input_bytes - use.output_bytes;
-    return use;
+private:
+  void prepare_device(const Workload &workload) override {
+    shape_ = chain_shape(workload);
+    blas_ = std::make_unique<CublasLt>(allocator());
+    scalars_ = DeviceBuffer<torch_ops::LossScalars>(allocator(), 1, MemoryTag::output);
+    const auto T = static_cast<std::size_t>(shape_.tokens), V = static_cast<std::size_t>(shape_.vocab);
+    const auto Hs = static_cast<std::size_t>(shape_.student_hidden);
+    grad_x_ = DeviceBuffer<__nv_bfloat16>(allocator(), T * Hs, MemoryTag::output);
+    grad_w_ = DeviceBuffer<__nv_bfloat16>(allocator(), V * Hs, MemoryTag::output);
+    if (shape_.student_bias) grad_b_ = DeviceBuffer<__nv_bfloat16>(allocator(), V, MemoryTag::output);
+    arena_ = std::make_unique<TensorArena>(&allocator());
+    chain_ = std::make_unique<ReferenceChain>(shape_, *arena_, blas_.get(), stream().get());
   }
 
-  std::unique_ptr<SampleTimer> make_timer() override {
-    return std::make_unique<CudaEventTimer>(stream_->get(), device_);
-  }
-
-  std::unique_ptr<PowerMonitor> make_power_monitor() override { return make_nvml_power_monitor(device_); }
-
-  void flush_caches() override {
-    if (flush_) flush_->flush(stream_->get());
-  }
-
-  void release() override {
-    if (inputs_ != nullptr) stream_->synchronize();
+  void release_device() override {
     saved_.clear();
     chain_.reset();
     arena_.reset();
@@ -161,33 +121,20 @@ public:
     grad_b_.reset();
     scalars_.reset();
     blas_.reset();
-    flush_.reset();
-    allocator_.trim();
-    inputs_ = nullptr;
+    allocator().trim();
   }
 
-  ~Reference() override { release(); }
-
-private:
   [[nodiscard]] ChainIo io() {
-    return ChainIo{inputs_, scalars_.data(), grad_x_.data(), grad_w_.data(),
+    return ChainIo{&inputs(), scalars_.data(), grad_x_.data(), grad_w_.data(),
                    grad_b_.empty() ? nullptr : grad_b_.data()};
   }
 
-  // Declared first, destroyed last: every buffer below returns to them.
-  DeviceAllocator allocator_{"reference", /*caching=*/true};
-  DeviceAllocator flush_allocator_{"reference-l2-flush"};
-  // Made in prepare(): constructing an implementation touches no GPU.
-  std::unique_ptr<Stream> stream_;
   ChainShape shape_;
-  DeviceInputs *inputs_ = nullptr;
-  int device_ = 0;
   std::unique_ptr<CublasLt> blas_;
   DeviceBuffer<torch_ops::LossScalars> scalars_;
   DeviceBuffer<__nv_bfloat16> grad_x_, grad_w_, grad_b_;
   std::unique_ptr<TensorArena> arena_;
   std::unique_ptr<ReferenceChain> chain_;
-  std::unique_ptr<L2Flush> flush_;
   SavedTensors saved_;
   Pass last_pass_ = Pass::full;
   double forward_loss_ = std::numeric_limits<double>::quiet_NaN();

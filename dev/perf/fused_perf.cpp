@@ -31,6 +31,7 @@
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/row_loss.hpp"
+#include "dev/fused/row_kernels.hpp"
 #include "kernels/fused/abt_gemm.hpp"
 #include "lib/harness/harness.hpp"
 #include "kernels/cuda/device_inputs.hpp"
@@ -191,7 +192,7 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
   // cuBLASLt's heuristic's first picks instead of timed ones, for the
   // tuning's gain in the same process.
   {
-    auto fused = make_fused(FusedOptions{.gemm_candidates = 1});
+    auto fused = make_fused(FusedOptions{.plan = {.gemm_candidates = 1}});
     fused->prepare(w, inputs);
     print_timing("fused full, heuristic GEMM algorithms", time_implementation(*fused, Pass::full),
                  full_tflop);
@@ -204,7 +205,7 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
     print_timing("cublas-floor (registry), full", time_implementation(*floor, Pass::full), full_tflop);
   }
   {
-    auto fused = make_fused(FusedOptions{.chunk_rows = 1024});
+    auto fused = make_fused(FusedOptions{.plan = {.chunk_rows = 1024}});
     fused->prepare(w, inputs);
     print_timing("fused full (1024-row chunks)", time_implementation(*fused, Pass::full), full_tflop);
   }
@@ -245,16 +246,18 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
 
   const std::int64_t rows = 2048;
   forward_gemms(); // real logits for the row kernel
-  for (const auto &[version, grad] : {std::pair{1, false}, std::pair{1, true}, std::pair{2, false},
-                                      std::pair{2, true}, std::pair{3, false}, std::pair{3, true}}) {
+  using gpu::fused::RowKernel;
+  for (const auto &[kernel, grad] :
+       {std::pair{gpu::fused::kRowKernelV1, false}, std::pair{gpu::fused::kRowKernelV1, true},
+        std::pair{gpu::fused::kRowKernelV2, false}, std::pair{gpu::fused::kRowKernelV2, true},
+        std::pair{gpu::fused::kRowKernelV3, false}, std::pair{gpu::fused::kRowKernelV3, true}}) {
     gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
-    args.version = version;
     args.write_grad = grad;
-    const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
+    const Timing t = time_work([&] { kernel.launch(args, stream); }, stream, flush);
     const double bytes = static_cast<double>(rows * V) * (grad ? 6.0 : 4.0);
     fmt::print(
         "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n",
-        fmt::format("row kernel v{} alone, {} rows, {}", version, rows, grad ? "with G'" : "loss only"),
+        fmt::format("row kernel {} alone, {} rows, {}", kernel.name, rows, grad ? "with G'" : "loss only"),
         t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
   }
 
@@ -377,133 +380,17 @@ TEST_CASE("fused: each row kernel once on a seed chunk", "[.][gpu-profile]") {
   gpu::DeviceBuffer<bf16> zs(allocator, static_cast<std::size_t>(rows * V)),
       zt(allocator, static_cast<std::size_t>(rows * V));
   gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(rows));
-  for (int version : {1, 2, 3}) {
+  for (const gpu::fused::RowKernel &kernel :
+       {gpu::fused::kRowKernelV1, gpu::fused::kRowKernelV2, gpu::fused::kRowKernelV3}) {
     blas.matmul(gpu::gemm_abt(rows, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data()),
                 stream);
     blas.matmul(gpu::gemm_abt(rows, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
                 stream);
     gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
-    args.version = version;
-    gpu::fused::launch_row_loss(args, stream);
+    kernel.launch(args, stream);
   }
   stream.synchronize();
   SUCCEED("every row kernel ran");
-}
-
-// The row kernel beside the GEMMs (FusedOptions::overlap_*): the seed's
-// full and forward passes for row blocks per chunk x row-kernel clusters x
-// cuBLASLt SM targets, each against one stream in the same process, and
-// the parts alone (a capped row kernel, a logit GEMM block at an SM
-// target) that predict them. docs/perf.md records what this printed.
-TEST_CASE("fused: row kernel overlapped with the GEMMs", "[.][gpu-perf-overlap]") {
-  KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const Workload w = seed_workload();
-  InputSet inputs(w);
-  const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
-  const double full_tflop = w.gemm_flops(true) * 1e-12, forward_tflop = w.gemm_flops(false) * 1e-12;
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // A cluster of 8 CTAs takes 4 SMs (two CTAs an SM).
-  const auto gemm_sms = [&](int clusters) { return clusters == 0 ? 0 : sms - 4 * clusters; };
-
-  struct Config {
-    int blocks, clusters;
-    bool sm_target, priority;
-  };
-  const std::vector<Config> configs{
-      {1, 0, false, true}, {2, 0, false, true}, {2, 8, false, true}, {2, 8, true, true}, {2, 4, true, true},
-      {2, 12, true, true}, {4, 8, true, true},  {2, 8, true, false}, {3, 6, true, true},
-  };
-  double baseline_full = 0.0, baseline_forward = 0.0;
-  for (const Config &c : configs) {
-    FusedOptions options{.overlap_blocks = c.blocks,
-                         .overlap_row_clusters = c.clusters,
-                         .overlap_gemm_sms = c.sm_target ? gemm_sms(c.clusters) : 0,
-                         .overlap_row_priority = c.priority};
-    auto fused = make_fused(options);
-    fused->prepare(w, inputs);
-    const Timing full = time_implementation(*fused, Pass::full);
-    const Timing forward = time_implementation(*fused, Pass::forward);
-    if (c.blocks == 1) baseline_full = full.median_ms, baseline_forward = forward.median_ms;
-    const std::string what = fmt::format("blocks {} clusters {} gemm sms {} priority {}", c.blocks,
-                                         c.clusters, options.overlap_gemm_sms, int{c.priority});
-    print_timing(what + ", full", full, full_tflop);
-    print_timing(what + ", forward", forward, forward_tflop);
-    fmt::print("  vs one stream: full {:+.3f} ms, forward {:+.3f} ms\n", full.median_ms - baseline_full,
-               forward.median_ms - baseline_forward);
-  }
-
-  // The parts: a row block of the seed's chunk (1408 rows) through the row
-  // kernel at a cluster cap, and its logit GEMMs at the matching SM target.
-  gpu::DeviceAllocator allocator("fused-overlap");
-  gpu::Stream stream;
-  gpu::CublasLt blas(allocator, gpu::fused::kCublasWorkspaceBytes);
-  gpu::L2Flush flush(allocator, device);
-  const std::int64_t rows = 1408, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
-  using bf16 = __nv_bfloat16;
-  gpu::DeviceBuffer<bf16> zs(allocator, static_cast<std::size_t>(rows * V)),
-      zt(allocator, static_cast<std::size_t>(rows * V));
-  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(rows));
-  for (int clusters : {0, 4, 8, 12}) {
-    const auto logits = [&] {
-      gpu::RowMajorGemm s =
-          gpu::gemm_abt(rows, V, Hs, in.student_input.data(), in.student_weight.data(), zs.data());
-      s.sm_count_target = gemm_sms(clusters);
-      blas.matmul(s, stream);
-      gpu::RowMajorGemm t =
-          gpu::gemm_abt(rows, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data());
-      t.sm_count_target = gemm_sms(clusters);
-      blas.matmul(t, stream);
-    };
-    print_timing(fmt::format("logit GEMMs, {} rows, sm target {}", rows, gemm_sms(clusters)),
-                 time_work(logits, stream, flush), 2.0 * static_cast<double>(rows * V * (H + Hs)) * 1e-12);
-    logits();
-    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
-    args.max_clusters = clusters;
-    const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
-    fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
-               fmt::format("row kernel v3, {} rows, with G', {} clusters", rows, clusters), t.median_ms,
-               t.p20_ms, t.p80_ms);
-    if (clusters == 0) continue;
-    // Both at once, the row kernel on a high-priority stream launched
-    // before or after the GEMMs: max of the two alone if the SMs split as
-    // meant, their sum if one waits for the other.
-    gpu::Stream side(gpu::Stream::highest_priority());
-    gpu::Event forked(cudaEventDisableTiming), joined(cudaEventDisableTiming);
-    for (bool row_first : {true, false}) {
-      const auto pair = [&] {
-        forked.record(stream);
-        side.wait(forked);
-        if (row_first) gpu::fused::launch_row_loss(args, side);
-        logits();
-        if (!row_first) gpu::fused::launch_row_loss(args, side);
-        joined.record(side);
-        stream.wait(joined);
-      };
-      const Timing both = time_work(pair, stream, flush);
-      fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
-                 fmt::format("  both at once, {} first", row_first ? "row kernel" : "GEMMs"), both.median_ms,
-                 both.p20_ms, both.p80_ms);
-    }
-  }
-}
-
-// Three overlapped full passes of the seed and nothing else, for a
-// timeline: `nsys profile kibench_tests "[gpu-profile-overlap]"`.
-TEST_CASE("fused: overlapped passes for a timeline", "[.][gpu-profile-overlap]") {
-  KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const Workload w = seed_workload();
-  InputSet inputs(w);
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  auto fused = make_fused(FusedOptions{
-      .gemm_candidates = 1, .overlap_blocks = 2, .overlap_row_clusters = 8, .overlap_gemm_sms = sms - 32});
-  fused->prepare(w, inputs);
-  for (int i = 0; i < 3; ++i) fused->run(Pass::full);
-  (void)fused->outputs();
-  SUCCEED("three overlapped passes ran");
 }
 
 // Rows per chunk at the seed, in one interleaved measurement (rotated
@@ -522,7 +409,7 @@ TEST_CASE("fused: rows per chunk at the seed", "[.][gpu-perf-chunks]") {
   std::vector<Implementation *> lanes;
   for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{3072}, std::int64_t{2048}}) {
     owned.push_back(make_fused(
-        FusedOptions{.chunk_rows = rows, .name = rows == 0 ? "fused" : fmt::format("fused-r{}", rows)}));
+        FusedOptions{.name = rows == 0 ? "fused" : fmt::format("fused-r{}", rows), .plan = {.chunk_rows = rows}}));
     owned.back()->prepare(w, inputs);
     fmt::print("{}: {}\n", owned.back()->name(), owned.back()->run_labels().find("chunk_rows")->as_string());
     lanes.push_back(owned.back().get());

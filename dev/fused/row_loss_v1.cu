@@ -6,8 +6,10 @@
 // sums, and the gradient row. Kept for comparison: on the H200 it runs a
 // 2048-row chunk in ~1.3 ms, a third of HBM bandwidth (docs/perf.md).
 #include <cmath>
+#include <stdexcept>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "dev/fused/row_kernels.hpp"
 #include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
@@ -141,8 +143,7 @@ void launch(const Params &p, std::int64_t rows, cudaStream_t stream) {
 
 } // namespace
 
-void launch_row_loss_v1(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream) {
+void launch_v1(const Params &p, std::int64_t rows, Divergence divergence, bool grad, cudaStream_t stream) {
   switch (divergence) {
   case Divergence::mixture:
     grad ? launch<Divergence::mixture, true>(p, rows, stream)
@@ -160,3 +161,15 @@ void launch_row_loss_v1(const Params &p, std::int64_t rows, Divergence divergenc
 }
 
 } // namespace kibench::gpu::fused::detail
+
+namespace kibench::gpu::fused {
+
+void launch_row_loss_v1(const RowLossArgs &args, cudaStream_t stream) {
+  if (args.rows <= 0) return;
+  if (args.student_stats != nullptr)
+    throw std::invalid_argument("row kernel v1: the GEMMs' row statistics are the shipped kernel's (v3) alone");
+  const detail::Params p = detail::row_loss_params(args);
+  detail::launch_v1(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
+}
+
+} // namespace kibench::gpu::fused

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "dev/fused/row_kernels.hpp"
 #include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
@@ -253,8 +254,7 @@ void launch(const Params &p, std::int64_t rows, cudaStream_t stream) {
 
 } // namespace
 
-void launch_row_loss_v2(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream) {
+void launch_v2(const Params &p, std::int64_t rows, Divergence divergence, bool grad, cudaStream_t stream) {
   switch (divergence) {
   case Divergence::mixture:
     grad ? launch<Divergence::mixture, true>(p, rows, stream)
@@ -272,3 +272,15 @@ void launch_row_loss_v2(const Params &p, std::int64_t rows, Divergence divergenc
 }
 
 } // namespace kibench::gpu::fused::detail
+
+namespace kibench::gpu::fused {
+
+void launch_row_loss_v2(const RowLossArgs &args, cudaStream_t stream) {
+  if (args.rows <= 0) return;
+  if (args.student_stats != nullptr)
+    throw std::invalid_argument("row kernel v2: the GEMMs' row statistics are the shipped kernel's (v3) alone");
+  const detail::Params p = detail::row_loss_params(args);
+  detail::launch_v2(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
+}
+
+} // namespace kibench::gpu::fused

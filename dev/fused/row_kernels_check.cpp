@@ -1,0 +1,60 @@
+// The superseded row kernels against the shipped one: `fused` run with
+// row-v1, row-v2 and row-v3 on the same logits (cuBLASLt's heuristic picks,
+// the same GEMMs every prepare) must agree, loss to 1e-6 relative and the
+// gradients within the workload's correctness policy. The shipped kernel
+// is checked against the fp64 oracle in test/test_gpu_fused.cpp.
+//   build/dev/kibench_dev "[dev-row-kernels]"
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "dev/fused/row_kernels.hpp"
+#include "kernels/fused/fused_implementation.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/run/backend.hpp"
+#include "test/test_gpu_support.hpp"
+
+using namespace kibench;
+
+TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][dev-row-kernels]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const auto backend = make_backend();
+  const std::vector<test::GpuCase> cases{
+      {.name = "mixture-bias-ignored", .tokens = 56, .vocab = 4096, .ignore_fraction = 0.25, .bias = true,
+       .seed = 1},
+      {.name = "beta0-v50257", .tokens = 16, .vocab = 50257, .hidden = 64, .beta = 0.0, .seed = 2},
+      {.name = "beta1-tau2-odd", .tokens = 40, .vocab = 517, .hidden = 66, .beta = 1.0, .temperature = 2.0,
+       .seed = 3},
+  };
+  for (const test::GpuCase &c : cases) {
+    const Workload w = test::make_gpu_workload(c);
+    InputSet inputs(w);
+    for (const Pass pass : {Pass::full, Pass::forward}) {
+      INFO(c.name << (pass == Pass::full ? ", full" : ", forward"));
+      auto run_with = [&](const gpu::fused::RowKernel &kernel) {
+        auto impl = make_fused(FusedOptions{.logit_statistics = LogitStatistics::off,
+                                            .plan = {.chunk_rows = 9, .gemm_candidates = 1},
+                                            .row_kernel = kernel});
+        impl->prepare(w, inputs);
+        impl->poison_outputs();
+        impl->run(pass);
+        return impl;
+      };
+      auto shipped = run_with(gpu::fused::kRowKernelV3);
+      const OutputView truth = shipped->outputs();
+      for (const gpu::fused::RowKernel &kernel : {gpu::fused::kRowKernelV1, gpu::fused::kRowKernelV2}) {
+        INFO("row kernel " << kernel.name);
+        auto other = run_with(kernel);
+        const OutputView out = other->outputs();
+        CHECK(std::abs(out.loss - truth.loss) <= 1e-6 * std::abs(truth.loss));
+        const CorrectnessVerdict verdict =
+            make_verdict(backend->compare(out, truth, pass != Pass::forward), w.correctness);
+        CHECK(verdict.passed);
+        other->release();
+      }
+      shipped->release();
+    }
+  }
+}
