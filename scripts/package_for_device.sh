@@ -3,7 +3,8 @@
 # simdjson, sodium) into one folder, so they run on a GPU machine that has
 # the CUDA runtime and driver but not those packages:
 #   scripts/package_for_device.sh [BUILD_DIR] [DEST]
-#   DEST/kibench, DEST/kibench_tests, DEST/libkibench_capi.so, DEST/kibench_capi_test,
+#   DEST/kibench, DEST/kibench_tests, DEST/kibench_dev (the dev/ studies),
+#   DEST/libkibench_capi.so, DEST/kibench_capi_test,
 #   DEST/lib/*.so.*  (their RPATH is $ORIGIN/lib)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,9 +13,9 @@ dest="${2:-$root/.carry/gpu}"
 rm -rf "$dest"
 mkdir -p "$dest/lib"
 cp "$build/kibench" "$dest/"
-cp "$build/test/kibench_tests" "$dest/"
+cp "$build/test/kibench_tests" "$build/dev/kibench_dev" "$dest/"
 cp "$build/libkibench_capi.so" "$build/test/kibench_capi_test" "$dest/"
-for binary in "$dest/kibench" "$dest/kibench_tests" "$dest/libkibench_capi.so"; do
+for binary in "$dest/kibench" "$dest/kibench_tests" "$dest/kibench_dev" "$dest/libkibench_capi.so"; do
   ldd "$binary" | awk '/=> \// {print $3}' | while read -r library; do
     case "$(basename "$library")" in
       libfmt.so* | libsimdjson.so* | libsodium.so*)

@@ -3,7 +3,14 @@
 the seed's generators, scalars and correctness policy with other shapes.
 Run from the repository root: python3 workloads/sweeps/generate.py
 The seed shape is not repeated here: sweep with
-  kibench run workloads/sweeps/*.json workloads/seed-distill-jsd-h4096-t8192-v128256.json"""
+  kibench run workloads/sweeps/*.json workloads/seed-distill-jsd-h4096-t8192-v128256.json
+
+ragged/ holds the ragged-shape sweep: vocabularies and token counts that
+are no multiple of 8 (GPT-2's 50257, 32001, 128257, T = 1, 7, 127, 1000,
+4095) and hidden sizes beside the seed's (1024, 2880), each next to its
+nearest aligned neighbour (50240 and 50264 for 50257, T = 64 and 128 for
+the short ones), one axis at a time from the seed shape:
+  kibench run workloads/sweeps/ragged/*.json --impl fused,cublas-floor,wgmma-floor"""
 import copy
 import json
 import math
@@ -17,9 +24,12 @@ cases += [(8192, v, 4096) for v in (32000, 151936, 256000)]
 cases += [(8192, 128256, h) for h in (2048, 8192)]
 cases += [(32768, 256000, 4096)]
 
-for tokens, vocab, hidden in cases:
-    if (tokens, vocab, hidden) == (8192, 128256, 4096):
-        continue  # the seed workload itself (one file per case: names are unique)
+ragged = [(8192, v, 4096) for v in (32001, 50240, 50257, 50264, 128257)]
+ragged += [(t, 128256, 4096) for t in (1, 7, 64, 127, 128, 1000, 4095)]
+ragged += [(8192, 128256, h) for h in (1024, 2880)]
+
+
+def write(folder, tokens, vocab, hidden):
     w = copy.deepcopy(seed)
     student = hidden // 2
     w["spec"]["axes"] = {"tokens": tokens, "vocab": vocab, "hidden": hidden}
@@ -39,4 +49,12 @@ for tokens, vocab, hidden in cases:
         "title": f"distill_jsd_loss sweep: T={tokens}, V={vocab}, H={hidden} (student {student}), bf16",
         "description": "Scaling study: the seed workload's generators, scalars and policy at another shape.",
     }
-    (root / f"sweep-h{hidden}-t{tokens}-v{vocab}.json").write_text(json.dumps(w, indent=2) + "\n")
+    folder.mkdir(exist_ok=True)
+    (folder / f"sweep-h{hidden}-t{tokens}-v{vocab}.json").write_text(json.dumps(w, indent=2) + "\n")
+
+
+for tokens, vocab, hidden in cases:
+    if (tokens, vocab, hidden) != (8192, 128256, 4096):  # the seed workload itself (names are unique)
+        write(root, tokens, vocab, hidden)
+for tokens, vocab, hidden in ragged:
+    write(root / "ragged", tokens, vocab, hidden)
