@@ -310,6 +310,25 @@ TEST_CASE("broken evidence is refused, naming the file", "[compare][refuse]") {
     CHECK_THROWS_WITH(compare_paths({scratch / "run"}), Contains("spec.workloadDigest"));
     CHECK_THROWS_AS(compare_paths({scratch / "run"}), kibench::InputError);
   }
+  SECTION("a status KernelIndex does not define is an input error naming the file and the field") {
+    auto run = kibench::json::parse_file(scratch / "run" / "run.cpu-reference.json");
+    spec_of(run).set("status", "finished");
+    kibench::test::write_manifest(scratch / "run" / "run.cpu-reference.json", run);
+    CHECK_THROWS_AS(compare_paths({scratch / "run"}), kibench::InputError);
+    CHECK_THROWS_WITH(
+        compare_paths({scratch / "run"}),
+        Contains("run.cpu-reference.json: spec.status: \"finished\" is not a BenchmarkRun status "
+                 "(passed, incorrect_shape,"));
+  }
+  SECTION("every status KernelIndex defines is read as written") {
+    auto run = kibench::json::parse_file(scratch / "run" / "run.cpu-reference.json");
+    spec_of(run).set("status", "revoked");
+    kibench::test::write_manifest(scratch / "run" / "run.cpu-reference.json", run);
+    const auto report = compare_paths({scratch / "run"});
+    REQUIRE(report.runs.size() == 1);
+    CHECK(report.runs.front().status == kibench::RunStatus::revoked);
+    CHECK_FALSE(report.runs.front().rankable());
+  }
   SECTION("a path with no run") {
     CHECK_THROWS_AS(compare_paths({scratch / "nothing-here"}), kibench::InputError);
     CHECK_THROWS_WITH(compare_paths({scratch / "run" / "workload.json"}), Contains("no BenchmarkRun"));

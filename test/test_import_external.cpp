@@ -592,9 +592,11 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
   outcome.oracle = at(summary, "oracle").as_string();
   outcome.oracle_loss = at(summary, "oracleLoss").as_number();
   for (const Value &row : at(summary, "implementations").as_array()) {
-    kibench::ImplementationOutcome o;
+    kibench::ImplementationFacts o;
     o.name = at(row, "implementation").as_string();
-    o.status = at(row, "status").as_string();
+    const auto status = kibench::run_status_from_string(at(row, "status").as_string());
+    REQUIRE(status);
+    o.status = *status;
     const std::string samples_file = "samples." + o.name + ".json";
     o.measurement = kibench::read_raw_samples(kibench::json::parse_file(baseline / samples_file),
                                               samples_file, &context.observed_at);
@@ -637,8 +639,6 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
       }
       o.verdict = verdict;
       o.loss = at(row, "loss").as_number();
-    } else {
-      o.computes_loss = false;
     }
     // The implementation's own run labels (the chunk plan, the GEMM
     // algorithms): what is left of the recorded labels once the harness's
@@ -650,10 +650,12 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
           o.labels.set(key, value);
     const std::string revision_file = "implementation." + o.name + ".json";
     const std::string revision = read_text(baseline / revision_file);
-    kibench::write_implementation_files(
-        dir, context, revision, kibench::manifest_digest(kibench::json::parse(revision, revision_file)), o);
-    CHECK(o.run_digest == at(row, "runDigest").as_string());
-    outcome.implementations.push_back(o);
+    const kibench::ImplementationResult result = kibench::summarize(o.measurement, workload, context.pass);
+    const std::string run_digest = kibench::write_implementation_files(
+        dir, context, revision, kibench::manifest_digest(kibench::json::parse(revision, revision_file)), o,
+        result);
+    CHECK(run_digest == at(row, "runDigest").as_string());
+    outcome.implementations.push_back({std::move(o), result, run_digest});
   }
   REQUIRE(outcome.implementations.size() >= 3);
   dir.write("summary.json", kibench::json_file_text(kibench::outcome_summary(outcome)));

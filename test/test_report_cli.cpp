@@ -240,6 +240,18 @@ TEST_CASE("kibench report refuses bad input with exit code 2 and writes nothing"
   CHECK(no_folder.exit_code == 2);
   CHECK_THAT(no_folder.err, Contains("does not exist"));
 
+  // A status KernelIndex does not define.
+  const fs::path unknown_status = tmp.path() / "unknown-status";
+  kibench::test::write_run_directory(
+      unknown_status, kibench::test::FixtureCase::standard(),
+      {kibench::test::FixtureRun("cpu-reference", kibench::test::quiet_samples(1e6, 1))
+           .with_status("finished")});
+  const auto bad_status = run_kibench("report " + quoted(unknown_status) + " --out " + quoted(out));
+  CHECK(bad_status.exit_code == 2);
+  CHECK_THAT(bad_status.err,
+             Contains("run.cpu-reference.json: spec.status: \"finished\" is not a BenchmarkRun status"));
+  CHECK_FALSE(fs::exists(out));
+
   // --charts must name a folder (or one to create in an existing folder).
   kibench::test::write_file(tmp.path() / "a-file", "x");
   for (const fs::path &charts : {tmp.path() / "a-file", tmp.path() / "missing-folder" / "charts"}) {

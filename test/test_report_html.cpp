@@ -33,10 +33,11 @@ std::size_t count(const std::string &text, const std::string &needle) {
   return n;
 }
 
-RunFigures run(std::string implementation, double median_ns, std::string status = "passed") {
+RunFigures run(std::string implementation, double median_ns,
+               kibench::RunStatus status = kibench::RunStatus::passed) {
   RunFigures r;
   r.id = r.implementation = std::move(implementation);
-  r.status = std::move(status);
+  r.status = status;
   r.median_ns = median_ns;
   r.median_interval = kibench::stats::Interval{median_ns, median_ns * 0.98, median_ns * 1.03};
   r.interval_source = "order statistics";
@@ -85,11 +86,11 @@ ReportModel sample_model() {
   fused.verdict = "faster";
   fused.verdict_detail = "faster: the interval excludes zero";
   fused.ratio_to_floor = 2.0;
-  RunFigures broken = run(kHostile, 1.5e6, "incorrect_numerical");
+  RunFigures broken = run(kHostile, 1.5e6, kibench::RunStatus::incorrect_numerical);
   broken.errors = {OutputError{"loss", 0.5, true}};
   broken.not_ranked_reason = "STATUS_NOT_PASSED";
   broken.ratio_to_floor = 3.0;
-  RunFigures floor = run("cublas-floor", 5e5, "incomplete_evidence");
+  RunFigures floor = run("cublas-floor", 5e5, kibench::RunStatus::incomplete_evidence);
   floor.is_floor = true;
   floor.errors.clear();
   floor.max_relative_error.reset();
@@ -110,7 +111,8 @@ ReportModel sample_model() {
     for (const std::int64_t t : sweep.tokens) {
       const double ns = 1e4 * static_cast<double>(t) * (implementation == "fused" ? 0.5 : 1.0);
       series.points.push_back(SweepPoint{t, ns, kibench::stats::Interval{ns, ns * 0.95, ns * 1.05},
-                                         0.01 * static_cast<double>(t), "passed", implementation});
+                                         0.01 * static_cast<double>(t), kibench::RunStatus::passed,
+                                         implementation});
     }
     sweep.series.push_back(series);
   }

@@ -114,12 +114,12 @@ json::Value external_summary_json(const importers::external::ExternalImport &imp
   for (const auto &run : imported.runs) {
     const ImplementationOutcome &o = run.outcome;
     runs.emplace_back(
-        json::Object{{"implementation", o.name},
+        json::Object{{"implementation", o.facts.name},
                      {"kibenchImplementation", run.kibench_implementation},
-                     {"status", o.status},
-                     {"samples", static_cast<std::uint64_t>(o.latency_ns.count)},
-                     {"medianMs", o.latency_ns.median * 1e-6},
-                     {"file", (imported.directory / fmt::format("run.{}.json", o.name)).string()},
+                     {"status", to_string(o.facts.status)},
+                     {"samples", static_cast<std::uint64_t>(o.result.latency_ns.count)},
+                     {"medianMs", o.result.latency_ns.median * 1e-6},
+                     {"file", (imported.directory / fmt::format("run.{}.json", o.facts.name)).string()},
                      {"runDigest", o.run_digest},
                      {"comparisonKey", run.comparison_key}});
   }
@@ -143,8 +143,8 @@ int import_external(const ExternalImportOptions &options) {
     fmt::print("{}: {} runs by {} {} (invocation {})\n", imported.source, imported.runs.size(),
                imported.harness_name, imported.harness_version, imported.invocation);
     for (const auto &run : imported.runs)
-      fmt::print("  {:<20} {:>12.3f} ms  {}\n", run.outcome.name, run.outcome.latency_ns.median * 1e-6,
-                 run.outcome.status);
+      fmt::print("  {:<20} {:>12.3f} ms  {}\n", run.outcome.facts.name,
+                 run.outcome.result.latency_ns.median * 1e-6, to_string(run.outcome.facts.status));
     fmt::print("written: {}/\n", imported.directory.string());
   }
   // As `kibench run`: the directory records a failed check, the exit code

@@ -1,5 +1,5 @@
-// kibench run: argument parsing and the printed table; the work is
-// lib/run/session.cpp.
+// kibench run: argument parsing and progress; the work is
+// lib/run/session.cpp, the printed table lib/run/run_printer.cpp.
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -10,6 +10,7 @@
 
 #include "apps/kibench/commands.hpp"
 #include "lib/error.hpp"
+#include "lib/run/run_printer.hpp"
 #include "lib/run/session.hpp"
 
 namespace kibench::cli {
@@ -32,82 +33,6 @@ struct RunArgs {
   double sustained = 1.0;
   std::string save_tensors;
 };
-
-std::string human_bytes(std::uint64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  if (b >= 1e9) return fmt::format("{:.2f} GB", b * 1e-9);
-  if (b >= 1e6) return fmt::format("{:.1f} MB", b * 1e-6);
-  return fmt::format("{:.1f} kB", b * 1e-3);
-}
-
-std::string error_cell(const WorkloadOutcome &, const ImplementationOutcome &i) {
-  if (!i.verdict) return "not checked (no loss)";
-  double worst = 0;
-  for (const auto &e : i.verdict->outputs) worst = std::max(worst, e.rel_l2_error);
-  return fmt::format("{} (max rel {:.1e})", i.verdict->passed ? "passed" : "FAILED", worst);
-}
-
-// The sustained phase: back to back, warm, with the board's power.
-void print_sustained(const WorkloadOutcome &o) {
-  bool header = false;
-  for (const auto &i : o.implementations) {
-    const auto &m = i.measurement.sustained;
-    if (!m) continue;
-    if (!header) {
-      fmt::print("\nback to back, warm (board energy counter):\n");
-      fmt::print("{:<14} {:>11} {:>7} {:>8} {:>7} {:>9} {:>8}\n", "implementation", "ms each", "n", "TFLOP/s",
-                 "watts", "J each", "SM MHz");
-      header = true;
-    }
-    const auto &p = m->power;
-    // The cold median's TFLOP/s scaled to the sustained time: same FLOPs.
-    const double tflops = m->latency_ns > 0 ? i.tflops * i.latency_ns.median / m->latency_ns : 0.0;
-    fmt::print("{:<14} {:>11.3f} {:>7} {:>8.3g} {:>7} {:>9} {:>8}\n", i.name, m->latency_ns * 1e-6,
-               m->invocations, tflops, p ? fmt::format("{:.0f}", p->power_w) : "–",
-               p ? fmt::format("{:.3g}", *m->energy_j()) : "no step",
-               p && p->sm_clock_mhz ? fmt::format("{:.0f}", *p->sm_clock_mhz) : "–");
-  }
-}
-
-// Every median against the tensor cores' own floor, where it ran.
-void print_tensor_floor(const WorkloadOutcome &o, const ImplementationOutcome *tensor_floor) {
-  if (tensor_floor == nullptr || !(tensor_floor->latency_ns.median > 0)) return;
-  std::string ratios;
-  for (const auto &i : o.implementations)
-    if (&i != tensor_floor)
-      ratios += fmt::format("{}{} {:.2f}×", ratios.empty() ? "" : ", ", i.name,
-                            i.latency_ns.median / tensor_floor->latency_ns.median);
-  if (!ratios.empty())
-    fmt::print("\n÷ wgmma-floor (the tensor cores alone, {:.3f} ms): {}\n",
-               tensor_floor->latency_ns.median * 1e-6, ratios);
-}
-
-void print_outcome(const WorkloadOutcome &o) {
-  const auto [reference, floor, tensor_floor] = reference_points(o);
-  const Workload &w = o.workload;
-  fmt::print("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name,
-             w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
-             w.gemm_flops(true) * 1e-12);
-  fmt::print("checked against {} (loss {:.9g})\n\n", o.oracle, o.oracle_loss);
-  fmt::print("{:<14} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation",
-             "median ms", "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak", "workspace",
-             "correctness");
-  for (const auto &i : o.implementations) {
-    const auto &s = i.latency_ns;
-    const std::string speedup =
-        reference && reference != &i ? fmt::format("{:.2f}×", reference->latency_ns.median / s.median) : "–";
-    const std::string to_floor =
-        floor && floor != &i ? fmt::format("{:.2f}", s.median / floor->latency_ns.median) : "–";
-    fmt::print("{:<14} {:>11.3f} {:>19} {:>7} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n", i.name,
-               s.median * 1e-6, fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count, speedup,
-               to_floor, i.tflops, human_bytes(i.memory.peak_bytes), human_bytes(i.memory.workspace_bytes),
-               error_cell(o, i));
-  }
-  for (const auto &[name, reason] : o.skipped) fmt::print("{:<14} skipped: {}\n", name, reason);
-  print_tensor_floor(o, tensor_floor);
-  print_sustained(o);
-  fmt::print("\nwritten: {}/\n", o.run_dir.string());
-}
 
 // On a terminal the progress line rewrites itself; in a log (CI), a plain
 // line when an implementation starts sampling and then every 5 s.
@@ -155,9 +80,8 @@ int run_command(const RunArgs &args) {
   if (::isatty(STDERR_FILENO)) fmt::print(stderr, "\r\033[K");
   bool all_passed = true;
   for (const auto &o : outcomes) {
-    print_outcome(o);
-    for (const auto &i : o.implementations)
-      all_passed = all_passed && (i.status == "passed" || i.status == "incomplete_evidence");
+    fmt::print("{}", render_run_table(o));
+    all_passed = all_passed && o.no_failed_check();
   }
   return all_passed ? 0 : 1;
 }

@@ -66,8 +66,9 @@ public:
             fmt::format("the baseline {} cannot anchor a ranking ({}); {} is this cohort's "
                         "baseline",
                         runs_[anchor].id,
-                        runs_[anchor].status != "passed" ? fmt::format("status {}", runs_[anchor].status)
-                                                         : runs_[anchor].raw_missing,
+                        runs_[anchor].status != RunStatus::passed
+                            ? fmt::format("status {}", to_string(runs_[anchor].status))
+                            : runs_[anchor].raw_missing,
                         runs_[*cohort.baseline].id));
       }
     } else {

@@ -12,6 +12,7 @@
 
 #include "lib/harness/harness.hpp"
 #include "lib/json/value.hpp"
+#include "lib/manifest/run_status.hpp"
 
 namespace kibench::compare {
 
@@ -30,7 +31,7 @@ struct ComparedRun {
   std::string label;          // where it was read: "dir/run.fused.json", "batch.json#2"
   std::filesystem::path file;
   std::string digest; // the run's identity digest
-  std::string status;
+  RunStatus status = RunStatus::passed; // spec.status
 
   // The comparison key and its parts.
   std::string operation_digest, workload_digest, protocol_digest, environment_digest, implementation_digest;
@@ -54,7 +55,7 @@ struct ComparedRun {
   std::vector<std::string> caveats;
 
   // Rankable: passed its correctness check and has samples to resample.
-  [[nodiscard]] bool rankable() const { return status == "passed" && raw.has_value(); }
+  [[nodiscard]] bool rankable() const { return status == RunStatus::passed && raw.has_value(); }
 };
 
 } // namespace kibench::compare

@@ -22,7 +22,7 @@ json::Value run_document(const ComparedRun &run) {
       {"name", run.name},
       {"file", run.label},
       {"digest", run.digest},
-      {"status", run.status},
+      {"status", to_string(run.status)},
       {"comparisonKey", run.comparison_key},
       {"operationDigest", run.operation_digest},
       {"workload", json::Object{{"name", run.workload_name}, {"digest", run.workload_digest}}},

@@ -94,7 +94,8 @@ std::vector<Reason> reasons_between(const ComparedRun &a, const ComparedRun &b) 
       &a == &b ? std::vector<const ComparedRun *>{&a} : std::vector<const ComparedRun *>{&a, &b};
   std::vector<std::string> not_passed;
   for (const ComparedRun *run : both) {
-    if (run->status != "passed") not_passed.push_back(fmt::format("{} has status {}", run->id, run->status));
+    if (run->status != RunStatus::passed)
+      not_passed.push_back(fmt::format("{} has status {}", run->id, to_string(run->status)));
   }
   if (!not_passed.empty()) {
     out.push_back({ReasonCode::status_not_passed, fmt::format("{}", fmt::join(not_passed, "; "))});

@@ -66,8 +66,13 @@ public:
     out.file = entry.file;
     out.digest = entry.digest;
     out.name = entry.name;
-    out.status = string_at(run, "spec.status");
-    if (out.status.empty()) throw InputError(fmt::format("{}: spec.status: missing", entry.label));
+    const std::string status = string_at(run, "spec.status");
+    if (status.empty()) throw InputError(fmt::format("{}: spec.status: missing", entry.label));
+    const auto parsed = run_status_from_string(status);
+    if (!parsed)
+      throw InputError(fmt::format("{}: spec.status: {:?} is not a BenchmarkRun status ({})", entry.label,
+                                   status, run_status_names()));
+    out.status = *parsed;
 
     const ManifestEntry &workload = resolve(entry, "spec.workloadDigest", "WorkloadCase");
     const ManifestEntry &protocol = resolve(entry, "spec.protocolDigest", "BenchmarkProtocol");

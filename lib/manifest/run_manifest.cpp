@@ -60,7 +60,7 @@ json::Value run_manifest(const RunRecord &r) {
                     {"workloadDigest", r.workload_digest},
                     {"protocolDigest", r.protocol_digest},
                     {"environmentDigest", r.environment_digest},
-                    {"status", r.status}};
+                    {"status", to_string(r.status)}};
   if (r.verdict) {
     double max_abs = 0, max_rel = 0;
     std::int64_t matched = 0, total = 0;

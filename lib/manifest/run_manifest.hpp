@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "lib/correctness/correctness.hpp"
-#include "lib/stats/summary.hpp"
 #include "lib/json/value.hpp"
+#include "lib/manifest/run_status.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench {
 
@@ -14,7 +15,7 @@ struct RunRecord {
   std::string name; // metadata.name
   std::string title;
   std::string implementation_digest, workload_digest, protocol_digest, environment_digest;
-  std::string status;                        // "passed", "incorrect_numerical", ...
+  RunStatus status = RunStatus::passed;
   std::string comparator;                    // the policy's comparator
   std::optional<CorrectnessVerdict> verdict; // absent for pseudo-implementations
   stats::Summary latency_ns;

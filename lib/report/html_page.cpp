@@ -32,11 +32,11 @@ std::string duration_or_dash(const std::optional<double> &ns) {
   return ns ? compare::text::duration(*ns) : std::string(kDash);
 }
 
-std::string status_cell(const std::string &status) {
-  const char *tone = status == "passed"     ? "status-passed"
-                     : failed_check(status) ? "status-failed"
-                                            : "status-other";
-  return fmt::format("<td class=\"text {}\">{}</td>", tone, e(status));
+std::string status_cell(RunStatus status) {
+  const char *tone = status == RunStatus::passed ? "status-passed"
+                     : is_failure(status)        ? "status-failed"
+                                                 : "status-other";
+  return fmt::format("<td class=\"text {}\">{}</td>", tone, e(to_string(status)));
 }
 
 std::string swatch(const ColorAssignment &colors, const std::string &implementation) {
@@ -91,7 +91,7 @@ void append_timing_table(std::string &out, const CohortSection &cohort, const Co
       "<th>speedup [95 %], verdict</th><th>÷&nbsp;floor</th><th>TFLOP/s</th><th>peak</th>"
       "<th>workspace</th></tr></thead>\n<tbody>\n";
   for (const RunFigures &run : cohort.runs) {
-    out += fmt::format("<tr{}>", failed_check(run.status) ? " class=\"failed\"" : "");
+    out += fmt::format("<tr{}>", is_failure(run.status) ? " class=\"failed\"" : "");
     // Where the run was read and when it was measured, on hover.
     out += fmt::format("<td title=\"{} · observed {}\">{}{}{}</td>", e(run.label), e(run.observed_at),
                        swatch(colors, run.implementation), e(run.id),
@@ -151,7 +151,7 @@ void append_correctness_table(std::string &out, const CohortSection &cohort, con
   for (const std::string &output : outputs) out += fmt::format("<th>rel L2: {}</th>", e(output));
   out += "<th>max rel error</th><th>max abs error</th></tr></thead>\n<tbody>\n";
   for (const RunFigures &run : cohort.runs) {
-    out += fmt::format("<tr{}><td>{}{}</td>", failed_check(run.status) ? " class=\"failed\"" : "",
+    out += fmt::format("<tr{}><td>{}{}</td>", is_failure(run.status) ? " class=\"failed\"" : "",
                        swatch(colors, run.implementation), e(run.id));
     out += status_cell(run.status);
     for (const std::string &output : outputs) {

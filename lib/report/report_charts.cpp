@@ -22,7 +22,9 @@ constexpr std::string_view kWorkspaceColor = "#a9a9a9";
 std::string row_label(const RunFigures &run) {
   std::string label = run.id;
   if (run.is_baseline) label += " (baseline)";
-  if (failed_check(run.status)) label += " — " + run.status;
+  // Drawn as a failure: a status that is no evidence of a correct result
+  // (is_failure); a run that computes no loss (the floor) is not one.
+  if (is_failure(run.status)) label += fmt::format(" — {}", to_string(run.status));
   return label;
 }
 
@@ -104,15 +106,11 @@ std::optional<Chart> floor_overview_chart(const std::vector<CohortSection> &coho
                                   *run.ratio_to_floor);
       spec.rows.push_back(BarRow{axes_label(*cohort),
                                  std::string(colors.color_of(run.implementation)),
-                                 failed_check(run.status),
+                                 is_failure(run.status),
                                  {value}});
     }
   }
   return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
-}
-
-bool failed_check(const std::string &status) {
-  return status != "passed" && status != "incomplete_evidence";
 }
 
 std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssignment &colors) {
@@ -143,7 +141,7 @@ std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssign
       value.tooltip += ", 95 % interval " + interval_text(*run.median_interval, unit.scale, unit.name);
     }
     spec.rows.push_back(BarRow{
-        row_label(run), std::string(colors.color_of(run.implementation)), failed_check(run.status), {value}});
+        row_label(run), std::string(colors.color_of(run.implementation)), is_failure(run.status), {value}});
   }
   return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
 }
@@ -199,7 +197,7 @@ std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignm
     value.text = fmt::format("{:.2f}×", *run.ratio_to_floor);
     value.tooltip = fmt::format("{}: {:.3f}× the floor's median", run.id, *run.ratio_to_floor);
     spec.rows.push_back(BarRow{
-        row_label(run), std::string(colors.color_of(run.implementation)), failed_check(run.status), {value}});
+        row_label(run), std::string(colors.color_of(run.implementation)), is_failure(run.status), {value}});
   }
   if (spec.rows.empty()) return std::nullopt;
   return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
@@ -263,10 +261,10 @@ std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment 
         point.low = p.median_interval->low / unit.scale;
         point.high = p.median_interval->high / unit.scale;
       }
-      point.flagged = failed_check(p.status);
+      point.flagged = is_failure(p.status);
       point.tooltip =
           fmt::format("{} at T={}: {}{}", p.run_id, p.tokens, compare::text::duration(p.median_ns),
-                      point.flagged ? " (" + p.status + ")" : "");
+                      point.flagged ? fmt::format(" ({})", to_string(p.status)) : "");
       line.points.push_back(std::move(point));
     }
     spec.series.push_back(std::move(line));
@@ -292,7 +290,7 @@ std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignmen
       LinePoint point;
       point.x = static_cast<double>(p.tokens);
       point.y = *p.tflops;
-      point.flagged = failed_check(p.status);
+      point.flagged = is_failure(p.status);
       point.tooltip =
           fmt::format("{} at T={}: {} TFLOP/s", p.run_id, p.tokens, format_significant(*p.tflops));
       line.points.push_back(std::move(point));

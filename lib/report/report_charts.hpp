@@ -50,8 +50,4 @@ std::vector<Chart> cohort_charts(const CohortSection &cohort, const ColorAssignm
 std::optional<Chart> floor_overview_chart(const std::vector<CohortSection> &cohorts,
                                           const ColorAssignment &colors);
 
-// Drawn as a failure: the run's correctness check did not pass. A run
-// that computes no loss (status incomplete_evidence, the floor) is not one.
-bool failed_check(const std::string &status);
-
 } // namespace kibench::report

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/manifest/run_status.hpp"
 #include "lib/stats/bootstrap.hpp"
 
 namespace kibench::report {
@@ -25,7 +26,7 @@ struct OutputError {
 struct RunFigures {
   std::string id;             // the implementation; compare's numbered run id where it repeats
   std::string implementation; // for colours: one per implementation name
-  std::string status;         // BenchmarkRun spec.status
+  RunStatus status = RunStatus::passed; // BenchmarkRun spec.status
   std::string label;          // where it was read
   std::string observed_at;
   bool is_baseline = false;
@@ -74,7 +75,7 @@ struct SweepPoint {
   double median_ns = 0.0;
   std::optional<stats::Interval> median_interval;
   std::optional<double> tflops;
-  std::string status;
+  RunStatus status = RunStatus::passed;
   std::string run_id;
 };
 

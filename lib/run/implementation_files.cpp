@@ -37,35 +37,28 @@ namespace {
 
 // The sustained phase's figures (harness/sustained.hpp), as measurements
 // beside the cold samples' statistics.
-void add_sustained_measurements(RunRecord &record, const SustainedMeasurement &m, double flops) {
+void add_sustained_measurements(RunRecord &record, const SustainedMeasurement &m, const SustainedFigures &f) {
   auto &out = record.extra_measurements;
   out.push_back(measurement("sustained_latency", "ns", "mean", m.latency_ns, m.invocations));
-  out.push_back(measurement("sustained_throughput", "tflops", "mean", flops / (m.latency_ns * 1e-9) * 1e-12,
-                            m.invocations));
+  out.push_back(measurement("sustained_throughput", "tflops", "mean", f.tflops, m.invocations));
   if (!m.power) return;
   out.push_back(measurement("power", "watts", "mean", m.power->power_w, m.power->steps));
-  out.push_back(measurement("energy", "joules", "mean", *m.energy_j(), m.invocations));
+  out.push_back(measurement("energy", "joules", "mean", *f.energy_j, m.invocations));
   if (m.power->sm_clock_mhz)
     out.push_back(measurement("sustained_sm_clock", "mhz", "mean", *m.power->sm_clock_mhz));
 }
 
 } // namespace
 
-void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
-                                std::string_view revision_text, const std::string &revision_digest,
-                                ImplementationOutcome &o) {
+std::string write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
+                                       std::string_view revision_text, const std::string &revision_digest,
+                                       const ImplementationFacts &o, const ImplementationResult &result) {
+  if (result.latency_ns.count != o.measurement.samples.size() ||
+      result.sustained.has_value() != o.measurement.sustained.has_value())
+    throw std::logic_error(
+        fmt::format("{}: the result passed is not summarize() of its measurement", o.name));
   const Workload &workload = *context.workload;
   const std::string pass(to_string(context.pass));
-  std::vector<double> ns;
-  std::size_t throttled = 0;
-  for (const auto &s : o.measurement.samples) {
-    ns.push_back(s.ns);
-    throttled += s.throttled ? 1 : 0;
-  }
-  o.latency_ns = stats::summarize(ns);
-  const double flops = workload.gemm_flops(context.pass != Pass::forward);
-  o.tflops = flops / (o.latency_ns.median * 1e-9) * 1e-12;
-
   const std::string samples_name = fmt::format("samples.{}.json", o.name);
   const std::string samples_text = json_file_text(raw_samples_document(o.measurement, context.observed_at));
   dir.write(samples_name, samples_text);
@@ -84,18 +77,19 @@ void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryCont
   record.status = o.status;
   record.comparator = workload.correctness.comparator;
   record.verdict = o.verdict;
-  record.latency_ns = o.latency_ns;
+  record.latency_ns = result.latency_ns;
   record.raw_samples_uri = samples_name;
   record.raw_samples_digest = sha256_digest(samples_text);
   record.observed_at = context.observed_at;
-  record.extra_measurements.push_back(measurement("throughput", "tflops", "median", o.tflops));
+  record.extra_measurements.push_back(measurement("throughput", "tflops", "median", result.tflops));
   record.extra_measurements.push_back(
       measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
   record.extra_measurements.push_back(
       measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
   record.extra_measurements.push_back(
-      measurement("throttled_samples", "count", "count", static_cast<double>(throttled)));
-  if (const auto &sustained = o.measurement.sustained) add_sustained_measurements(record, *sustained, flops);
+      measurement("throttled_samples", "count", "count", static_cast<double>(result.throttled_samples)));
+  if (o.measurement.sustained)
+    add_sustained_measurements(record, *o.measurement.sustained, *result.sustained);
   if (o.verdict)
     for (const auto &e : o.verdict->outputs)
       if (std::isfinite(e.rel_l2_error))
@@ -108,8 +102,17 @@ void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryCont
   for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
   add_run_labels(record.labels, o.labels, o.name);
   const json::Value run = run_manifest(record);
-  o.run_digest = manifest_digest(run);
   dir.write(fmt::format("run.{}.json", o.name), json_file_text(run));
+  return manifest_digest(run);
+}
+
+ImplementationOutcome record_implementation(io::StagedDirectory &dir, const RunDirectoryContext &context,
+                                            std::string_view revision_text,
+                                            const std::string &revision_digest, ImplementationFacts facts) {
+  ImplementationOutcome o{std::move(facts), {}, {}};
+  o.result = summarize(o.facts.measurement, *context.workload, context.pass);
+  o.run_digest = write_implementation_files(dir, context, revision_text, revision_digest, o.facts, o.result);
+  return o;
 }
 
 } // namespace kibench

@@ -32,19 +32,26 @@ struct RunDirectoryContext {
   json::Object extra_labels;
 };
 
-// `outcome` comes with name, status, verdict, measurement (samples with
-// throttle flags, stop reason, timer) and memory; this computes and stores
-// latency_ns, tflops and run_digest. `revision_text` is written as it is,
-// `revision_digest` is its identity digest.
 // Adds `labels` (an implementation's run_labels()) to a BenchmarkRun's
 // `into`; throws std::logic_error naming the key for a key outside
 // [a-z][a-z0-9_]*, a value that is no string of at most 200 characters, or
 // a key `into` has already (the harness's own labels come first).
 void add_run_labels(json::Object &into, const json::Object &labels, std::string_view implementation);
 
-void write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
-                                std::string_view revision_text, const std::string &revision_digest,
-                                ImplementationOutcome &outcome);
+// Writes the three files of one implementation: `facts` as observed and
+// `result` = summarize(facts.measurement, *context.workload, context.pass).
+// `revision_text` is written as it is, `revision_digest` is its identity
+// digest. Returns the run digest of the run.<impl>.json written.
+[[nodiscard]] std::string
+write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
+                           std::string_view revision_text, const std::string &revision_digest,
+                           const ImplementationFacts &facts, const ImplementationResult &result);
+
+// One implementation of a run directory from its facts: summarize(), then
+// write_implementation_files(); the outcome holds all three.
+ImplementationOutcome record_implementation(io::StagedDirectory &dir, const RunDirectoryContext &context,
+                                            std::string_view revision_text,
+                                            const std::string &revision_digest, ImplementationFacts facts);
 
 // A manifest or summary as kibench writes its files: indented, one final
 // newline.

@@ -7,10 +7,11 @@ namespace kibench {
 ReferencePoints reference_points(const WorkloadOutcome &o) {
   ReferencePoints points;
   for (const auto &i : o.implementations) {
-    if (i.name == "reference" || (points.reference == nullptr && i.name == "cpu-reference"))
+    const std::string &name = i.facts.name;
+    if (name == "reference" || (points.reference == nullptr && name == "cpu-reference"))
       points.reference = &i;
-    if (i.name == "cublas-floor") points.floor = &i;
-    if (i.name == "wgmma-floor") points.tensor_floor = &i;
+    if (name == "cublas-floor") points.floor = &i;
+    if (name == "wgmma-floor") points.tensor_floor = &i;
   }
   return points;
 }
@@ -19,7 +20,7 @@ namespace {
 
 // Everything the sustained phase measured, so the run's figures can be
 // rebuilt from the summary as its other figures are.
-json::Object sustained_summary(const SustainedMeasurement &m) {
+json::Object sustained_summary(const SustainedMeasurement &m, const SustainedFigures &f) {
   json::Object out{{"monitor", m.monitor},
                    {"warmupInvocations", static_cast<std::uint64_t>(m.warmup_invocations)},
                    {"invocations", static_cast<std::uint64_t>(m.invocations)},
@@ -29,7 +30,7 @@ json::Object sustained_summary(const SustainedMeasurement &m) {
     out.set("powerWindowS", m.power->window_s);
     out.set("counterSteps", static_cast<std::uint64_t>(m.power->steps));
     if (m.power->sm_clock_mhz) out.set("smClockMhz", *m.power->sm_clock_mhz);
-    out.set("energyJ", *m.energy_j());
+    out.set("energyJ", *f.energy_j);
   }
   return out;
 }
@@ -40,27 +41,30 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
   const auto [reference, floor, tensor_floor] = reference_points(o);
   json::Array rows;
   for (const auto &i : o.implementations) {
-    json::Object row{{"implementation", i.name},
-                     {"status", i.status},
-                     {"samples", static_cast<std::uint64_t>(i.latency_ns.count)},
-                     {"medianMs", i.latency_ns.median * 1e-6},
-                     {"p20Ms", i.latency_ns.p20 * 1e-6},
-                     {"p80Ms", i.latency_ns.p80 * 1e-6},
-                     {"relativeNoise", i.latency_ns.relative_noise},
-                     {"effectiveTflops", i.tflops},
-                     {"peakBytes", i.memory.peak_bytes},
-                     {"workspaceBytes", i.memory.workspace_bytes},
+    const ImplementationFacts &f = i.facts;
+    const stats::Summary &latency = i.result.latency_ns;
+    json::Object row{{"implementation", f.name},
+                     {"status", to_string(f.status)},
+                     {"samples", static_cast<std::uint64_t>(latency.count)},
+                     {"medianMs", latency.median * 1e-6},
+                     {"p20Ms", latency.p20 * 1e-6},
+                     {"p80Ms", latency.p80 * 1e-6},
+                     {"relativeNoise", latency.relative_noise},
+                     {"effectiveTflops", i.result.tflops},
+                     {"peakBytes", f.memory.peak_bytes},
+                     {"workspaceBytes", f.memory.workspace_bytes},
                      {"runDigest", i.run_digest}};
-    if (reference && reference != &i && reference->latency_ns.median > 0)
-      row.set("speedupOverReference", reference->latency_ns.median / i.latency_ns.median);
-    if (floor && floor != &i && floor->latency_ns.median > 0)
-      row.set("ratioToFloor", i.latency_ns.median / floor->latency_ns.median);
-    if (tensor_floor && tensor_floor != &i && tensor_floor->latency_ns.median > 0)
-      row.set("ratioToTensorFloor", i.latency_ns.median / tensor_floor->latency_ns.median);
-    if (i.measurement.sustained) row.set("sustained", sustained_summary(*i.measurement.sustained));
-    if (i.verdict) {
+    if (reference && reference != &i && median_of(*reference) > 0)
+      row.set("speedupOverReference", median_of(*reference) / latency.median);
+    if (floor && floor != &i && median_of(*floor) > 0)
+      row.set("ratioToFloor", latency.median / median_of(*floor));
+    if (tensor_floor && tensor_floor != &i && median_of(*tensor_floor) > 0)
+      row.set("ratioToTensorFloor", latency.median / median_of(*tensor_floor));
+    if (f.measurement.sustained && i.result.sustained)
+      row.set("sustained", sustained_summary(*f.measurement.sustained, *i.result.sustained));
+    if (f.verdict) {
       json::Object errors;
-      for (const auto &e : i.verdict->outputs)
+      for (const auto &e : f.verdict->outputs)
         errors.set(e.output,
                    json::Object{{"relL2", std::isfinite(e.rel_l2_error) ? json::Value(e.rel_l2_error)
                                                                         : json::Value(nullptr)},
@@ -68,7 +72,7 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
                                                                           : json::Value(nullptr)},
                                 {"passed", e.passed}});
       row.set("errors", std::move(errors));
-      row.set("loss", std::isfinite(i.loss) ? json::Value(i.loss) : json::Value(nullptr));
+      row.set("loss", std::isfinite(f.loss) ? json::Value(f.loss) : json::Value(nullptr));
     }
     rows.emplace_back(std::move(row));
   }

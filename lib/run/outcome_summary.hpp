@@ -17,6 +17,11 @@ struct ReferencePoints {
 };
 ReferencePoints reference_points(const WorkloadOutcome &outcome);
 
+// The median latency of an outcome's cold samples, in ns.
+inline double median_of(const ImplementationOutcome &outcome) {
+  return outcome.result.latency_ns.median;
+}
+
 // summary.json of one outcome.
 json::Value outcome_summary(const WorkloadOutcome &outcome);
 

@@ -27,7 +27,7 @@ constexpr std::string_view kSmallWorkload = "small/small-v1000-h64-t32.json";
 struct Candidate {
   std::string name;
   std::unique_ptr<Implementation> impl;
-  ImplementationOutcome outcome;
+  ImplementationFacts facts;
   json::Value revision;
   std::string revision_digest;
 };
@@ -146,25 +146,23 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       }
       c.revision = implementation_manifest(c.impl->revision());
       c.revision_digest = manifest_digest(c.revision);
-      c.outcome.name = name;
-      c.outcome.computes_loss = c.impl->computes_loss();
+      c.facts.name = name;
+      // An implementation that times work without computing the loss has
+      // nothing to check, so it is never evidence of a correct result.
+      const bool computes_loss = c.impl->computes_loss();
       c.impl->prepare(workload, inputs);
-      if (c.outcome.computes_loss) {
+      if (computes_loss) {
         c.impl->poison_outputs();
         c.impl->run(check_pass(settings.pass));
         const OutputView out = c.impl->outputs();
-        c.outcome.loss = out.loss;
+        c.facts.loss = out.loss;
         if (dump && name != oracle) dump->add_outputs(name, out, workload); // the oracle's are there
         auto errors = backend.compare(out, truth, checks_gradients(settings.pass));
-        c.outcome.verdict = make_verdict(std::move(errors), workload.correctness);
-        c.outcome.status = c.outcome.verdict->passed ? "passed" : "incorrect_numerical";
-        if (!c.outcome.verdict->passed)
-          note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name, c.outcome.verdict->summary));
-      } else {
-        // Times work without computing the loss: there is nothing to check,
-        // so it is never evidence of a correct result.
-        c.outcome.status = "incomplete_evidence";
+        c.facts.verdict = make_verdict(std::move(errors), workload.correctness);
+        if (!c.facts.verdict->passed)
+          note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name, c.facts.verdict->summary));
       }
+      c.facts.status = status_of_check(c.facts.verdict);
       candidates.push_back(std::move(c));
     }
     reference->release();
@@ -193,13 +191,13 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     context.observed_at = observed_at;
     for (std::size_t k = 0; k < candidates.size(); ++k) {
       Candidate &c = candidates[k];
-      ImplementationOutcome &o = c.outcome;
-      o.measurement = std::move(measurements[k]);
-      o.memory = c.impl->memory();
-      o.labels = c.impl->run_labels();
-      write_implementation_files(dir, context, json_file_text(c.revision), c.revision_digest, o);
+      ImplementationFacts &f = c.facts;
+      f.measurement = std::move(measurements[k]);
+      f.memory = c.impl->memory();
+      f.labels = c.impl->run_labels();
+      outcome.implementations.push_back(
+          record_implementation(dir, context, json_file_text(c.revision), c.revision_digest, std::move(f)));
       c.impl->release();
-      outcome.implementations.push_back(o);
     }
     write_json(dir, "summary.json", outcome_summary(outcome));
     dir.commit();

@@ -27,7 +27,7 @@ namespace {
 
 // One implementation, checked and ready to write.
 struct Prepared {
-  ImplementationOutcome outcome;
+  ImplementationFacts facts;
   bool kibench_implementation = false;
   std::string revision_text;
   std::string revision_digest;
@@ -100,12 +100,12 @@ Prepared prepare(const ExternalResult &result, ImplementationEntry entry, const 
     p.revision_digest = manifest_digest(revision);
   }
 
-  ImplementationOutcome &o = p.outcome;
+  ImplementationFacts &o = p.facts;
   o.name = entry.name;
   o.verdict =
       make_verdict(ordered_errors(result, entry, checked_outputs(run.parsed_workload, result.settings.pass)),
                    run.parsed_workload.correctness);
-  o.status = o.verdict->passed ? "passed" : "incorrect_numerical";
+  o.status = status_of_check(o.verdict);
   o.measurement = std::move(entry.measurement);
   flag_throttled(o.measurement, result.settings.throttle_fraction);
   o.memory = entry.memory;
@@ -134,7 +134,7 @@ json::Value import_summary(const ExternalResult &result, const SourceRun &run,
 
 bool ExternalImport::all_passed() const {
   return std::all_of(runs.begin(), runs.end(),
-                     [](const ImportedRun &r) { return r.outcome.status == "passed"; });
+                     [](const ImportedRun &r) { return r.outcome.facts.status == RunStatus::passed; });
 }
 
 std::string import_directory_name(const std::string &invocation, const std::string &workload_name,
@@ -207,9 +207,10 @@ ExternalImport import_external(const fs::path &result_file, const fs::path &run_
   outcome.oracle = result.oracle;
   outcome.oracle_loss = run.oracle_loss.value_or(0.0);
   for (Prepared &p : prepared) {
-    write_implementation_files(dir, context, p.revision_text, p.revision_digest, p.outcome);
-    outcome.implementations.push_back(p.outcome);
-    imported.runs.push_back({std::move(p.outcome), p.kibench_implementation, comparison});
+    ImplementationOutcome o =
+        record_implementation(dir, context, p.revision_text, p.revision_digest, std::move(p.facts));
+    outcome.implementations.push_back(o);
+    imported.runs.push_back({std::move(o), p.kibench_implementation, comparison});
   }
   dir.write("summary.json", json_file_text(import_summary(result, run, outcome)));
   dir.commit();

@@ -15,7 +15,7 @@
 namespace kibench::importers::external {
 
 struct ImportedRun {
-  ImplementationOutcome outcome; // status, statistics and run digest as written
+  ImplementationOutcome outcome; // facts, statistics and run digest as written
   bool kibench_implementation = false;
   std::string comparison_key;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lib/manifest/envelope.hpp"
+#include "lib/manifest/run_status.hpp"
 
 namespace kibench::importers::liger {
 
@@ -19,7 +20,8 @@ json::Value make_benchmark_run(const BenchmarkRunFields &fields) {
       {"workloadDigest", fields.workload_digest},
       {"protocolDigest", fields.protocol_digest},
       {"environmentDigest", fields.environment_digest},
-      {"status", "passed"}, // the CSV holds no verdict; KernelIndex marks its rows passed
+      // The CSV holds no verdict; KernelIndex marks its rows passed.
+      {"status", to_string(RunStatus::passed)},
       {"observedAt", fields.observed_at},
       {"timing", json::Object{{"primaryStatistic", "median"},
                               {"latencyNs", json::Object{{"median", milliseconds_to_ns(fields.ms.p50)}}}}},

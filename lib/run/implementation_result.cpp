@@ -1,0 +1,32 @@
+#include "lib/run/implementation_result.hpp"
+
+#include <vector>
+
+namespace kibench {
+
+namespace {
+
+// FLOPs over a latency in ns, in TFLOP/s.
+double tflops_at(double flops, double latency_ns) {
+  return flops / (latency_ns * 1e-9) * 1e-12;
+}
+
+} // namespace
+
+ImplementationResult summarize(const Measurement &measurement, const Workload &workload, Pass pass) {
+  ImplementationResult result;
+  std::vector<double> ns;
+  ns.reserve(measurement.samples.size());
+  for (const Sample &s : measurement.samples) {
+    ns.push_back(s.ns);
+    result.throttled_samples += s.throttled ? 1 : 0;
+  }
+  result.latency_ns = stats::summarize(ns);
+  const double flops = workload.gemm_flops(pass != Pass::forward);
+  result.tflops = tflops_at(flops, result.latency_ns.median);
+  if (const auto &m = measurement.sustained)
+    result.sustained = SustainedFigures{tflops_at(flops, m->latency_ns), m->energy_j()};
+  return result;
+}
+
+} // namespace kibench

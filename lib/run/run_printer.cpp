@@ -1,0 +1,93 @@
+#include "lib/run/run_printer.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "lib/run/outcome_summary.hpp"
+
+namespace kibench {
+namespace {
+
+std::string human_bytes(std::uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= 1e9) return fmt::format("{:.2f} GB", b * 1e-9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b * 1e-6);
+  return fmt::format("{:.1f} kB", b * 1e-3);
+}
+
+std::string correctness_cell(const ImplementationFacts &f) {
+  if (!f.verdict) return "not checked (no loss)";
+  double worst = 0;
+  for (const auto &e : f.verdict->outputs) worst = std::max(worst, e.rel_l2_error);
+  return fmt::format("{} (max rel {:.1e})", f.verdict->passed ? "passed" : "FAILED", worst);
+}
+
+// Every median against the tensor cores' own floor, where it ran.
+void render_tensor_floor(std::string &out, const WorkloadOutcome &o,
+                         const ImplementationOutcome *tensor_floor) {
+  if (tensor_floor == nullptr || !(median_of(*tensor_floor) > 0)) return;
+  std::string ratios;
+  for (const auto &i : o.implementations)
+    if (&i != tensor_floor)
+      ratios += fmt::format("{}{} {:.2f}×", ratios.empty() ? "" : ", ", i.facts.name,
+                            median_of(i) / median_of(*tensor_floor));
+  if (!ratios.empty())
+    out += fmt::format("\n÷ wgmma-floor (the tensor cores alone, {:.3f} ms): {}\n",
+                       median_of(*tensor_floor) * 1e-6, ratios);
+}
+
+// The sustained phase: back to back, warm, with the board's power.
+void render_sustained(std::string &out, const WorkloadOutcome &o) {
+  bool header = false;
+  for (const auto &i : o.implementations) {
+    const auto &m = i.facts.measurement.sustained;
+    if (!m || !i.result.sustained) continue;
+    if (!header) {
+      out += "\nback to back, warm (board energy counter):\n";
+      out += fmt::format("{:<14} {:>11} {:>7} {:>8} {:>7} {:>9} {:>8}\n", "implementation", "ms each", "n",
+                         "TFLOP/s", "watts", "J each", "SM MHz");
+      header = true;
+    }
+    const SustainedFigures &figures = *i.result.sustained;
+    const auto &p = m->power;
+    out += fmt::format("{:<14} {:>11.3f} {:>7} {:>8.3g} {:>7} {:>9} {:>8}\n", i.facts.name,
+                       m->latency_ns * 1e-6, m->invocations, m->latency_ns > 0 ? figures.tflops : 0.0,
+                       p ? fmt::format("{:.0f}", p->power_w) : "–",
+                       figures.energy_j ? fmt::format("{:.3g}", *figures.energy_j) : "no step",
+                       p && p->sm_clock_mhz ? fmt::format("{:.0f}", *p->sm_clock_mhz) : "–");
+  }
+}
+
+} // namespace
+
+std::string render_run_table(const WorkloadOutcome &o) {
+  const auto [reference, floor, tensor_floor] = reference_points(o);
+  const Workload &w = o.workload;
+  std::string out;
+  out += fmt::format("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name,
+                     w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
+                     w.gemm_flops(true) * 1e-12);
+  out += fmt::format("checked against {} (loss {:.9g})\n\n", o.oracle, o.oracle_loss);
+  out += fmt::format("{:<14} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation",
+                     "median ms", "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak", "workspace",
+                     "correctness");
+  for (const auto &i : o.implementations) {
+    const auto &s = i.result.latency_ns;
+    const std::string speedup =
+        reference && reference != &i ? fmt::format("{:.2f}×", median_of(*reference) / s.median) : "–";
+    const std::string to_floor =
+        floor && floor != &i ? fmt::format("{:.2f}", s.median / median_of(*floor)) : "–";
+    out += fmt::format("{:<14} {:>11.3f} {:>19} {:>7} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n", i.facts.name,
+                       s.median * 1e-6, fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count,
+                       speedup, to_floor, i.result.tflops, human_bytes(i.facts.memory.peak_bytes),
+                       human_bytes(i.facts.memory.workspace_bytes), correctness_cell(i.facts));
+  }
+  for (const auto &[name, reason] : o.skipped) out += fmt::format("{:<14} skipped: {}\n", name, reason);
+  render_tensor_floor(out, o, tensor_floor);
+  render_sustained(out, o);
+  out += fmt::format("\nwritten: {}/\n", o.run_dir.string());
+  return out;
+}
+
+} // namespace kibench

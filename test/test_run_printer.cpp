@@ -1,0 +1,130 @@
+// The printed table of `kibench run`, from a finished outcome alone: the
+// figures against the reference and the floor, the correctness cell, the
+// skipped implementations, the tensor cores' floor, the sustained phase and
+// the directory written.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "lib/run/outcome.hpp"
+#include "lib/run/run_printer.hpp"
+
+using namespace kibench;
+
+namespace {
+
+// T = V = 1000, H = 500, Hs = 250: 2.5e9 FLOPs of GEMMs per full pass, so
+// a median of M ms is 2.5 / M TFLOP/s.
+Workload test_workload() {
+  Workload w;
+  w.name = "test-workload";
+  w.tokens = 1000;
+  w.vocab = 1000;
+  w.hidden = 500;
+  w.student_hidden = 250;
+  return w;
+}
+
+CorrectnessVerdict verdict(bool passed, std::vector<double> rel_l2) {
+  CorrectnessVerdict v;
+  v.passed = passed;
+  for (std::size_t k = 0; k < rel_l2.size(); ++k) {
+    ErrorStats e;
+    e.output = k == 0 ? "loss" : "grad_student_input";
+    e.rel_l2_error = rel_l2[k];
+    e.passed = passed;
+    v.outputs.push_back(e);
+  }
+  return v;
+}
+
+ImplementationOutcome finished(const Workload &w, std::string name, double median_ns,
+                               std::optional<CorrectnessVerdict> check, std::uint64_t peak,
+                               std::uint64_t workspace,
+                               std::optional<SustainedMeasurement> sustained = std::nullopt) {
+  ImplementationOutcome o;
+  o.facts.name = std::move(name);
+  o.facts.verdict = std::move(check);
+  o.facts.status = status_of_check(o.facts.verdict);
+  for (std::size_t k = 0; k < 3; ++k)
+    o.facts.measurement.samples.push_back(Sample{median_ns, std::nullopt, k, false});
+  o.facts.measurement.sustained = std::move(sustained);
+  o.facts.memory.peak_bytes = peak;
+  o.facts.memory.workspace_bytes = workspace;
+  o.result = summarize(o.facts.measurement, w, Pass::full);
+  return o;
+}
+
+SustainedMeasurement back_to_back(double latency_ns, std::optional<double> power_w) {
+  SustainedMeasurement s;
+  s.invocations = 50;
+  s.latency_ns = latency_ns;
+  s.monitor = "nvml_energy";
+  if (power_w) s.power = PowerSummary{*power_w, 0.5, 7, 1800.0};
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("the run table: every figure in its column, then the floors, the sustained phase, the directory",
+          "[run][printer]") {
+  WorkloadOutcome o;
+  o.workload = test_workload();
+  const Workload &w = o.workload;
+  o.run_dir = "runs/test";
+  o.oracle = "cpu-fp64";
+  o.oracle_loss = 1.25;
+  o.implementations = {
+      finished(w, "reference", 4e6, verdict(true, {1.5e-3, 2e-4}), 3'400'000'000, 120'000'000),
+      finished(w, "fused", 2e6, verdict(false, {0.25, 1e-3}), 1'500'000, 2'048, back_to_back(1.25e6, 600.0)),
+      finished(w, "cublas-floor", 1e6, std::nullopt, 0, 0),
+      finished(w, "wgmma-floor", 0.5e6, std::nullopt, 0, 0, back_to_back(0.5e6, std::nullopt)),
+  };
+  o.skipped = {{"cpu-reference", "too large for the CPU"}};
+
+  CHECK(
+      render_run_table(o) ==
+      "\ntest-workload  (T=1000 V=1000 H=500 Hs=250, β=0.5 τ=1; 0.00 TFLOP of GEMMs per full pass)\n"
+      "checked against cpu-fp64 (loss 1.25)\n\n"
+      "implementation   median ms          p20–p80 ms       n    vs ref  ÷ floor  TFLOP/s       peak  "
+      "workspace  "
+      "correctness\n"
+      "reference            4.000         4.000–4.000       3         –     4.00    0.625    3.40 GB   120.0 "
+      "MB  "
+      "passed (max rel 1.5e-03)\n"
+      "fused                2.000         2.000–2.000       3     2.00×     2.00     1.25     1.5 MB     2.0 "
+      "kB  "
+      "FAILED (max rel 2.5e-01)\n"
+      "cublas-floor         1.000         1.000–1.000       3     4.00×        –      2.5     0.0 kB     0.0 "
+      "kB  "
+      "not checked (no loss)\n"
+      "wgmma-floor          0.500         0.500–0.500       3     8.00×     0.50        5     0.0 kB     0.0 "
+      "kB  "
+      "not checked (no loss)\n"
+      "cpu-reference  skipped: too large for the CPU\n"
+      "\n÷ wgmma-floor (the tensor cores alone, 0.500 ms): reference 8.00×, fused 4.00×, cublas-floor 2.00×\n"
+      "\nback to back, warm (board energy counter):\n"
+      "implementation     ms each       n  TFLOP/s   watts    J each   SM MHz\n"
+      "fused                1.250      50        2     600      0.75     1800\n"
+      "wgmma-floor          0.500      50        5       –   no step        –\n"
+      "\nwritten: runs/test/\n");
+}
+
+TEST_CASE("the run table without the floors or a sustained phase: dashes, and no extra sections",
+          "[run][printer]") {
+  WorkloadOutcome o;
+  o.workload = test_workload();
+  o.run_dir = "out/run";
+  o.oracle = "cpu-fp64";
+  o.oracle_loss = 3.5;
+  o.implementations = {
+      finished(o.workload, "cpu-reference", 2.5e6, verdict(true, {1e-4}), 1'200'000, 780'000)};
+  const std::string text = render_run_table(o);
+  CHECK(text.find(
+            "cpu-reference        2.500         2.500–2.500       3         –        –        1     1.2 MB   "
+            "780.0 kB  passed (max rel 1.0e-04)\n") != std::string::npos);
+  CHECK(text.find("wgmma-floor") == std::string::npos);
+  CHECK(text.find("back to back") == std::string::npos);
+  CHECK(text.ends_with("\nwritten: out/run/\n"));
+}
