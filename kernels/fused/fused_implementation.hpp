@@ -73,8 +73,9 @@ struct FusedOptions {
   // 0: gpu::fused::default_workspace_budget of the shape.
   std::uint64_t workspace_budget = 0;
   // Logit GEMMs that write row statistics: where tau = 1, neither head has
-  // a bias, and V and both hidden sizes are multiples of 8 (whole 16-byte
-  // TMA rows), z_s and z_t can come from kibench's own GEMM
+  // a bias, and both hidden sizes are multiples of 8 (whole 16-byte TMA
+  // rows of x and W; an odd V runs as V rounded up to 8 columns, the rows
+  // of W past V read as zeros), z_s and z_t can come from kibench's own GEMM
   // (kernels/fused/abt_gemm.hpp), which also writes each row's
   // per-256-column (max, Σ exp); the row kernel combines those instead of a
   // statistics sweep and cluster reduction of its own, and takes the KL
