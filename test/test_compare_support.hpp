@@ -65,7 +65,7 @@ inline compare::ComparedRun synthetic_run(std::string id, const std::vector<doub
   run.minimum_effect_stated = true;
   compare::RawSeries raw;
   raw.invocation = std::move(invocation);
-  for (std::size_t k = 0; k < ns.size(); ++k) raw.samples.push_back(Sample{ns[k], std::nullopt, k, false});
+  for (std::size_t k = 0; k < ns.size(); ++k) raw.samples.push_back(Sample{.ns = ns[k], .round = k});
   run.raw = std::move(raw);
   run.median_ns = stats::median(ns);
   return run;
@@ -157,7 +157,7 @@ inline void write_run_directory(const std::filesystem::path &dir, const FixtureC
     m.timer = "steady_clock";
     m.stop_reason = "max_samples";
     for (std::size_t k = 0; k < r.ns.size(); ++k)
-      m.samples.push_back(Sample{r.ns[k], std::nullopt, k, false});
+      m.samples.push_back(Sample{.ns = r.ns[k], .round = k});
     const std::string samples_name = "samples." + r.implementation + ".json";
     const std::string samples_text = json::pretty(raw_samples_document(m, r.invocation)) + "\n";
     write_file(dir / samples_name, samples_text);

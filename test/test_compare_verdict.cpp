@@ -230,3 +230,41 @@ TEST_CASE("latencies are integer nanoseconds or strings with a unit", "[compare]
   CHECK_FALSE(latency_ns(kibench::json::Value("fast")).has_value());
   CHECK_FALSE(latency_ns(kibench::json::Value(-1)).has_value());
 }
+
+TEST_CASE("paired speedups that the medians beside them contradict carry a caveat with clocks and power",
+          "[compare][statistics]") {
+  // The power limiter's pattern: while the slow lane (eager, 10 rounds)
+  // was sampled, the fast lane ran boosted (1875 MHz, 5 % faster); in its
+  // 40 rounds after, it ran at the cap (1480 MHz). Paired on the first 10
+  // rounds the speedup is ~5 % above the ratio of the medians.
+  Normal normal(7);
+  std::vector<double> eager = noisy_series(10, 178e6, 0.002, normal);
+  std::vector<double> fused = noisy_series(50, 34.7e6, 0.002, normal);
+  for (std::size_t k = 0; k < 10; ++k) fused[k] *= 0.95;
+  auto baseline = synthetic_run("eager", eager, "one");
+  auto candidate = synthetic_run("fused", fused, "one");
+  for (auto &s : baseline.raw->samples) {
+    s.clock_mhz = 1900.0;
+    s.power_w = 420.0;
+  }
+  for (auto &s : candidate.raw->samples) {
+    s.clock_mhz = s.round < 10 ? 1875.0 : 1480.0;
+    s.power_w = s.round < 10 ? 600.0 : 690.0;
+  }
+  const auto result = compare_pair(baseline, candidate, bootstrap(3));
+  REQUIRE(result.pairing == Pairing::paired);
+  REQUIRE(result.all_samples_speedup.has_value());
+  CHECK(*result.all_samples_speedup == Approx(178.0 / 34.7).epsilon(0.01));
+  CHECK(result.medians.speedup.estimate > *result.all_samples_speedup * 1.03);
+  CHECK_THAT(result.state_caveat, Catch::Contains("10 shared rounds"));
+  CHECK_THAT(result.state_caveat, Catch::Contains("fused 1875 MHz in the shared rounds, 1480 overall"));
+  CHECK_THAT(result.state_caveat, Catch::Contains("fused 600 W in the shared rounds, 690 overall"));
+
+  // Every lane in every round: the two estimates agree, no caveat.
+  std::vector<double> eager_all = noisy_series(50, 178e6, 0.002, normal);
+  std::vector<double> fused_all = noisy_series(50, 34.7e6, 0.002, normal);
+  const auto agreed = compare_pair(synthetic_run("eager", eager_all, "two"),
+                                   synthetic_run("fused", fused_all, "two"), bootstrap(3));
+  REQUIRE(agreed.all_samples_speedup.has_value());
+  CHECK(agreed.state_caveat.empty());
+}

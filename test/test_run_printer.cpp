@@ -48,7 +48,7 @@ ImplementationOutcome finished(const Workload &w, std::string name, double media
   o.facts.verdict = std::move(check);
   o.facts.status = status_of_check(o.facts.verdict);
   for (std::size_t k = 0; k < 3; ++k)
-    o.facts.measurement.samples.push_back(Sample{median_ns, std::nullopt, k, false});
+    o.facts.measurement.samples.push_back(Sample{.ns = median_ns, .round = k});
   o.facts.measurement.sustained = std::move(sustained);
   o.facts.memory.peak_bytes = peak;
   o.facts.memory.workspace_bytes = workspace;

@@ -39,7 +39,7 @@ Measurement measurement_of(const std::vector<double> &ns, const std::vector<bool
   m.stop_reason = "max_samples";
   m.timer = "cuda_events";
   for (std::size_t k = 0; k < ns.size(); ++k)
-    m.samples.push_back(Sample{ns[k], std::nullopt, k, throttled[k]});
+    m.samples.push_back(Sample{.ns = ns[k], .round = k, .throttled = throttled[k]});
   return m;
 }
 

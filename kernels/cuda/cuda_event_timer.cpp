@@ -13,8 +13,11 @@ void CudaEventTimer::start() {
 void CudaEventTimer::stop() {
   stop_.record(stream_);
   clock_mhz_.reset();
-  if (const Nvml *nvml = Nvml::instance())
+  power_w_.reset();
+  if (const Nvml *nvml = Nvml::instance()) {
     if (const auto mhz = nvml->clock_mhz(device_, Nvml::Clock::sm)) clock_mhz_ = static_cast<double>(*mhz);
+    if (const auto mw = nvml->instant_power_mw(device_)) power_w_ = static_cast<double>(*mw) * 1e-3;
+  }
 }
 
 double CudaEventTimer::elapsed_ns() {

@@ -1,8 +1,9 @@
 // SampleTimer on CUDA events recorded on the implementation's stream: the
 // time the GPU spent between start() and stop(), free of host launch
-// jitter. The SM clock is read from NVML right after each sample's stop
-// is enqueued, while the sample's kernels still run, so a throttled or
-// idle-clocked GPU shows in the record; without NVML it is nullopt.
+// jitter. The SM clock and the board's power are read from NVML right
+// after each sample's stop is enqueued, while the sample's kernels still
+// run, so a throttled, idle-clocked or power-capped GPU shows in the
+// record; without NVML they are nullopt.
 #pragma once
 
 #include <optional>
@@ -23,6 +24,7 @@ public:
   void stop() override;
   double elapsed_ns() override;
   std::optional<double> clock_mhz() override { return clock_mhz_; }
+  std::optional<double> power_w() override { return power_w_; }
   [[nodiscard]] std::string name() const override { return "cuda_events"; }
 
 private:
@@ -30,6 +32,7 @@ private:
   int device_;
   Event start_, stop_;
   std::optional<double> clock_mhz_;
+  std::optional<double> power_w_;
 };
 
 } // namespace kibench::gpu

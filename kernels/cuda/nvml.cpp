@@ -17,6 +17,29 @@ constexpr int kSuccess = 0;
 constexpr int kClockSm = 1;  // NVML_CLOCK_SM
 constexpr int kClockMem = 2; // NVML_CLOCK_MEM
 
+// nvmlFieldValue_t and NVML_FI_DEV_POWER_INSTANT (nvml.h): the board's
+// power now, in mW (uiVal), refreshed at the sensor's rate, where
+// nvmlDeviceGetPowerUsage averages over the last second on Hopper.
+constexpr unsigned kFieldPowerInstant = 186;
+union FieldValue {
+  double d;
+  int si;
+  unsigned ui;
+  unsigned long ul;
+  unsigned long long ull;
+  long long sll;
+  unsigned short us;
+};
+struct FieldReading {
+  unsigned field_id = 0;
+  unsigned scope_id = 0;
+  long long timestamp = 0;
+  long long latency_us = 0;
+  int value_type = 0; // nvmlValueType_t
+  int status = 0;     // nvmlReturn_t
+  FieldValue value{};
+};
+
 int clock_id(Nvml::Clock clock) {
   return clock == Nvml::Clock::sm ? kClockSm : kClockMem;
 }
@@ -36,6 +59,7 @@ struct Nvml::Api {
   int (*total_energy)(NvmlDevice, unsigned long long *) = nullptr;
   int (*enforced_power_limit)(NvmlDevice, unsigned *) = nullptr;
   int (*persistence_mode)(NvmlDevice, int *) = nullptr; // nvmlEnableState_t
+  int (*field_values)(NvmlDevice, int, FieldReading *) = nullptr;
 };
 
 namespace {
@@ -74,6 +98,7 @@ struct Loaded {
     (void)resolve(api.library, "nvmlDeviceGetTotalEnergyConsumption", api.total_energy);
     (void)resolve(api.library, "nvmlDeviceGetEnforcedPowerLimit", api.enforced_power_limit);
     (void)resolve(api.library, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
+    (void)resolve(api.library, "nvmlDeviceGetFieldValues", api.field_values);
     if (const int status = api.init(); status != kSuccess) {
       failure = fmt::format("nvmlInit_v2: {}", api.error_string(status));
       return;
@@ -164,6 +189,16 @@ std::optional<bool> Nvml::persistence_mode(int device) const {
   int state = 0;
   if (h == nullptr || api_->persistence_mode(h, &state) != kSuccess) return std::nullopt;
   return state != 0;
+}
+
+std::optional<unsigned> Nvml::instant_power_mw(int device) const {
+  if (api_->field_values == nullptr) return std::nullopt;
+  void *h = handle(device);
+  FieldReading reading;
+  reading.field_id = kFieldPowerInstant;
+  if (h == nullptr || api_->field_values(h, 1, &reading) != kSuccess || reading.status != kSuccess)
+    return std::nullopt;
+  return reading.value.ui;
 }
 
 } // namespace kibench::gpu

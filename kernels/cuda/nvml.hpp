@@ -32,6 +32,10 @@ public:
   // The power limit the board enforces now, in milliwatts.
   [[nodiscard]] std::optional<unsigned> enforced_power_limit_mw(int device) const;
   [[nodiscard]] std::optional<bool> persistence_mode(int device) const;
+  // The board's power now in milliwatts (NVML's instantaneous field, not
+  // nvmlDeviceGetPowerUsage's one-second average); nullopt where the driver
+  // has no such field.
+  [[nodiscard]] std::optional<unsigned> instant_power_mw(int device) const;
 
   struct Api; // the resolved entry points (nvml.cpp)
   explicit Nvml(const Api *api) : api_(api) {}

@@ -57,6 +57,8 @@ json::Value comparison_document(const CompareReport &report, std::size_t baselin
       {"pairing", std::string(to_string(c.pairing))},
       {"pairingNote", c.pairing_note},
       {"fixedOrder", c.fixed_order},
+      {"allSamplesSpeedup", c.all_samples_speedup ? json::Value(*c.all_samples_speedup) : json::Value(nullptr)},
+      {"stateCaveat", c.state_caveat},
       {"baselineSamples", static_cast<std::uint64_t>(c.baseline_samples)},
       {"candidateSamples", static_cast<std::uint64_t>(c.candidate_samples)},
       {"baselineMedianNs", c.medians.baseline_median},

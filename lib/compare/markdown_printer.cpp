@@ -66,9 +66,10 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
     }
     out += "\n";
     for (const RankedMember &member : cohort.ranking) {
-      if (member.vs_baseline)
-        out +=
-            fmt::format("- {}: {}\n", code(report.runs[member.run].id), text::verdict(*member.vs_baseline));
+      if (!member.vs_baseline) continue;
+      out += fmt::format("- {}: {}\n", code(report.runs[member.run].id), text::verdict(*member.vs_baseline));
+      if (!member.vs_baseline->state_caveat.empty())
+        out += fmt::format("  - caveat: {}\n", member.vs_baseline->state_caveat);
     }
   }
   if (!cohort.not_ranked.empty()) {

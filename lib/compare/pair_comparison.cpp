@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "lib/stats/noise_floor.hpp"
 #include "lib/stats/random_index.hpp"
@@ -37,6 +38,73 @@ PairedSeries pair_by_round(const RawSeries &baseline, const RawSeries &candidate
 
 std::string percent(double fraction) {
   return fmt::format("{:.2f} %", fraction * 100.0);
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// The median of a reading (clock or power) over a run's samples, all of
+// them or only those of `rounds`; nullopt where no sample has it.
+template <class Reading>
+std::optional<double> median_reading(const RawSeries &series, Reading reading,
+                                     const std::set<std::size_t> *rounds = nullptr) {
+  std::vector<double> values;
+  for (const Sample &s : series.samples)
+    if (const std::optional<double> v = reading(s); v && (rounds == nullptr || rounds->contains(s.round)))
+      values.push_back(*v);
+  if (values.empty()) return std::nullopt;
+  return median_of(std::move(values));
+}
+
+// "eager 1875 MHz in the shared rounds, 1480 overall" for clocks or power.
+std::string state_of(const ComparedRun &run, const std::set<std::size_t> &shared, const char *unit,
+                     std::optional<double> (*reading)(const Sample &)) {
+  const auto in_shared = median_reading(*run.raw, reading, &shared);
+  const auto overall = median_reading(*run.raw, reading);
+  if (!in_shared || !overall) return {};
+  return fmt::format("{} {:.0f} {} in the shared rounds, {:.0f} overall", run.id, *in_shared, unit, *overall);
+}
+
+std::optional<double> clock_of(const Sample &s) {
+  return s.clock_mhz;
+}
+std::optional<double> power_of(const Sample &s) {
+  return s.power_w;
+}
+
+// The paired speedup beside the ratio of the medians over all samples, and
+// the caveat when they disagree by more than the noise: the threshold of
+// the verdict, or the paired interval's half-width where that is wider.
+void check_against_all_samples(const ComparedRun &baseline, const ComparedRun &candidate, PairComparison &out) {
+  const double all = median_of(baseline.raw->nanoseconds()) / median_of(candidate.raw->nanoseconds());
+  out.all_samples_speedup = all;
+  const stats::Interval &paired = out.medians.speedup;
+  const double gap = paired.estimate / all - 1.0;
+  const double half_width = (paired.high - paired.low) / (2.0 * paired.estimate);
+  const double noise = std::max(out.threshold, half_width);
+  if (std::fabs(gap) <= noise) return;
+  std::set<std::size_t> shared;
+  {
+    std::set<std::size_t> baseline_rounds;
+    for (const Sample &s : baseline.raw->samples) baseline_rounds.insert(s.round);
+    for (const Sample &s : candidate.raw->samples)
+      if (baseline_rounds.contains(s.round)) shared.insert(s.round);
+  }
+  out.state_caveat = fmt::format(
+      "the paired speedup {:.3f}× ({} shared rounds) and the ratio of the medians over all samples {:.3f}× "
+      "({} and {} samples) differ by {}, more than the noise ({}): the shared rounds were not typical of "
+      "both runs",
+      paired.estimate, shared.size(), all, baseline.raw->samples.size(), candidate.raw->samples.size(),
+      percent(std::fabs(gap)), percent(noise));
+  std::vector<std::string> states;
+  for (const ComparedRun *run : {&baseline, &candidate}) {
+    if (auto clock = state_of(*run, shared, "MHz", clock_of); !clock.empty()) states.push_back(clock);
+    if (auto power = state_of(*run, shared, "W", power_of); !power.empty()) states.push_back(power);
+  }
+  if (!states.empty()) out.state_caveat += fmt::format("; median SM clock and board power: {}", fmt::join(states, "; "));
 }
 
 } // namespace
@@ -106,6 +174,7 @@ PairComparison compare_pair(const ComparedRun &baseline, const ComparedRun &cand
   // should they not.
   out.minimum_effect = std::max(baseline.minimum_effect, candidate.minimum_effect);
   out.threshold = std::max(out.minimum_effect, out.noise_floor);
+  if (out.pairing == Pairing::paired) check_against_all_samples(baseline, candidate, out);
 
   if (std::min(out.baseline_samples, out.candidate_samples) < kMinimumSamples) {
     out.verdict = Verdict::shared;

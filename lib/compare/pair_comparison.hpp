@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,14 @@ struct PairComparison {
   double minimum_effect = 0.0, noise_floor = 0.0, threshold = 0.0;
   Verdict verdict = Verdict::shared;
   std::string explanation; // why this verdict, in words
+  // Paired only: the ratio of the two runs' medians over all their samples,
+  // beside the paired speedup of the shared rounds. On a power-capped
+  // board a run's neighbours set its clock, so the rounds both runs shared
+  // need not be typical of either; when the two estimates differ by more
+  // than the noise, state_caveat names both and each run's median SM clock
+  // and board power in the shared rounds and overall (empty when they agree).
+  std::optional<double> all_samples_speedup;
+  std::string state_caveat;
 
   // The interval of the difference lies on one side of zero.
   [[nodiscard]] bool significant() const { return medians.difference.excludes(0.0); }

@@ -28,6 +28,7 @@ double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample)
   lane.timer->stop();
   sample.ns = lane.timer->elapsed_ns();
   sample.clock_mhz = lane.timer->clock_mhz();
+  sample.power_w = lane.timer->power_w();
   return sample.ns;
 }
 

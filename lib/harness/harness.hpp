@@ -17,9 +17,10 @@ namespace kibench {
 
 struct Sample {
   double ns = 0.0;
-  std::optional<double> clock_mhz;
+  std::optional<double> clock_mhz = std::nullopt;
   std::size_t round = 0; // interleave index: the round this sample was taken in
   bool throttled = false;
+  std::optional<double> power_w = std::nullopt; // board power when the sample ended, where the device reports it
 };
 
 struct Measurement {

@@ -15,6 +15,7 @@ json::Value raw_samples_document(const Measurement &m, const std::string &invoca
                        {"ns", s.ns},
                        {"throttled", s.throttled}};
     entry.set("smClockMHz", s.clock_mhz ? json::Value(*s.clock_mhz) : json::Value(nullptr));
+    if (s.power_w) entry.set("boardPowerW", *s.power_w);
     samples.emplace_back(std::move(entry));
   }
   return json::Object{{"format", std::string(kRawSamplesFormat)},
@@ -58,6 +59,7 @@ Measurement read_raw_samples(const json::Value &doc, const std::string &source, 
     s.ns = ns->as_number();
     s.round = static_cast<std::size_t>(round->as_number());
     if (const json::Value *c = entry.find("smClockMHz"); c && c->is_number()) s.clock_mhz = c->as_number();
+    if (const json::Value *w = entry.find("boardPowerW"); w && w->is_number()) s.power_w = w->as_number();
     if (const json::Value *th = entry.find("throttled"); th && th->is_bool()) s.throttled = th->as_bool();
     m.samples.push_back(s);
   }

@@ -46,6 +46,9 @@ public:
   virtual double elapsed_ns() = 0;
   // SM clock in MHz observed around the sample, if the device reports it.
   virtual std::optional<double> clock_mhz() { return std::nullopt; }
+  // Board power in watts as the sample ended (the instantaneous reading,
+  // not a trailing average), if the device reports it.
+  virtual std::optional<double> power_w() { return std::nullopt; }
   // e.g. "cuda_events" or "steady_clock".
   [[nodiscard]] virtual std::string name() const = 0;
 };
