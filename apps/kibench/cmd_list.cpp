@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "apps/kibench/plugins.hpp"
 #include "lib/error.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/workload/workload.hpp"
@@ -10,8 +11,14 @@ namespace kibench::cli {
 
 namespace {
 
-int list_command(const std::string &dir_arg) {
-  const auto backend = make_backend();
+struct ListArgs {
+  std::string workloads;
+  std::vector<std::string> plugins;
+};
+
+int list_command(const ListArgs &args, const CliContext &context) {
+  const std::string &dir_arg = args.workloads;
+  const auto backend = make_backend(plugin_catalog(args.plugins, context, {}));
   const auto gpu_missing = backend->gpu_unavailable_reason();
   const auto environment = backend->environment();
   fmt::print("machine: {}{}\n\n", environment.product,
@@ -40,13 +47,15 @@ int list_command(const std::string &dir_arg) {
 
 } // namespace
 
-void add_list(CLI::App &app, Action &action) {
-  auto dir = std::make_shared<std::string>();
+void add_list(CLI::App &app, Action &action, const CliContext &context) {
+  auto args = std::make_shared<ListArgs>();
   CLI::App *list =
       app.add_subcommand("list", "List workloads, implementations and what this machine can run");
-  list->add_option("--workloads", *dir, "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
-  list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small");
-  list->callback([dir, &action] { action = [dir] { return list_command(*dir); }; });
+  list->add_option("--workloads", args->workloads, "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
+  list->add_option("--plugin", args->plugins, "A plugin library whose implementations to list too; repeatable");
+  list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small\n"
+               "  kibench list --plugin build/examples/plugin/libkibench_example_plugin.so");
+  list->callback([args, &action, &context] { action = [args, &context] { return list_command(*args, context); }; });
 }
 
 } // namespace kibench::cli
