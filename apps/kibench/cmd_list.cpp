@@ -1,4 +1,6 @@
 // kibench list: workloads, implementations, and what this machine can run.
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
@@ -24,9 +26,12 @@ int list_command(const ListArgs &args, const CliContext &context) {
   fmt::print("machine: {}{}\n\n", environment.product,
              gpu_missing ? fmt::format(" (no GPU: {})", *gpu_missing) : std::string());
   fmt::print("implementations:\n");
-  for (const auto &e : backend->implementations()) {
+  const auto implementations = backend->implementations();
+  std::size_t width = 14;
+  for (const auto &e : implementations) width = std::max(width, e.name.size());
+  for (const auto &e : implementations) {
     const bool can = !(e.needs_gpu && gpu_missing);
-    fmt::print("  {:<14} {:<5} {:<10} {}\n", e.name, e.needs_gpu ? "GPU" : "CPU",
+    fmt::print("  {:<{}} {:<5} {:<10} {}\n", e.name, width, e.needs_gpu ? "GPU" : "CPU",
                can ? "runs here" : "needs GPU", e.summary + (e.is_oracle ? " [oracle]" : ""));
   }
   const std::filesystem::path dir =
