@@ -114,6 +114,12 @@ typedef struct {
   int32_t requirement_count;
   const kibench_plugin_pair *labels; /* metadata.labels ([a-z][a-z0-9_]* keys, values <= 200 characters) */
   int32_t label_count;
+  /* Optional spec.source: the one file the code ships as (a Python
+   * module), "sha256:<64 hex>" of its bytes, its base name and size. For a
+   * library loaded with --plugin kibench records the library file instead. */
+  const char *source_digest;
+  const char *source_file_name;
+  int64_t source_size_bytes;
 } kibench_plugin_revision;
 
 typedef struct {

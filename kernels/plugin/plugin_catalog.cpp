@@ -95,6 +95,9 @@ RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &i, cons
   f.source.tree_digest = text(r.tree_digest);
   f.licence = text(r.licence);
   f.labels = pairs(r.labels, r.label_count, origin, "revision.labels");
+  if (r.source_digest != nullptr)
+    f.source_file = SourceFile{text(r.source_digest), text(r.source_file_name),
+                               r.source_size_bytes > 0 ? static_cast<std::uint64_t>(r.source_size_bytes) : 0};
   auto requirements = pairs(r.requirements, r.requirement_count, origin, "revision.requirements");
   if (r.package != nullptr) {
     f.package = PackageFacts{text(r.package), text(r.package_version), std::move(requirements)};
