@@ -93,13 +93,15 @@ class Plugin(ctypes.Structure):
 
 def candidates(explicit=None):
     """Where libkibench_capi.so is looked for, in order: --capi PATH,
-    $KIBENCH_CAPI, the folder of the `kibench` executable on PATH, and build/
-    of the source tree this package was installed from."""
+    $KIBENCH_CAPI (either, when given, is the only place), the folder of the
+    `kibench` executable on PATH, and build/ of the source tree this package
+    was installed from."""
     if explicit:
         yield explicit, "--capi"
         return
     if os.environ.get("KIBENCH_CAPI"):
         yield os.environ["KIBENCH_CAPI"], "$KIBENCH_CAPI"
+        return
     executable = shutil.which("kibench")
     if executable:
         yield os.path.join(os.path.dirname(os.path.realpath(executable)), "libkibench_capi.so"), "kibench on PATH"
