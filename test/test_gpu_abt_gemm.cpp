@@ -265,4 +265,62 @@ TEST_CASE("abt_gemm refuses operands TMA cannot address", "[gpu][gemm]") {
   g.stats_ld = 1;
   g.tile = gemm::AbtTile::n192_stages4; // statistics come in 256-column tiles only
   CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.tile = gemm::AbtTile::n256_stages3;
+  g.b_rows = 33; // more rows of B than columns of C
+  CHECK_FALSE(gemm::abt_gemm_supported(g));
+  g.b_rows = 27;
+  CHECK(gemm::abt_gemm_supported(g));
+}
+
+TEST_CASE("abt_gemm on an odd vocabulary: W's rows past V read as zeros, statistics over V", "[gpu][gemm]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  DeviceAllocator allocator("test-abt-gemm");
+  Stream stream;
+  std::mt19937_64 rng(11);
+  const float log2e = 1.4426950408889634f;
+  // V = 1003 (GPT-2-like remainder 3 of 8), 50 rows, K = 136; the buffer
+  // is exactly V rounded up (1008) wide, and nothing lies past W's V rows
+  // in its own allocation.
+  for (const std::int64_t vocab : {1003, 517, 8}) {
+    const std::int64_t m = 50, k = 136, ldc = (vocab + 7) / 8 * 8;
+    INFO("V = " << vocab);
+    const Matrix a = random_matrix(static_cast<std::size_t>(m * k), rng);
+    const Matrix b = random_matrix(static_cast<std::size_t>(vocab * k), rng);
+    const auto da = upload(allocator, a.bf16), db = upload(allocator, b.bf16);
+    DeviceBuffer<__nv_bfloat16> dc(allocator, static_cast<std::size_t>(m * ldc));
+    CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
+    const std::int64_t tiles = gemm::abt_gemm_column_tiles(vocab);
+    DeviceBuffer<float2> stats(allocator, static_cast<std::size_t>(m * tiles));
+    const gemm::AbtGemm g = gemm::logit_gemm_with_statistics(m, vocab, k, da.data(), db.data(), dc.data(), ldc,
+                                                             stats.data(), log2e);
+    REQUIRE(gemm::abt_gemm_supported(g));
+    gemm::abt_gemm(g, sm_count(), stream);
+    stream.synchronize();
+    const auto out = download(dc);
+    const auto got = download(stats);
+    const auto ref = host_product(a.values, false, b.values, true, m, vocab, k);
+    CHECK(relative_error(out, ldc, ref, m, vocab) < 4e-3);
+    std::size_t nonzero_padding = 0, wrong_max = 0;
+    double worst_sum = 0.0;
+    for (std::int64_t r = 0; r < m; ++r) {
+      for (std::int64_t col = vocab; col < ldc; ++col)
+        if (__bfloat162float(out[static_cast<std::size_t>(r * ldc + col)]) != 0.0f) ++nonzero_padding;
+      for (std::int64_t j = 0; j < tiles; ++j) {
+        float mx = -INFINITY;
+        for (std::int64_t col = j * 256; col < std::min((j + 1) * 256, vocab); ++col)
+          mx = std::max(mx, __bfloat162float(out[static_cast<std::size_t>(r * ldc + col)]) * log2e);
+        double sum = 0.0;
+        for (std::int64_t col = j * 256; col < std::min((j + 1) * 256, vocab); ++col)
+          sum += std::exp2(static_cast<double>(__bfloat162float(out[static_cast<std::size_t>(r * ldc + col)]) *
+                                               log2e) -
+                           mx);
+        const float2 v = got[static_cast<std::size_t>(r * tiles + j)];
+        if (!(v.x == mx)) ++wrong_max;
+        worst_sum = std::max(worst_sum, std::abs(v.y - sum) / sum);
+      }
+    }
+    CHECK(nonzero_padding == 0);
+    CHECK(wrong_max == 0);
+    CHECK(worst_sum < 1e-5);
+  }
 }

@@ -61,14 +61,6 @@ void validate(const RowMajorGemm &g) {
     throw std::invalid_argument("RowMajorGemm: null operand");
 }
 
-// Dense row strides when the caller left them at 0.
-RowMajorGemm with_dense_strides(RowMajorGemm g) {
-  if (g.lda == 0) g.lda = g.transpose_a ? g.m : g.k;
-  if (g.ldb == 0) g.ldb = g.transpose_b ? g.k : g.n;
-  if (g.ldc == 0) g.ldc = g.n;
-  return g;
-}
-
 template <class Handle, cublasStatus_t (*Destroy)(Handle)> struct LtDeleter {
   void operator()(Handle handle) const {
     if (handle != nullptr && Destroy(handle) != CUBLAS_STATUS_SUCCESS)
@@ -91,6 +83,13 @@ Layout make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, st
 }
 
 } // namespace
+
+RowMajorGemm with_dense_strides(RowMajorGemm g) {
+  if (g.lda == 0) g.lda = g.transpose_a ? g.m : g.k;
+  if (g.ldb == 0) g.ldb = g.transpose_b ? g.k : g.n;
+  if (g.ldc == 0) g.ldc = g.n;
+  return g;
+}
 
 RowMajorGemm gemm_abt(std::int64_t m, std::int64_t n, std::int64_t k, const void *a, const void *b, void *c) {
   RowMajorGemm g;

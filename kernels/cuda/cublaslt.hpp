@@ -62,6 +62,9 @@ struct RowMajorGemm {
   const float *device_beta = nullptr;
 };
 
+// `g` with its row strides spelled out: the dense ones where it left 0.
+RowMajorGemm with_dense_strides(RowMajorGemm g);
+
 // C[m,n] = A[m,k] · B[n,k]ᵀ   e.g. logits z = x · Wᵀ
 RowMajorGemm gemm_abt(std::int64_t m, std::int64_t n, std::int64_t k, const void *a, const void *b, void *c);
 // C[m,n] = A[m,k] · B[k,n]    e.g. grad x = G · W

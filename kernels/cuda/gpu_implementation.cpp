@@ -54,7 +54,8 @@ void GpuImplementation::flush_caches() {
 
 MemoryUse GpuImplementation::memory() const {
   MemoryUse use;
-  use.input_bytes = inputs_ != nullptr ? inputs_->bytes() : 0;
+  if (inputs_ == nullptr) return use; // released: holds nothing
+  use.input_bytes = inputs_->bytes();
   use.output_bytes = allocator_.live_bytes(MemoryTag::output);
   use.peak_bytes = use.input_bytes + allocator_.peak_bytes();
   use.workspace_bytes = use.peak_bytes - use.input_bytes - use.output_bytes;

@@ -41,7 +41,8 @@ public:
   // Writes twice the L2's size on the stream.
   void flush_caches() final;
   // Inputs as generated, outputs as allocated with MemoryTag::output,
-  // workspace: the allocator's high-water mark less the outputs.
+  // workspace: the allocator's high-water mark less the outputs; all zero
+  // once released.
   [[nodiscard]] MemoryUse memory() const override;
 
   ~GpuImplementation() override;

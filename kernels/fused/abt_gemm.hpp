@@ -40,6 +40,11 @@ struct AbtGemm {
   std::int64_t ldb = 0;
   void *c = nullptr; // [m, n], row stride ldc
   std::int64_t ldc = 0;
+  // Rows of B that exist, at most n; 0: n. TMA reads the rows past them as
+  // zeros, so C's columns [b_rows, n) are 0: a vocabulary that is no
+  // multiple of 8 runs as n = V rounded up to whole 16-byte rows of C (the
+  // padding columns of a logit buffer), with W's V rows as they are.
+  std::int64_t b_rows = 0;
   // CTAs a cluster, taking adjacent row tiles and sharing each B tile
   // (TMA multicast): 1 or 2. Two moves a third less through L2, which the
   // single-CTA kernel keeps 85 % busy: 2-4 % faster on the H200.
@@ -72,13 +77,15 @@ struct AbtGemm {
 // 48 tiles, so a 2816-row chunk reads W from HBM once), at least 2.
 [[nodiscard]] int abt_gemm_group_rows(std::int64_t k);
 
-// A logit product z = x · Wᵀ, x [m, k] and W [n, k] dense, z [m, n] with row
-// stride ldc, writing the row statistics of z · scale over all n columns
-// into stats [m, abt_gemm_column_tiles(n)]: how the fused row kernel takes
-// its logits (scale log2 e at tau = 1).
-[[nodiscard]] inline AbtGemm logit_gemm_with_statistics(std::int64_t m, std::int64_t n, std::int64_t k,
+// A logit product z = x · Wᵀ, x [m, k] and W [vocab, k] dense, z [m, vocab]
+// with row stride ldc (at least vocab rounded up to a multiple of 8, the
+// columns written: those past vocab get 0), writing the row statistics of
+// z · scale over the vocab columns into stats [m, abt_gemm_column_tiles(vocab)]:
+// how the fused row kernel takes its logits (scale log2 e at tau = 1).
+[[nodiscard]] inline AbtGemm logit_gemm_with_statistics(std::int64_t m, std::int64_t vocab, std::int64_t k,
                                                         const void *x, const void *weight, void *z,
                                                         std::int64_t ldc, float2 *stats, float scale) {
+  const std::int64_t n = (vocab + 7) / 8 * 8; // a multiple of 256 is one of 8: the same column tiles
   return {.m = m,
           .n = n,
           .k = k,
@@ -88,14 +95,15 @@ struct AbtGemm {
           .ldb = k,
           .c = z,
           .ldc = ldc,
+          .b_rows = vocab,
           .row_stats = stats,
-          .stats_ld = abt_gemm_column_tiles(n),
-          .stats_columns = n,
+          .stats_ld = abt_gemm_column_tiles(vocab),
+          .stats_columns = vocab,
           .stats_scale = scale};
 }
 
 // Whether abt_gemm takes these operands: shapes within int32, n a multiple
-// of 8, A, B and C 16-byte aligned with row strides of whole 16-byte units
+// of 8, 0 <= b_rows <= n, A, B and C 16-byte aligned with row strides of whole 16-byte units
 // (TMA moves whole 16-byte units of a row), a cluster of 1 or 2, and row
 // statistics only with 256-column tiles, 0 < stats_columns <= n and room
 // for every column tile in a statistics row.

@@ -11,7 +11,10 @@
 //   grad b_s += column sums of G'                     a ones-vector GEMM (bias only)
 // where G' = N G without its one-hot term, which one_hot.hpp adds in fp32;
 // after the last chunk grad W_s and grad b_s get that term, grad W_s / N is
-// rounded once, and the loss is one fixed-order fp64 sum.
+// rounded once, and the loss is one fixed-order fp64 sum. The logit rows
+// are padded to a multiple of 8 columns, and every cuBLASLt GEMM whose
+// vocabulary extent is not one is cut at its last multiple of 8
+// (kernels/cuda/aligned_gemm.hpp): any V runs at the aligned rate.
 //
 // The fp32 grad W accumulator's rows [0, S), S = floor(V/16)·8 ~ V/2, live
 // in the bf16 grad W output buffer itself (4·S·Hs ≤ 2·V·Hs bytes), only rows
@@ -70,8 +73,9 @@ struct FusedOptions {
   // 0: gpu::fused::default_workspace_budget of the shape.
   std::uint64_t workspace_budget = 0;
   // Logit GEMMs that write row statistics: where tau = 1, neither head has
-  // a bias, and V and both hidden sizes are multiples of 8 (whole 16-byte
-  // TMA rows), z_s and z_t can come from kibench's own GEMM
+  // a bias, and both hidden sizes are multiples of 8 (whole 16-byte TMA
+  // rows of x and W; an odd V runs as V rounded up to 8 columns, the rows
+  // of W past V read as zeros), z_s and z_t can come from kibench's own GEMM
   // (kernels/fused/abt_gemm.hpp), which also writes each row's
   // per-256-column (max, Σ exp); the row kernel combines those instead of a
   // statistics sweep and cluster reduction of its own, and takes the KL
