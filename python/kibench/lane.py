@@ -144,14 +144,20 @@ class PythonLane:
         return facts
 
     # ------------------------------------------------------ the callbacks
-    def call(self, message, body):
+    # Preparing may compile and warm up (torch.compile, Triton autotuning):
+    # it gets this many times --timeout.
+    PREPARE_ALLOWANCE = 10
+
+    def call(self, message, body, allowance=1):
         """Runs body(); an exception becomes a status and a message."""
+        seconds = self.timeout_s * allowance
         try:
-            with _deadline(self.timeout_s):
+            with _deadline(seconds):
                 body()
             return capi.OK
         except _TimedOut:
-            _write(message, f"did not finish within {self.timeout_s:g} s (--timeout)")
+            _write(message, f"did not finish within {seconds:g} s" +
+                   (" (--timeout)" if allowance == 1 else f" ({allowance} x --timeout, for prepare)"))
             return capi.TIMEOUT
         except LaneError as error:
             _write(message, str(error))
@@ -246,7 +252,7 @@ class PythonLane:
     def memory(self, m):
         torch = self.torch
         m.input_bytes = 0
-        out_bytes = sum(t.numel() * t.element_size() for t in self.kept if hasattr(t, "element_size"))
+        out_bytes = sum(int(t.nbytes) for t in self.kept)
         if torch is None or self.device != "cuda":
             m.output_bytes = out_bytes
             m.workspace_bytes = 0
@@ -300,7 +306,7 @@ class PythonLane:
                 __cuda_array_interface__ = {"shape": shape, "typestr": code[0], "data": (t.data, False),
                                             "version": 3, "strides": None, "stream": None}
 
-            view = torch.as_tensor(Interface(), device=torch.device("cuda", torch.cuda.current_device()))
+            view = torch.as_tensor(Interface(), device=self.stream.device)
         else:
             view = torch.frombuffer((code[1] * count).from_address(t.data), dtype=torch.int16 if
                                     t.dtype == capi.DTYPE_BF16 else torch.int64).reshape(shape)
@@ -414,7 +420,8 @@ class LaneSet:
             return lane.unsupported(info, pass_code, message)
 
         def prepare(state, inputs, message):
-            return lane.call(message, lambda: lane.prepare(inputs.contents))
+            lane.timeout_s = inputs.contents.timeout_s
+            return lane.call(message, lambda: lane.prepare(inputs.contents), lane.PREPARE_ALLOWANCE)
 
         def before_sample(state, pass_code, stream, message):
             return lane.call(message, lambda: lane.before_sample(pass_code))
