@@ -14,6 +14,8 @@
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_environment.hpp"
 #include "kernels/oracle/device_compare.hpp"
+#include "kernels/plugin/plugin_backend.hpp"
+#include "kernels/plugin/plugin_implementation.hpp"
 #include "kernels/registry.hpp"
 #include "lib/run/backend.hpp"
 
@@ -23,6 +25,8 @@ namespace {
 
 class MachineBackend final : public Backend {
 public:
+  explicit MachineBackend(std::shared_ptr<const plugin::PluginCatalog> plugins) : plugins_(std::move(plugins)) {}
+
   [[nodiscard]] std::optional<std::string> gpu_unavailable_reason() const override {
     const auto &a = gpu::gpu_availability();
     if (a.available) return std::nullopt;
@@ -64,12 +68,17 @@ public:
     std::vector<ImplementationEntry> out;
     for (const auto &r : implementation_registry())
       out.push_back({r.name, r.summary, r.needs_gpu, r.is_oracle});
+    if (plugins_)
+      for (const auto &p : plugins_->entries())
+        out.push_back({p->name, fmt::format("{} [plugin: {}]", p->summary, p->origin), p->needs_gpu, false});
     return out;
   }
 
   [[nodiscard]] std::unique_ptr<Implementation> make(std::string_view name) const override {
-    const RegisteredImplementation *r = find_implementation(name);
-    return r ? r->make() : nullptr;
+    if (const RegisteredImplementation *r = find_implementation(name)) return r->make();
+    if (plugins_)
+      if (auto entry = plugins_->find(name)) return plugin::make_plugin_implementation(entry, plugins_->settings());
+    return nullptr;
   }
 
   [[nodiscard]] std::vector<unsigned char> to_host_bytes(const TensorRef &t) const override {
@@ -111,12 +120,25 @@ public:
     one("grad_student_bias", out.grad_student_bias, ref.grad_student_bias);
     return errors;
   }
+
+private:
+  std::shared_ptr<const plugin::PluginCatalog> plugins_;
 };
 
 } // namespace
 
 std::unique_ptr<Backend> make_backend() {
-  return std::make_unique<MachineBackend>();
+  return std::make_unique<MachineBackend>(nullptr);
+}
+
+std::unique_ptr<Backend> make_backend(std::shared_ptr<const plugin::PluginCatalog> plugins) {
+  return std::make_unique<MachineBackend>(std::move(plugins));
+}
+
+std::vector<std::string> builtin_implementation_names() {
+  std::vector<std::string> names;
+  for (const auto &r : implementation_registry()) names.push_back(r.name);
+  return names;
 }
 
 } // namespace kibench

@@ -4,7 +4,7 @@
 # the CUDA runtime and driver but not those packages:
 #   scripts/package_for_device.sh [BUILD_DIR] [DEST]
 #   DEST/kibench, DEST/kibench_tests, DEST/kibench_dev (the dev/ studies),
-#   DEST/libkibench_capi.so, DEST/kibench_capi_test,
+#   DEST/libkibench_capi.so, DEST/kibench_capi_test, DEST/libkibench_example_plugin.so,
 #   DEST/lib/*.so.*  (their RPATH is $ORIGIN/lib)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +15,7 @@ mkdir -p "$dest/lib"
 cp "$build/kibench" "$dest/"
 cp "$build/test/kibench_tests" "$build/dev/kibench_dev" "$dest/"
 cp "$build/libkibench_capi.so" "$build/test/kibench_capi_test" "$dest/"
+cp "$build/examples/plugin/libkibench_example_plugin.so" "$dest/"
 for binary in "$dest/kibench" "$dest/kibench_tests" "$dest/kibench_dev" "$dest/libkibench_capi.so"; do
   ldd "$binary" | awk '/=> \// {print $3}' | while read -r library; do
     case "$(basename "$library")" in

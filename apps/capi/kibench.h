@@ -118,6 +118,18 @@ int kibench_timer_elapsed(kibench_timer *timer, double *ns, double *clock_mhz);
 int kibench_compare_outputs(kibench_impl *truth, const kibench_outputs *candidate, int with_gradients,
                             kibench_error_stats *stats, int capacity, int *count);
 
+/* Runs kibench's command line exactly as the kibench executable does
+ * (argv[0] is a program name, then e.g. "run", workloads and flags), with
+ * the implementations of `plugins` (kibench_plugin.h descriptions, kept
+ * alive by the caller for the call) offered beside the built-in ones and
+ * those of --plugin; `host` names them in messages (e.g. "python").
+ * Returns the exit code (0 success, 1 a failed check or implementation, 2
+ * bad input, 3 an internal error); messages go to stderr, results to
+ * stdout. The Python package's `python -m kibench run` is this call. */
+struct kibench_plugin;
+int kibench_cli_run(int argc, const char *const *argv, const struct kibench_plugin *const *plugins,
+                    int plugin_count, const char *host);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,9 +4,11 @@
 // Each entry point catches every exception and turns it into the
 // thread-local message of kibench_last_error().
 #include "apps/capi/kibench.h"
+#include "apps/capi/kibench_plugin.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -18,7 +20,9 @@
 #include <cuda_runtime_api.h>
 #include <fmt/core.h>
 
+#include "apps/kibench/cli.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/plugin/plugin_lane.hpp"
 #include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_allocator.hpp"
 #include "kernels/cuda/gpu_available.hpp"
@@ -199,22 +203,7 @@ int kibench_workload_get_info(kibench_workload *workload, kibench_workload_info 
   return guarded_status([&] {
     const kibench::Workload &w = require(workload, "workload").workload;
     kibench_workload_info &out = require(info, "info");
-    out = kibench_workload_info{};
-    out.tokens = w.tokens;
-    out.vocab = w.vocab;
-    out.hidden = w.hidden;
-    out.student_hidden = w.student_hidden;
-    out.has_student_bias = w.student_bias.has_value() ? 1 : 0;
-    out.has_teacher_bias = w.teacher_bias.has_value() ? 1 : 0;
-    out.beta = w.scalars.beta;
-    out.temperature = w.scalars.temperature;
-    out.weight_hard = w.scalars.weight_hard;
-    out.weight_soft = w.scalars.weight_soft;
-    out.ignore_index = w.scalars.ignore_index;
-    out.max_relative_error = w.correctness.max_relative_error;
-    out.max_absolute_error = w.correctness.max_absolute_error;
-    out.gemm_flops_forward = w.gemm_flops(false);
-    out.gemm_flops_full = w.gemm_flops(true);
+    out = kibench::plugin::workload_info(w);
   });
 }
 
@@ -359,6 +348,19 @@ int kibench_timer_elapsed(kibench_timer *timer, double *ns, double *clock_mhz) {
     if (ns != nullptr) *ns = elapsed;
     if (clock_mhz != nullptr) *clock_mhz = t.clock_mhz().value_or(std::numeric_limits<double>::quiet_NaN());
   });
+}
+
+int kibench_cli_run(int argc, const char *const *argv, const struct kibench_plugin *const *plugins,
+                    int plugin_count, const char *host) {
+  kibench::cli::CliContext context;
+  const std::string origin = host != nullptr ? host : "host";
+  for (int k = 0; plugins != nullptr && k < plugin_count; ++k) context.in_process.push_back({plugins[k], origin});
+  try {
+    return kibench::cli::run_cli(argc, argv, context);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "kibench: error: %s\n", e.what());
+    return 3;
+  }
 }
 
 int kibench_compare_outputs(kibench_impl *truth, const kibench_outputs *candidate, int with_gradients,

@@ -1,7 +1,10 @@
 // kibench list: workloads, implementations, and what this machine can run.
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "apps/kibench/plugins.hpp"
 #include "lib/error.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/workload/workload.hpp"
@@ -10,16 +13,25 @@ namespace kibench::cli {
 
 namespace {
 
-int list_command(const std::string &dir_arg) {
-  const auto backend = make_backend();
+struct ListArgs {
+  std::string workloads;
+  std::vector<std::string> plugins;
+};
+
+int list_command(const ListArgs &args, const CliContext &context) {
+  const std::string &dir_arg = args.workloads;
+  const auto backend = make_backend(plugin_catalog(args.plugins, context, {}));
   const auto gpu_missing = backend->gpu_unavailable_reason();
   const auto environment = backend->environment();
   fmt::print("machine: {}{}\n\n", environment.product,
              gpu_missing ? fmt::format(" (no GPU: {})", *gpu_missing) : std::string());
   fmt::print("implementations:\n");
-  for (const auto &e : backend->implementations()) {
+  const auto implementations = backend->implementations();
+  std::size_t width = 14;
+  for (const auto &e : implementations) width = std::max(width, e.name.size());
+  for (const auto &e : implementations) {
     const bool can = !(e.needs_gpu && gpu_missing);
-    fmt::print("  {:<14} {:<5} {:<10} {}\n", e.name, e.needs_gpu ? "GPU" : "CPU",
+    fmt::print("  {:<{}} {:<5} {:<10} {}\n", e.name, width, e.needs_gpu ? "GPU" : "CPU",
                can ? "runs here" : "needs GPU", e.summary + (e.is_oracle ? " [oracle]" : ""));
   }
   const std::filesystem::path dir =
@@ -40,13 +52,15 @@ int list_command(const std::string &dir_arg) {
 
 } // namespace
 
-void add_list(CLI::App &app, Action &action) {
-  auto dir = std::make_shared<std::string>();
+void add_list(CLI::App &app, Action &action, const CliContext &context) {
+  auto args = std::make_shared<ListArgs>();
   CLI::App *list =
       app.add_subcommand("list", "List workloads, implementations and what this machine can run");
-  list->add_option("--workloads", *dir, "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
-  list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small");
-  list->callback([dir, &action] { action = [dir] { return list_command(*dir); }; });
+  list->add_option("--workloads", args->workloads, "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
+  list->add_option("--plugin", args->plugins, "A plugin library whose implementations to list too; repeatable");
+  list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small\n"
+               "  kibench list --plugin build/examples/plugin/libkibench_example_plugin.so");
+  list->callback([args, &action, &context] { action = [args, &context] { return list_command(*args, context); }; });
 }
 
 } // namespace kibench::cli

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "apps/kibench/plugins.hpp"
 #include "lib/error.hpp"
 #include "lib/run/run_printer.hpp"
 #include "lib/run/session.hpp"
@@ -32,6 +33,7 @@ struct RunArgs {
   bool no_interleave = false;
   double sustained = 1.0;
   std::string save_tensors;
+  std::vector<std::string> plugins;
 };
 
 // On a terminal the progress line rewrites itself; in a log (CI), a plain
@@ -54,8 +56,7 @@ ProgressCallback make_progress() {
   };
 }
 
-int run_command(const RunArgs &args) {
-  const auto backend = make_backend();
+int run_command(const RunArgs &args, const CliContext &context) {
   SessionOptions options;
   for (const auto &w : args.workloads) options.workload_files.emplace_back(w);
   options.implementations = args.implementations;
@@ -76,6 +77,7 @@ int run_command(const RunArgs &args) {
   if (!args.save_tensors.empty()) options.save_tensors = args.save_tensors;
   options.note = [](const std::string &line) { fmt::print(stderr, "note: {}\n", line); };
   options.progress = make_progress();
+  const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}));
   const auto outcomes = run_session(*backend, options);
   if (::isatty(STDERR_FILENO)) fmt::print(stderr, "\r\033[K");
   bool all_passed = true;
@@ -88,7 +90,7 @@ int run_command(const RunArgs &args) {
 
 } // namespace
 
-void add_run(CLI::App &app, Action &action) {
+void add_run(CLI::App &app, Action &action, const CliContext &context) {
   auto args = std::make_shared<RunArgs>();
   CLI::App *run = app.add_subcommand("run", "Generate inputs, check implementations against the fp64 oracle, "
                                             "time them, and write KernelIndex manifests");
@@ -113,20 +115,26 @@ void add_run(CLI::App &app, Action &action) {
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
   run->add_flag("--no-interleave", args->no_interleave, "Time implementations one after another");
+  run->add_option("--plugin", args->plugins,
+                  "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
+                  "repeatable");
   run->add_option("--sustained", args->sustained,
                   "Seconds each GPU implementation then runs back to back while the board's energy is "
                   "read (0: skip)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  run->footer(R"(Exit codes: 0 all checked outputs passed, 1 a correctness failure, 2 bad input.
+  run->footer(R"(Exit codes: 0 all checked outputs passed, 1 an implementation failed (its check, or it
+raised an error, returned outputs of the wrong shape or type, ran out of time or memory), 2 bad input.
 
 Examples:
   kibench run                                   # default workload and implementations
   kibench run workloads/small/*.json --impl cpu-reference --out runs
   kibench run workloads/seed-distill-jsd-h4096-t8192-v128256.json --impl fused,cublas-floor --pass forward
   kibench run --hot --min-samples 50 --max-noise 0.002
-  kibench run workloads/small/small-v1000-h64-t32.json --save-tensors tensors/)");
-  run->callback([args, &action] { action = [args] { return run_command(*args); }; });
+  kibench run workloads/small/small-v1000-h64-t32.json --save-tensors tensors/
+  kibench run workloads/small/small-v1000-h64-t32.json --plugin build/examples/plugin/libkibench_example_plugin.so \
+      --impl cpu-reference,example-cpu-fp32)");
+  run->callback([args, &action, &context] { action = [args, &context] { return run_command(*args, context); }; });
 }
 
 } // namespace kibench::cli

@@ -7,13 +7,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/kibench/cli.hpp"
+
 namespace kibench::cli {
 
 using Action = std::function<int()>;
 
-void add_run(CLI::App &app, Action &action);
+// run and list also take the plugins the hosting program hands in.
+void add_run(CLI::App &app, Action &action, const CliContext &context);
 void add_digest(CLI::App &app, Action &action);
-void add_list(CLI::App &app, Action &action);
+void add_list(CLI::App &app, Action &action, const CliContext &context);
 void add_env(CLI::App &app, Action &action);
 void add_compare(CLI::App &app, Action &action);
 void add_import(CLI::App &app, Action &action);

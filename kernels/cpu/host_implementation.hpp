@@ -18,7 +18,7 @@ class HostImplementation : public Implementation {
 public:
   [[nodiscard]] std::string name() const final { return name_; }
   [[nodiscard]] bool needs_gpu() const final { return false; }
-  [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const final {
+  [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     return too_big_reason(w, planned_own_bytes(w));
   }
   std::unique_ptr<SampleTimer> make_timer() final { return std::make_unique<HostTimer>(); }

@@ -18,7 +18,20 @@ struct Lane {
   std::unique_ptr<SampleTimer> timer;
   StoppingRule rule;
   Measurement result;
+  [[nodiscard]] bool finished() const { return result.failure.has_value() || rule.finished(); }
 };
+
+// Runs `step` for the lane; an exception fails the lane, not the run.
+template <typename Step> bool guarded(Lane &lane, Step &&step) {
+  try {
+    step();
+    return true;
+  } catch (const std::exception &e) {
+    lane.result.failure = failure_of(e);
+    lane.result.samples.clear();
+    return false;
+  }
+}
 
 double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample) {
   if (settings.cold) lane.impl->flush_caches();
@@ -54,10 +67,12 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     lanes.push_back(std::move(lane));
   }
   for (auto &lane : lanes) {
-    for (std::size_t i = 0; i < settings.warmup_runs; ++i) {
-      Sample discarded;
-      take_sample(lane, settings, discarded);
-    }
+    guarded(lane, [&] {
+      for (std::size_t i = 0; i < settings.warmup_runs; ++i) {
+        Sample discarded;
+        take_sample(lane, settings, discarded);
+      }
+    });
   }
 
   // Interleaved: one sample per unfinished lane per round, in the round's
@@ -66,7 +81,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   auto sample_lane = [&](Lane &lane, std::size_t round) {
     Sample s;
     s.round = round;
-    lane.rule.add_sample(take_sample(lane, settings, s));
+    if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings, s)); })) return;
     lane.result.samples.push_back(s);
     if (progress) {
       Progress p;
@@ -76,7 +91,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
       p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       // Left: the remaining minimum samples of the slowest lane, at its mean.
       for (const auto &l : lanes) {
-        if (l.rule.finished() || l.result.samples.empty()) continue;
+        if (l.finished() || l.result.samples.empty()) continue;
         double mean_s = 0;
         for (const auto &x : l.result.samples) mean_s += x.ns * 1e-9;
         mean_s /= static_cast<double>(l.result.samples.size());
@@ -93,7 +108,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
       bool any = false;
       for (const std::size_t k : interleave_order(lanes.size(), round)) {
         Lane &lane = lanes[k];
-        if (lane.rule.finished()) continue;
+        if (lane.finished()) continue;
         any = true;
         sample_lane(lane, round);
       }
@@ -101,14 +116,14 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     }
   } else {
     for (auto &lane : lanes)
-      for (std::size_t round = 0; !lane.rule.finished(); ++round) sample_lane(lane, round);
+      for (std::size_t round = 0; !lane.finished(); ++round) sample_lane(lane, round);
   }
 
   std::vector<Measurement> results;
   for (auto &lane : lanes) {
-    if (!lane.result.samples.empty())
-      lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
-    lane.result.stop_reason = lane.rule.reason();
+    if (!lane.result.failure && !lane.result.samples.empty())
+      guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result)); });
+    if (!lane.result.failure) lane.result.stop_reason = lane.rule.reason();
     flag_throttled(lane.result, settings.throttle_fraction);
     results.push_back(std::move(lane.result));
   }

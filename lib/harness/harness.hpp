@@ -12,6 +12,7 @@
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/harness/sustained.hpp"
 #include "lib/implementation/implementation.hpp"
+#include "lib/implementation/implementation_failure.hpp"
 
 namespace kibench {
 
@@ -29,6 +30,9 @@ struct Measurement {
   std::string stop_reason;
   std::string timer;
   std::optional<SustainedMeasurement> sustained; // the phase after sampling, where it ran
+  // Set when the implementation threw during a warm-up or a sample: it
+  // took no further samples, and its samples are not a measurement.
+  std::optional<LaneFailure> failure;
 };
 
 struct Progress {
@@ -41,6 +45,8 @@ struct Progress {
 
 using ProgressCallback = std::function<void(const Progress &)>;
 
+// A lane whose warm-up or sample throws stops there (Measurement::failure);
+// the others go on.
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
                                  const ProtocolSettings &settings, const ProgressCallback &progress = {});
 

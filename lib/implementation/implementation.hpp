@@ -69,6 +69,12 @@ public:
   [[nodiscard]] virtual bool computes_loss() const { return true; }
   // nullopt when it can run this workload, else why not (one line).
   [[nodiscard]] virtual std::optional<std::string> unsupported(const Workload &w) const = 0;
+  // The same for timing `pass` on `w`: an implementation that cannot time a
+  // pass (a plugin without a backward-only path, say) says why. Default:
+  // every pass it can run at all.
+  [[nodiscard]] virtual std::optional<std::string> unsupported_for(const Workload &w, Pass /*pass*/) const {
+    return unsupported(w);
+  }
 
   // Allocates and binds inputs; not timed.
   virtual void prepare(const Workload &workload, InputSet &inputs) = 0;

@@ -4,6 +4,7 @@
 // build manifests.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,14 @@ struct PackageFacts {
   std::map<std::string, std::string> requirements; // package → version
 };
 
+// The one file the code ships as (a plugin library, a Python module): its
+// sha256 identifies what ran even where no version or commit says so.
+struct SourceFile {
+  std::string content_digest; // "sha256:…" of the file's bytes
+  std::string file_name;      // its base name
+  std::uint64_t size_bytes = 0;
+};
+
 struct RevisionFacts {
   std::string name;        // metadata.name: [a-z0-9][a-z0-9._-]*, e.g. "kibench-fused"
   std::string title;       // metadata.title
@@ -49,6 +58,7 @@ struct RevisionFacts {
 
   SourceRevision source;
   std::optional<PackageFacts> package;
+  std::optional<SourceFile> source_file; // spec.source
   std::string licence; // licensing.declared (an SPDX expression), or empty when none is declared
 };
 

@@ -66,6 +66,19 @@ void check(const RevisionFacts &f) {
     require(!f.package->name.empty() && f.package->name.size() <= 200, f, "package name",
             "must be 1 to 200 characters");
     require(f.package->version.size() <= 100, f, "package version", "must be at most 100 characters");
+    for (const auto &[package, version] : f.package->requirements) {
+      require(matches(package, kIdentifier), f,
+              fmt::format("spec.buildVariants[0].requirements key \"{}\"", package),
+              "must match [a-z][a-z0-9_]* (e.g. liger_kernel)");
+      require(version.size() <= 200, f, fmt::format("spec.buildVariants[0].requirements.{}", package),
+              "must be at most 200 characters");
+    }
+  }
+  if (f.source_file) {
+    require(matches(f.source_file->content_digest, kDigest), f, "spec.source.contentDigest",
+            "must be sha256:<64 hex>");
+    require(f.source_file->file_name.size() <= 200, f, "spec.source.fileName", "must be at most 200 characters");
+    require(f.source_file->size_bytes > 0, f, "spec.source.sizeBytes", "must be above 0");
   }
 }
 
@@ -111,6 +124,12 @@ json::Value implementation_manifest(const RevisionFacts &f) {
       variant.set("requirements", std::move(requirements));
     }
     spec.set("buildVariants", json::Array{std::move(variant)});
+  }
+  if (f.source_file) {
+    json::Object source{{"contentDigest", f.source_file->content_digest}};
+    if (!f.source_file->file_name.empty()) source.set("fileName", f.source_file->file_name);
+    source.set("sizeBytes", f.source_file->size_bytes);
+    spec.set("source", std::move(source));
   }
   spec.set("licensing", std::move(licensing));
   return make_manifest("ImplementationRevision", std::move(metadata), std::move(spec));

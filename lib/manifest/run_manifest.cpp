@@ -37,23 +37,26 @@ std::string utc_timestamp_now() {
 }
 
 json::Value run_manifest(const RunRecord &r) {
-  const stats::Summary &s = r.latency_ns;
-  json::Object latency{{"median", round_ns(s.median)},
-                       {"mean", round_ns(s.mean)},
-                       {"p05", round_ns(s.p05)},
-                       {"p95", round_ns(s.p95)},
-                       {"minimum", round_ns(s.minimum)},
-                       {"maximum", round_ns(s.maximum)},
-                       {"mad", round_ns(s.mad)},
-                       {"confidence95", json::Array{round_ns(s.ci95_low), round_ns(s.ci95_high)}}};
-  json::Object timing{
-      {"primaryStatistic", "median"},
-      {"samples", static_cast<std::uint64_t>(s.count)},
-      {"latencyNs", std::move(latency)},
-      {"rawSamples", json::Object{{"uri", r.raw_samples_uri}, {"digest", r.raw_samples_digest}}}};
-
-  json::Array measurements{measurement("latency", "ns", "p20", static_cast<double>(round_ns(s.p20))),
-                           measurement("latency", "ns", "p80", static_cast<double>(round_ns(s.p80)))};
+  json::Object timing;
+  json::Array measurements;
+  if (r.timed) {
+    const stats::Summary &s = r.latency_ns;
+    json::Object latency{{"median", round_ns(s.median)},
+                         {"mean", round_ns(s.mean)},
+                         {"p05", round_ns(s.p05)},
+                         {"p95", round_ns(s.p95)},
+                         {"minimum", round_ns(s.minimum)},
+                         {"maximum", round_ns(s.maximum)},
+                         {"mad", round_ns(s.mad)},
+                         {"confidence95", json::Array{round_ns(s.ci95_low), round_ns(s.ci95_high)}}};
+    timing = json::Object{
+        {"primaryStatistic", "median"},
+        {"samples", static_cast<std::uint64_t>(s.count)},
+        {"latencyNs", std::move(latency)},
+        {"rawSamples", json::Object{{"uri", r.raw_samples_uri}, {"digest", r.raw_samples_digest}}}};
+    measurements.push_back(measurement("latency", "ns", "p20", static_cast<double>(round_ns(s.p20))));
+    measurements.push_back(measurement("latency", "ns", "p80", static_cast<double>(round_ns(s.p80))));
+  }
   for (const auto &m : r.extra_measurements) measurements.push_back(m);
 
   json::Object spec{{"implementationDigest", r.implementation_digest},
@@ -75,11 +78,12 @@ json::Value run_manifest(const RunRecord &r) {
     if (total > 0) correctness.set("matchedRatio", static_cast<double>(matched) / static_cast<double>(total));
     spec.set("correctness", std::move(correctness));
   }
-  spec.set("timing", std::move(timing));
-  spec.set("measurements", std::move(measurements));
+  if (r.timed) spec.set("timing", std::move(timing));
+  if (!measurements.empty()) spec.set("measurements", std::move(measurements));
   spec.set("observedAt", r.observed_at);
 
   json::Object metadata{{"name", r.name}, {"title", r.title.substr(0, 200)}};
+  if (!r.description.empty()) metadata.set("description", r.description.substr(0, 2000));
   if (!r.labels.empty()) metadata.set("labels", r.labels);
   return make_manifest("BenchmarkRun", std::move(metadata), std::move(spec));
 }

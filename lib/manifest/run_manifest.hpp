@@ -21,6 +21,10 @@ struct RunRecord {
   stats::Summary latency_ns;
   std::string raw_samples_uri, raw_samples_digest;
   std::string observed_at; // RFC 3339 UTC with milliseconds
+  // false for a run that failed before it was measured: no spec.timing and
+  // no latency measurements (the schema allows a run without them).
+  bool timed = true;
+  std::string description; // metadata.description, e.g. why the run failed
   json::Array extra_measurements;
   json::Object labels;
 };

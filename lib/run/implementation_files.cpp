@@ -59,9 +59,6 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
         fmt::format("{}: the result passed is not summarize() of its measurement", o.name));
   const Workload &workload = *context.workload;
   const std::string pass(to_string(context.pass));
-  const std::string samples_name = fmt::format("samples.{}.json", o.name);
-  const std::string samples_text = json_file_text(raw_samples_document(o.measurement, context.observed_at));
-  dir.write(samples_name, samples_text);
   dir.write(fmt::format("implementation.{}.json", o.name), revision_text);
 
   RunRecord record;
@@ -77,17 +74,28 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
   record.status = o.status;
   record.comparator = workload.correctness.comparator;
   record.verdict = o.verdict;
-  record.latency_ns = result.latency_ns;
-  record.raw_samples_uri = samples_name;
-  record.raw_samples_digest = sha256_digest(samples_text);
+  if (o.failed()) {
+    // Nothing was measured: the run says why, and carries no timing.
+    record.timed = false;
+    record.description = o.failure;
+  } else {
+    const std::string samples_name = fmt::format("samples.{}.json", o.name);
+    const std::string samples_text = json_file_text(raw_samples_document(o.measurement, context.observed_at));
+    dir.write(samples_name, samples_text);
+    record.latency_ns = result.latency_ns;
+    record.raw_samples_uri = samples_name;
+    record.raw_samples_digest = sha256_digest(samples_text);
+  }
   record.observed_at = context.observed_at;
-  record.extra_measurements.push_back(measurement("throughput", "tflops", "median", result.tflops));
-  record.extra_measurements.push_back(
-      measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
-  record.extra_measurements.push_back(
-      measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
-  record.extra_measurements.push_back(
-      measurement("throttled_samples", "count", "count", static_cast<double>(result.throttled_samples)));
+  if (!o.failed()) {
+    record.extra_measurements.push_back(measurement("throughput", "tflops", "median", result.tflops));
+    record.extra_measurements.push_back(
+        measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
+    record.extra_measurements.push_back(
+        measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
+    record.extra_measurements.push_back(
+        measurement("throttled_samples", "count", "count", static_cast<double>(result.throttled_samples)));
+  }
   if (o.measurement.sustained)
     add_sustained_measurements(record, *o.measurement.sustained, *result.sustained);
   if (o.verdict)
@@ -97,7 +105,7 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
             measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
   record.labels.set("implementation", o.name);
   record.labels.set("pass", pass);
-  record.labels.set("stop_reason", o.measurement.stop_reason);
+  if (!o.failed()) record.labels.set("stop_reason", o.measurement.stop_reason);
   if (o.measurement.sustained) record.labels.set("power_monitor", o.measurement.sustained->monitor);
   for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
   add_run_labels(record.labels, o.labels, o.name);
@@ -110,7 +118,7 @@ ImplementationOutcome record_implementation(io::StagedDirectory &dir, const RunD
                                             std::string_view revision_text,
                                             const std::string &revision_digest, ImplementationFacts facts) {
   ImplementationOutcome o{std::move(facts), {}, {}};
-  o.result = summarize(o.facts.measurement, *context.workload, context.pass);
+  if (!o.facts.failed()) o.result = summarize(o.facts.measurement, *context.workload, context.pass);
   o.run_digest = write_implementation_files(dir, context, revision_text, revision_digest, o.facts, o.result);
   return o;
 }

@@ -30,6 +30,12 @@ struct ImplementationFacts {
   MemoryUse memory;
   json::Object labels; // Implementation::run_labels()
   double loss = 0.0;   // of the checked run; NaN where an import has none
+  // Why the implementation failed where it raised an error, returned
+  // outputs of the wrong shape or type, or ran out of time or memory
+  // (status runtime_error, incorrect_shape, ...): it has no measurement,
+  // and its BenchmarkRun no timing. Empty otherwise.
+  std::string failure;
+  [[nodiscard]] bool failed() const { return !failure.empty(); }
 };
 
 // The status a check gives a run: passed or incorrect_numerical by its

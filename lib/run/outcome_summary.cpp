@@ -7,6 +7,7 @@ namespace kibench {
 ReferencePoints reference_points(const WorkloadOutcome &o) {
   ReferencePoints points;
   for (const auto &i : o.implementations) {
+    if (i.facts.failed()) continue; // nothing measured to take a ratio against
     const std::string &name = i.facts.name;
     if (name == "reference" || (points.reference == nullptr && name == "cpu-reference"))
       points.reference = &i;
@@ -43,6 +44,16 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
   for (const auto &i : o.implementations) {
     const ImplementationFacts &f = i.facts;
     const stats::Summary &latency = i.result.latency_ns;
+    if (f.failed()) {
+      // Not measured: its status and why, and its check where it got that far.
+      json::Object row{{"implementation", f.name},
+                       {"status", to_string(f.status)},
+                       {"failure", f.failure},
+                       {"runDigest", i.run_digest}};
+      if (f.verdict) row.set("loss", std::isfinite(f.loss) ? json::Value(f.loss) : json::Value(nullptr));
+      rows.emplace_back(std::move(row));
+      continue;
+    }
     json::Object row{{"implementation", f.name},
                      {"status", to_string(f.status)},
                      {"samples", static_cast<std::uint64_t>(latency.count)},

@@ -6,6 +6,7 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/implementation/implementation_failure.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/io/atomic_write.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
@@ -31,6 +32,13 @@ struct Candidate {
   json::Value revision;
   std::string revision_digest;
 };
+
+// Records a lane's failure: its status and reason, no measurement.
+void fail(Candidate &c, const LaneFailure &failure) {
+  c.facts.status = failure.status;
+  c.facts.failure = failure.reason.empty() ? std::string("failed without a message") : failure.reason;
+  c.facts.measurement = Measurement{};
+}
 
 std::string oracle_name(const Backend &backend) {
   return backend.gpu_unavailable_reason() ? "cpu-fp64" : "oracle-fp64";
@@ -135,43 +143,49 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     outcome.oracle_loss = truth.loss;
     if (dump) dump->add_outputs(oracle, truth, workload);
 
-    // 3. Correctness before timing, on poisoned outputs.
+    // 3. Correctness before timing, on poisoned outputs. A lane that throws
+    // here fails alone (its status and reason are recorded) and is not timed.
     std::vector<Candidate> candidates;
     for (const auto &name : runnable) {
       Candidate c{name, backend.make(name), {}, {}, {}};
-      if (auto why = c.impl->unsupported(workload)) {
-        outcome.skipped.emplace_back(name, *why);
-        note(fmt::format("{}: {} skipped: {}", workload.name, name, *why));
-        continue;
-      }
       c.revision = implementation_manifest(c.impl->revision());
       c.revision_digest = manifest_digest(c.revision);
       c.facts.name = name;
-      // An implementation that times work without computing the loss has
-      // nothing to check, so it is never evidence of a correct result.
-      const bool computes_loss = c.impl->computes_loss();
-      c.impl->prepare(workload, inputs);
-      if (computes_loss) {
-        c.impl->poison_outputs();
-        c.impl->run(check_pass(settings.pass));
-        const OutputView out = c.impl->outputs();
-        c.facts.loss = out.loss;
-        if (dump && name != oracle) dump->add_outputs(name, out, workload); // the oracle's are there
-        auto errors = backend.compare(out, truth, checks_gradients(settings.pass));
-        c.facts.verdict = make_verdict(std::move(errors), workload.correctness);
-        if (!c.facts.verdict->passed)
-          note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name, c.facts.verdict->summary));
+      try {
+        if (auto why = c.impl->unsupported_for(workload, settings.pass)) {
+          outcome.skipped.emplace_back(name, *why);
+          note(fmt::format("{}: {} skipped: {}", workload.name, name, *why));
+          continue;
+        }
+        // An implementation that times work without computing the loss has
+        // nothing to check, so it is never evidence of a correct result.
+        const bool computes_loss = c.impl->computes_loss();
+        c.impl->prepare(workload, inputs);
+        if (computes_loss) {
+          c.impl->poison_outputs();
+          c.impl->run(check_pass(settings.pass));
+          const OutputView out = c.impl->outputs();
+          c.facts.loss = out.loss;
+          if (dump && name != oracle) dump->add_outputs(name, out, workload); // the oracle's are there
+          auto errors = backend.compare(out, truth, checks_gradients(settings.pass));
+          c.facts.verdict = make_verdict(std::move(errors), workload.correctness);
+          if (!c.facts.verdict->passed)
+            note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name, c.facts.verdict->summary));
+        }
+        c.facts.status = status_of_check(c.facts.verdict);
+      } catch (const std::exception &e) {
+        fail(c, failure_of(e));
       }
-      c.facts.status = status_of_check(c.facts.verdict);
       candidates.push_back(std::move(c));
     }
     reference->release();
     reference.reset();
     if (dump) dump->commit();
 
-    // 4. Timing, interleaved across the candidates.
+    // 4. Timing, interleaved across the candidates that have not failed.
     std::vector<Implementation *> timed;
-    for (auto &c : candidates) timed.push_back(c.impl.get());
+    for (auto &c : candidates)
+      if (!c.facts.failed()) timed.push_back(c.impl.get());
     std::vector<Measurement> measurements = measure(timed, settings, options.progress);
 
     // 5. Manifests, written into a staged directory and moved into place.
@@ -189,15 +203,29 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     context.protocol_digest = protocol_digest;
     context.environment_digest = environment_digest;
     context.observed_at = observed_at;
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      Candidate &c = candidates[k];
+    std::size_t measured = 0;
+    for (Candidate &c : candidates) {
       ImplementationFacts &f = c.facts;
-      f.measurement = std::move(measurements[k]);
-      f.memory = c.impl->memory();
-      f.labels = c.impl->run_labels();
+      if (!f.failed()) {
+        f.measurement = std::move(measurements[measured++]);
+        if (f.measurement.failure) fail(c, *f.measurement.failure);
+      }
+      if (!f.failed()) {
+        try {
+          f.memory = c.impl->memory();
+          f.labels = c.impl->run_labels();
+        } catch (const std::exception &e) {
+          fail(c, failure_of(e));
+        }
+      }
+      if (f.failed()) note(fmt::format("{}: {} failed ({}): {}", workload.name, c.name, to_string(f.status), f.failure));
       outcome.implementations.push_back(
           record_implementation(dir, context, json_file_text(c.revision), c.revision_digest, std::move(f)));
-      c.impl->release();
+      try {
+        c.impl->release();
+      } catch (const std::exception &e) {
+        note(fmt::format("{}: {} release: {}", workload.name, c.name, e.what()));
+      }
     }
     write_json(dir, "summary.json", outcome_summary(outcome));
     dir.commit();

@@ -1,5 +1,5 @@
 // `kibench import external RESULT --like RUN_DIR`: the samples an external
-// harness took with kibench's measurement method (scripts/side_by_side.py)
+// harness took with kibench's measurement method (through its C API)
 // as one run directory that reads like a `kibench run` one: the run
 // directory's operation, workload and environment, a BenchmarkProtocol of
 // the same family under the external harness's name, and per implementation

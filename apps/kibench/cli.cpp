@@ -1,0 +1,52 @@
+#include "apps/kibench/cli.hpp"
+
+#include <cstdio>
+#include <exception>
+
+#include <fmt/core.h>
+
+#include "apps/kibench/commands.hpp"
+#include "lib/error.hpp"
+
+namespace kibench::cli {
+
+int run_cli(int argc, const char *const *argv, const CliContext &context) {
+  CLI::App app{"kibench: benchmark LLM-training loss kernels and record the results as "
+               "verifiable KernelIndex manifests."};
+  app.set_version_flag("--version", "kibench " KIBENCH_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run `kibench SUBCOMMAND --help` for a subcommand's flags and examples.");
+
+  Action action;
+  add_run(app, action, context);
+  add_list(app, action, context);
+  add_env(app, action);
+  add_digest(app, action);
+  add_compare(app, action);
+  add_import(app, action);
+  add_report(app, action);
+  add_keygen(app, action);
+  add_attest(app, action);
+  add_verify(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const InputError &e) {
+    fmt::print(stderr, "kibench: {}\n", e.what());
+    return 2;
+  } catch (const CheckFailed &e) {
+    fmt::print(stderr, "kibench: {}\n", e.what());
+    return 1;
+  } catch (const std::exception &e) {
+    fmt::print(stderr, "kibench: error: {}\n", e.what());
+    return 3;
+  }
+}
+
+} // namespace kibench::cli

@@ -1,0 +1,23 @@
+// kibench's command line as a function: the executable's main() and the C
+// API's kibench_cli_run (the Python package's `python -m kibench`) run the
+// same parsing, subcommands and exit codes.
+#pragma once
+
+#include <vector>
+
+#include "kernels/plugin/plugin_catalog.hpp"
+
+namespace kibench::cli {
+
+struct CliContext {
+  // Plugin descriptions the hosting program supplies (beside --plugin's
+  // libraries): `run` and `list` offer their implementations.
+  std::vector<plugin::InProcessPlugin> in_process;
+};
+
+// Parses argv (argv[0] is the program's name), runs the subcommand and
+// returns the exit code: 0 success, 1 a failed check, 2 bad input, 3 an
+// internal or device error. Messages go to stderr, results to stdout.
+int run_cli(int argc, const char *const *argv, const CliContext &context = {});
+
+} // namespace kibench::cli

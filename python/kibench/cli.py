@@ -1,0 +1,110 @@
+"""python -m kibench: kibench's command line with Python implementations.
+
+    python -m kibench run WORKLOAD... --impl fused,cublas-floor,torch-eager,py:MODULE:CALLABLE [kibench run flags]
+    python -m kibench list                # also lists the shipped Python implementations
+    python -m kibench SUBCOMMAND ...      # any other subcommand, as `kibench SUBCOMMAND`
+
+Every flag of `kibench run` is kibench's own: the arguments go to the same
+command line (libkibench_capi.so's kibench_cli_run), with the Python
+implementations handed in as plugin lanes, so the run directory is the one
+`kibench run` writes and all implementations share its rounds. --capi PATH
+names libkibench_capi.so (else $KIBENCH_CAPI, the folder of `kibench` on
+PATH, or build/ of the source tree this package came from)."""
+
+import ctypes
+import signal
+import sys
+
+from . import capi, lanes
+from .lane import LaneSet, PythonLane, resolve
+
+
+def _split_capi(argv):
+    """Removes --capi PATH / --capi=PATH from argv; returns (path, rest)."""
+    path, rest, k = None, [], 0
+    while k < len(argv):
+        if argv[k] == "--capi" and k + 1 < len(argv):
+            path, k = argv[k + 1], k + 2
+            continue
+        if argv[k].startswith("--capi="):
+            path, k = argv[k].split("=", 1)[1], k + 1
+            continue
+        rest.append(argv[k])
+        k += 1
+    return path, rest
+
+
+def _impl_values(argv):
+    """Indexes and values of every --impl in argv (after the subcommand)."""
+    found = []
+    for k, arg in enumerate(argv):
+        if arg == "--impl" and k + 1 < len(argv):
+            found.append((k + 1, argv[k + 1], ""))
+        elif arg.startswith("--impl="):
+            found.append((k, arg.split("=", 1)[1], "--impl="))
+    return found
+
+
+def _lane_for(name):
+    """The Python lane an --impl entry names, or None for a kibench name."""
+    if name.startswith("py:"):
+        factory, symbol = resolve(name[3:])
+        return PythonLane(factory, symbol)
+    if name in lanes.SHIPPED:
+        attribute = lanes.SHIPPED[name]
+        return PythonLane(getattr(lanes, attribute), f"kibench.lanes:{attribute}", missing=lanes.missing(name))
+    return None
+
+
+def _run_lanes(argv):
+    """Rewrites `py:` entries of --impl to their lane names; returns the lanes."""
+    python_lanes = {}
+    for index, value, prefix in _impl_values(argv):
+        names = []
+        for entry in value.split(","):
+            lane = _lane_for(entry)
+            if lane is None:
+                names.append(entry)
+                continue
+            if lane.name in python_lanes and python_lanes[lane.name].symbol != lane.symbol:
+                raise LookupError(f"--impl {entry}: the name {lane.name!r} is taken by "
+                                  f"{python_lanes[lane.name].symbol}")
+            python_lanes[lane.name] = lane
+            names.append(lane.name)
+        argv[index] = prefix + ",".join(names)
+    return list(python_lanes.values())
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    explicit, argv = _split_capi(argv)
+    subcommand = next((a for a in argv if not a.startswith("-")), None)
+    try:
+        if subcommand == "run":
+            python_lanes = _run_lanes(argv)
+        elif subcommand == "list":
+            python_lanes = [PythonLane(getattr(lanes, attribute), f"kibench.lanes:{attribute}",
+                                       missing=lanes.missing(name)) for name, attribute in lanes.SHIPPED.items()]
+        else:
+            python_lanes = []
+    except LookupError as error:
+        print(f"kibench: --impl {error}" if not str(error).startswith("--impl") else f"kibench: {error}",
+              file=sys.stderr)
+        return 2
+    try:
+        lib, _ = capi.load(explicit)
+    except capi.CapiNotFound as error:
+        print(f"kibench: {error}", file=sys.stderr)
+        return 2
+    lane_set = LaneSet(python_lanes) if python_lanes else None
+    arguments = [b"kibench"] + [a.encode() for a in argv]
+    c_argv = (ctypes.c_char_p * len(arguments))(*arguments)
+    plugins = (ctypes.POINTER(capi.Plugin) * 1)(ctypes.pointer(lane_set.plugin)) if lane_set else None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Ctrl-C stops the run as it stops the kibench executable.
+    previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        return lib.kibench_cli_run(len(arguments), c_argv, plugins, 1 if lane_set else 0, b"python")
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,173 @@
+"""The Python implementations shipped with the package, each an ordinary
+kibench implementation (docs/extending.md) on kibench's device buffers and
+stream:
+
+    torch-eager    the eager op sequence of Liger-Kernel's distill_jsd_loss
+                   torch baseline (HFJSDLoss.get_batch_loss_metrics of
+                   Liger's test/chunked_loss/test_jsd_loss.py and
+                   test/utils.py, as benchmark_distill_jsd_loss.py runs it),
+                   with the workload's beta; autograd backward
+    torch-compile  torch.compile of that same function (compiled and warmed
+                   up in prepare, untimed)
+    liger          LigerFusedLinearJSDFunction.apply, the class Liger's
+                   distill_jsd_loss benchmark times (LigerFusedLinearJSDLoss
+                   is a module over it), with the benchmark's defaults
+                   (compiled=True, chunk_size=1024) and the workload's
+                   scalars
+
+Each is skipped, saying why, where its library is missing."""
+
+import importlib.util
+import math
+
+from .api import backward, implementation
+
+SHIPPED = {"torch-eager": "torch_eager", "torch-compile": "torch_compile", "liger": "liger"}
+REQUIRES = {"torch-eager": ("torch",), "torch-compile": ("torch", "triton"),
+            "liger": ("torch", "triton", "liger_kernel")}
+PIP_NAME = {"torch": "torch", "triton": "triton", "liger_kernel": "liger-kernel"}
+
+
+def missing(lane):
+    """Why a shipped lane cannot run here, or None."""
+    absent = [m for m in REQUIRES[lane] if importlib.util.find_spec(m) is None]
+    if not absent:
+        return None
+    return "needs " + ", ".join(PIP_NAME[m] for m in absent) + " (pip install " + \
+        " ".join(PIP_NAME[m] for m in absent) + ")"
+
+
+def hf_jsd_loss(torch, student_input, student_weight, teacher_input, teacher_weight, target, student_bias,
+                teacher_bias, weight_hard, weight_soft, beta, ignore_index, temperature):
+    """HFDistillationLoss.get_batch_loss_metrics with HFJSDLoss.distillation_loss
+    (Liger-Kernel test/utils.py, test/chunked_loss/test_jsd_loss.py), op by op."""
+    F = torch.nn.functional
+    student_outputs = student_input @ student_weight.t()
+    if student_bias is not None:
+        student_outputs = student_outputs + student_bias
+    with torch.no_grad():
+        teacher_outputs = teacher_input @ teacher_weight.t()
+        if teacher_bias is not None:
+            teacher_outputs = teacher_outputs + teacher_bias
+    student_logits = student_outputs.view(student_input.shape[0], -1).float()
+    teacher_logits = teacher_outputs.view(teacher_input.shape[0], -1).float()
+    if torch.all(target == ignore_index):
+        # The baseline returns a bare zero here (no graph): every token ignored.
+        return torch.tensor(0.0, device=student_input.device)
+    hard_loss = torch.nn.CrossEntropyLoss(ignore_index=ignore_index)(
+        student_logits.view(-1, student_logits.shape[-1]), target.view(-1))
+    student_logits /= temperature
+    teacher_logits /= temperature
+    student_log_probs = F.log_softmax(student_logits, dim=-1)
+    teacher_log_probs = F.log_softmax(teacher_logits, dim=-1)
+    if beta == 0:
+        jsd_loss = F.kl_div(student_log_probs, teacher_log_probs, reduction="none", log_target=True)
+    elif beta == 1:
+        jsd_loss = F.kl_div(teacher_log_probs, student_log_probs, reduction="none", log_target=True)
+    else:
+        log_mean_probs = torch.logsumexp(
+            torch.stack([student_log_probs + math.log(1 - beta), teacher_log_probs + math.log(beta)], dim=0), dim=0)
+        student_kl = F.kl_div(log_mean_probs, student_log_probs, reduction="none", log_target=True)
+        teacher_kl = F.kl_div(log_mean_probs, teacher_log_probs, reduction="none", log_target=True)
+        jsd_loss = beta * teacher_kl + (1 - beta) * student_kl
+    jsd_loss = jsd_loss.sum(dim=-1)
+    mask = target != ignore_index
+    jsd_loss = jsd_loss * mask.float()
+    soft_loss = jsd_loss.sum() / mask.sum().clamp_min(1)
+    return weight_hard * hard_loss + weight_soft * soft_loss
+
+
+class AutogradRun:
+    """Times `loss_fn()` and, on a full pass, its backward. For the backward
+    pass the forward runs untimed in before_sample and run() times
+    loss.backward() alone."""
+
+    def __init__(self, loss_fn, inputs):
+        self.loss_fn, self.inputs, self.pending = loss_fn, inputs, None
+
+    def before_sample(self, pass_):
+        self.pending = self.loss_fn() if pass_ == "backward" else None
+
+    def __call__(self, pass_):
+        if pass_ == "forward":
+            return self.loss_fn()
+        loss = self.pending if pass_ == "backward" else self.loss_fn()
+        self.pending = None
+        return backward(loss, self.inputs)
+
+
+def _arguments(inputs):
+    return (inputs.student_input, inputs.student_weight, inputs.teacher_input, inputs.teacher_weight, inputs.target,
+            inputs.student_bias, inputs.teacher_bias)
+
+
+def _scalars(inputs):
+    return dict(weight_hard=inputs.weight_hard, weight_soft=inputs.weight_soft, beta=inputs.beta,
+                ignore_index=inputs.ignore_index, temperature=inputs.temperature)
+
+
+@implementation(name="torch-eager", revision_name="kibench-py-torch-eager", passes=("full", "forward", "backward"),
+                title="PyTorch eager: Liger's distill_jsd_loss torch baseline",
+                description="HFJSDLoss.get_batch_loss_metrics of Liger-Kernel's tests, op by op: bf16 logit GEMMs "
+                            "(teacher under no_grad), fp32 upcast of both [T, V] logit matrices, CrossEntropyLoss, "
+                            "division by tau, log_softmax, the beta mixture by logsumexp of the stacked "
+                            "log-probabilities, kl_div twice, masked mean; autograd backward",
+                package="kibench")
+def torch_eager(inputs):
+    import torch
+
+    arguments, scalars = _arguments(inputs), _scalars(inputs)
+    return AutogradRun(lambda: hf_jsd_loss(torch, *arguments, **scalars), inputs)
+
+
+@implementation(name="torch-compile", revision_name="kibench-py-torch-compile",
+                passes=("full", "forward", "backward"),
+                title="torch.compile of the PyTorch eager baseline",
+                description="torch.compile (default mode, dynamic=False) of the torch-eager function; compiled "
+                            "and warmed up for the measured pass in prepare, untimed",
+                package="kibench")
+def torch_compile(inputs):
+    import torch
+
+    arguments, scalars = _arguments(inputs), _scalars(inputs)
+    compiled = torch.compile(lambda: hf_jsd_loss(torch, *arguments, **scalars), dynamic=False)
+    run = AutogradRun(compiled, inputs)
+    _warm_up(torch, run, inputs)
+    return run
+
+
+@implementation(name="liger", revision_name="kibench-py-liger-fused-linear-jsd", passes=("full", "forward", "backward"),
+                title="Liger-Kernel LigerFusedLinearJSDFunction (compiled, chunk 1024)",
+                description="LigerFusedLinearJSDFunction.apply as Liger-Kernel's distill_jsd_loss benchmark calls "
+                            "it (what LigerFusedLinearJSDLoss wraps): per chunk of 1024 tokens the logits, the "
+                            "loss and its gradients via torch.compile, grad W accumulated across chunks; the "
+                            "workload's beta, ignore_index and temperature; warmed up in prepare",
+                package="kibench")
+def liger(inputs):
+    import torch
+    from liger_kernel.chunked_loss.jsd_loss import LigerFusedLinearJSDFunction
+
+    arguments = _arguments(inputs)
+
+    def loss_fn():
+        return LigerFusedLinearJSDFunction.apply(*arguments, inputs.weight_hard, inputs.weight_soft, inputs.beta,
+                                                 inputs.ignore_index, inputs.temperature, True, 1024)
+
+    run = AutogradRun(loss_fn, inputs)
+    _warm_up(torch, run, inputs)
+    return run
+
+
+def _warm_up(torch, run, inputs, times=2):
+    """Compilation happens at the first calls: make them here, untimed."""
+    grad = torch.no_grad() if inputs.pass_ == "forward" else torch.enable_grad()
+    with grad:
+        for _ in range(times):
+            for leaf in inputs.student_leaves():
+                leaf.grad = None
+            run.before_sample(inputs.pass_)
+            run(inputs.pass_)
+    for leaf in inputs.student_leaves():
+        leaf.grad = None
+    if inputs.stream is not None:
+        inputs.stream.synchronize()

@@ -1,0 +1,66 @@
+"""Python implementations that misbehave on purpose, one way each, for
+test_package.py (CPU, numpy)."""
+
+import time
+
+import numpy as np
+
+import kibench
+
+
+def _shapes(inputs):
+    return (inputs.tokens, inputs.student_hidden), (inputs.vocab, inputs.student_hidden)
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def raises(inputs):
+    def run(pass_):
+        raise ValueError("deliberate failure")
+
+    return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def raises_in_prepare(inputs):
+    raise RuntimeError("no state")
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def wrong_shape(inputs):
+    x, w = _shapes(inputs)
+
+    def run(pass_):
+        return 1.0, np.zeros(x, np.float32), np.zeros((w[0], w[1] - 1), np.float32)
+
+    return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def wrong_dtype(inputs):
+    x, w = _shapes(inputs)
+
+    def run(pass_):
+        return 1.0, np.zeros(x, np.float16), np.zeros(w, np.float16)
+
+    return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def nan(inputs):
+    x, w = _shapes(inputs)
+
+    def run(pass_):
+        return float("nan"), np.full(x, np.nan, np.float32), np.full(w, np.nan, np.float32)
+
+    return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def never_finishes(inputs):
+    def run(pass_):
+        time.sleep(3600)
+
+    return run
+
+
+not_callable = 3

@@ -1,0 +1,155 @@
+"""The kibench Python package end to end, on the CPU: installed with pip into
+a fresh virtual environment (offline), `python -m kibench run` times a
+numpy implementation beside cpu-reference through the oracle gate and the
+timer into one run directory that `kibench digest --verify` accepts and
+`kibench compare` ranks in one cohort; each way a Python implementation
+can fail is recorded for it alone, and what can be refused before work is
+refused (exit 2).
+
+    test_package.py SOURCE_DIR BUILD_DIR"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE, BUILD = (os.path.abspath(a) for a in sys.argv[1:3])
+CAPI = os.path.join(BUILD, "libkibench_capi.so")
+KIBENCH = os.path.join(BUILD, "kibench")
+SMALL = os.path.join(SOURCE, "workloads", "small", "small-v1000-h64-t32.json")
+EXAMPLE = os.path.join(SOURCE, "examples", "python", "numpy_jsd.py")
+BAD = os.path.join(SOURCE, "test", "python", "bad_lanes.py")
+QUICK = ["--min-samples", "5", "--max-samples", "10", "--min-time", "0", "--warmup", "1"]
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
+
+
+class Package(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="kibench-package-")
+        venv = os.path.join(cls.tmp.name, "venv")
+        # numpy comes from the system (python3-numpy); the package from the tree, offline.
+        made = run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv])
+        assert made.returncode == 0, made.stderr
+        installed = run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--no-index",
+                         "--disable-pip-version-check", "-q", SOURCE])
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        cls.python = os.path.join(venv, "bin", "python")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def kibench_py(self, *args, env=None):
+        # Run from a folder outside the tree: the installed package is what runs.
+        return run([self.python, "-m", "kibench", *args], cwd=self.tmp.name, env=env)
+
+    def run_dir(self, out):
+        dirs = os.listdir(out)
+        self.assertEqual(len(dirs), 1, dirs)
+        return os.path.join(out, dirs[0])
+
+    def test_installed_package_is_the_copy_in_the_venv(self):
+        where = run([self.python, "-c", "import kibench, kibench._source as s; print(kibench.__file__); "
+                                        "print(s.SOURCE_TREE)"], cwd=self.tmp.name)
+        file, tree = where.stdout.split()
+        self.assertTrue(file.startswith(self.tmp.name), file)
+        self.assertEqual(os.path.realpath(tree), os.path.realpath(SOURCE))
+
+    def test_python_lane_beside_a_builtin_in_one_run(self):
+        out = os.path.join(self.tmp.name, "runs-good")
+        result = self.kibench_py("run", SMALL, "--impl", f"cpu-reference,py:{EXAMPLE}:numpy_jsd", "--out", out,
+                                 "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        directory = self.run_dir(out)
+        with open(os.path.join(directory, "run.numpy-jsd.json")) as f:
+            manifest = json.load(f)
+        self.assertEqual(manifest["spec"]["status"], "passed")
+        self.assertIn("timing", manifest["spec"])
+        with open(os.path.join(directory, "samples.numpy-jsd.json")) as f:
+            self.assertGreaterEqual(len(json.load(f)["samples"]), 5)
+        with open(os.path.join(directory, "implementation.numpy-jsd.json")) as f:
+            revision = json.load(f)
+        self.assertEqual(revision["metadata"]["name"], "example-numpy-jsd")
+        self.assertEqual(revision["spec"]["callable"]["language"], "python")
+        self.assertEqual(revision["spec"]["projectRevision"]["version"], "1.0.0")
+        self.assertEqual(revision["spec"]["source"]["fileName"], "numpy_jsd.py")
+        self.assertIn("numpy", revision["spec"]["buildVariants"][0]["requirements"])
+        verify = run([KIBENCH, "digest", "--verify", directory])
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+        compare = run([KIBENCH, "compare", directory, "--baseline", "cpu-reference"])
+        self.assertEqual(compare.returncode, 0, compare.stderr)
+        self.assertIn("2 runs in 1 cohort", compare.stdout)
+        self.assertIn("paired", compare.stdout)
+
+    def test_capi_from_the_environment_and_its_absence(self):
+        env = dict(os.environ, KIBENCH_CAPI=CAPI)
+        listed = self.kibench_py("list", env=env)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertIn("torch-eager", listed.stdout)
+        env["KIBENCH_CAPI"] = os.path.join(self.tmp.name, "nowhere.so")
+        missing = self.kibench_py("list", env=env)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("libkibench_capi.so not found; tried " + env["KIBENCH_CAPI"], missing.stderr)
+
+    def test_each_failing_lane_is_recorded_and_the_others_measured(self):
+        out = os.path.join(self.tmp.name, "runs-bad")
+        lanes = ["raises", "raises_in_prepare", "wrong_shape", "wrong_dtype", "nan", "never_finishes"]
+        impl = ",".join(["cpu-reference"] + [f"py:{BAD}:{name}" for name in lanes] + [f"py:{EXAMPLE}:numpy_jsd"])
+        result = self.kibench_py("run", SMALL, "--impl", impl, "--out", out, "--capi", CAPI, "--timeout", "2",
+                                 *QUICK)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        directory = self.run_dir(out)
+        expected = {
+            "raises": ("runtime_error", "raises: run: ValueError: deliberate failure"),
+            "raises-in-prepare": ("runtime_error", "raises-in-prepare: prepare: RuntimeError: no state"),
+            "wrong-shape": ("incorrect_shape", "grad_student_weight has shape [1000, 31], the workload's is"),
+            "wrong-dtype": ("incorrect_dtype", "grad_student_input is float16; kibench compares float32 or float64"),
+            "never-finishes": ("timeout", "never-finishes: run: did not finish within 2 s (--timeout)"),
+        }
+        for lane, (status, reason) in expected.items():
+            with open(os.path.join(directory, f"run.{lane}.json")) as f:
+                manifest = json.load(f)
+            self.assertEqual(manifest["spec"]["status"], status, lane)
+            self.assertIn(reason, manifest["metadata"]["description"])
+            self.assertNotIn("timing", manifest["spec"])
+            self.assertIn(f"{lane} failed ({status})", result.stderr)
+        with open(os.path.join(directory, "run.nan.json")) as f:
+            self.assertEqual(json.load(f)["spec"]["status"], "incorrect_numerical")
+        for lane in ("cpu-reference", "numpy-jsd"):
+            with open(os.path.join(directory, f"run.{lane}.json")) as f:
+                self.assertEqual(json.load(f)["spec"]["status"], "passed", lane)
+        verify = run([KIBENCH, "digest", "--verify", directory])
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+    def test_backward_is_refused_with_a_reason_unless_declared(self):
+        out = os.path.join(self.tmp.name, "runs-backward")
+        result = self.kibench_py("run", SMALL, "--impl", f"cpu-reference,py:{EXAMPLE}:numpy_jsd", "--pass",
+                                 "backward", "--out", out, "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("numpy-jsd skipped: cannot time the backward pass (it declares passes: full, forward)",
+                      result.stderr)
+
+    def test_refused_before_any_work(self):
+        out = os.path.join(self.tmp.name, "runs-refused")
+        cases = {
+            "py:no_such_module_here:fn": "cannot import no_such_module_here: ModuleNotFoundError",
+            f"py:{BAD}:nope": "has no attribute 'nope'",
+            f"py:{BAD}:not_callable": "not_callable is a int, not callable",
+            "py:nocolon": "expected py:MODULE:CALLABLE",
+        }
+        for impl, reason in cases.items():
+            result = self.kibench_py("run", SMALL, "--impl", f"cpu-reference,{impl}", "--out", out, "--capi", CAPI)
+            self.assertEqual(result.returncode, 2, impl)
+            self.assertIn(reason, result.stderr)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+            self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])

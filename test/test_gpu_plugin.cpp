@@ -1,0 +1,51 @@
+// [gpu] The example plugin's CUDA lane through `kibench run` beside fused:
+// on kibench's stream and inputs, through the oracle gate, timed with
+// kibench's CUDA events, on workloads with and without a bias, an ignored
+// share of tokens, and the forward pass.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "test/cli_process.hpp"
+#include "test/test_gpu_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace kibench::test;
+
+namespace {
+
+// Beside this test binary when it travelled to the GPU machine
+// (package_for_device.sh), else where the build put it.
+fs::path beside_tests(const fs::path &built) {
+  const fs::path here = fs::read_symlink("/proc/self/exe").parent_path() / built.filename();
+  return fs::exists(here) ? here : built;
+}
+
+// From the checkout the tests run in (the repository root), else the source tree.
+fs::path workload(const char *name) {
+  const fs::path local = fs::path("workloads") / name;
+  return fs::exists(local) ? local : fs::path(KIBENCH_TEST_DATA).parent_path().parent_path() / "workloads" / name;
+}
+
+} // namespace
+
+TEST_CASE("the example plugin's CUDA lane passes the oracle gate beside fused", "[gpu][plugin]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const char *workloads[] = {"small/small-v1000-h64-t32.json", "small/small-v1000-h64-t32-bias.json",
+                             "small/small-v1000-h64-t32-ignore25.json", "small/small-v1003-h64-t32-odd-vocab.json",
+                             "distill-jsd-h1024-t1000-v50257.json"};
+  for (const char *pass : {"full", "forward"}) {
+    for (const char *w : workloads) {
+      INFO(w << " " << pass);
+      TempDir tmp;
+      const auto run = run_command(quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(workload(w)) +
+                                   " --plugin " + quoted(beside_tests(KIBENCH_EXAMPLE_PLUGIN)) + " --impl fused,example-cuda-simt --pass " + pass +
+                                   " --out " + quoted(tmp.path()) +
+                                   " --min-samples 5 --max-samples 10 --min-time 0 --sustained 0");
+      INFO(run.out << run.err);
+      CHECK(run.exit_code == 0);
+      CHECK(run.out.find("example-cuda-simt") != std::string::npos);
+      CHECK(run.err.find("failed (") == std::string::npos);
+    }
+  }
+}

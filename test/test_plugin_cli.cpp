@@ -1,0 +1,224 @@
+// `kibench run --plugin`: the example plugin's CPU lane beside a built-in
+// through the oracle gate, the timer and compare; lanes that fail each way
+// recorded while the others are measured; plugins refused before any work.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lib/digest/digest.hpp"
+#include "test/cli_process.hpp"
+
+namespace fs = std::filesystem;
+using namespace kibench::test;
+
+namespace {
+
+const fs::path kSource = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+const fs::path kSmall = kSource / "workloads/small/small-v1000-h64-t32.json";
+const fs::path kPlugins = KIBENCH_TEST_PLUGIN_DIR;
+const fs::path kExample = KIBENCH_EXAMPLE_PLUGIN;
+const std::string kQuick = "--min-samples 10 --max-samples 30 --min-time 0 --warmup 1";
+
+fs::path only_run_dir(const fs::path &out) {
+  std::vector<fs::path> dirs;
+  for (const auto &e : fs::directory_iterator(out)) dirs.push_back(e.path());
+  REQUIRE(dirs.size() == 1);
+  return dirs.front();
+}
+
+std::string validate_command(const fs::path &target) {
+  return "/usr/bin/python3 " + quoted(kSource / "test/schema/validate.py") + " " +
+         quoted(kSource / "test/data/kernelindex/schemas") + " " + quoted(target);
+}
+
+// `kibench run` with one plugin library; nothing may be written on refusal.
+ProcessResult refused(const fs::path &plugin, const std::string &impl, const fs::path &out) {
+  auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(plugin) + " --impl " + impl + " --out " +
+                       quoted(out) + " " + kQuick);
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(fs::exists(out));
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("the example plugin's CPU lane runs beside a built-in and compare ranks both", "[cli][plugin]") {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "runs";
+  const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) +
+                               " --impl cpu-reference,example-cpu-fp32 --out " + quoted(out) + " " + kQuick);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("example-cpu-fp32") != std::string::npos);
+  const fs::path dir = only_run_dir(out);
+  for (const char *name : {"run.example-cpu-fp32.json", "samples.example-cpu-fp32.json",
+                           "implementation.example-cpu-fp32.json", "run.cpu-reference.json"})
+    CHECK(fs::exists(dir / name));
+  const std::string run_text = read_text(dir / "run.example-cpu-fp32.json");
+  CHECK(run_text.find("\"status\": \"passed\"") != std::string::npos);
+  CHECK(run_text.find("\"timing\"") != std::string::npos);
+
+  SECTION("its revision names the library's bytes, the facts it declares and the plugin interface") {
+    const std::string revision = read_text(dir / "implementation.example-cpu-fp32.json");
+    const std::string library_digest = kibench::sha256_digest(read_text(kExample));
+    CHECK(revision.find("\"contentDigest\": \"" + library_digest + "\"") != std::string::npos);
+    CHECK(revision.find("\"fileName\": \"" + kExample.filename().string() + "\"") != std::string::npos);
+    CHECK(revision.find("\"interface\": \"kibench_plugin\"") != std::string::npos);
+    CHECK(revision.find("\"language\": \"c\"") != std::string::npos);
+    CHECK(revision.find("\"version\": \"1.0.0\"") != std::string::npos);
+    CHECK(revision.find("\"name\": \"kibench-example-cpu-fp32\"") != std::string::npos);
+  }
+  SECTION("the directory validates, verifies, and compare ranks the plugin in the built-in's cohort") {
+    const auto v = run_command(validate_command(dir));
+    INFO(v.out);
+    CHECK(v.exit_code == 0);
+    CHECK(run_kibench("digest --verify " + quoted(dir)).exit_code == 0);
+    const auto compare = run_kibench("compare " + quoted(dir) + " --baseline cpu-reference");
+    INFO(compare.out << compare.err);
+    REQUIRE(compare.exit_code == 0);
+    CHECK(compare.out.find("2 runs in 1 cohort") != std::string::npos);
+    CHECK(compare.out.find("paired") != std::string::npos);
+    CHECK(compare.out.find("not ranked") == std::string::npos);
+  }
+}
+
+TEST_CASE("kibench list --plugin lists the plugin's implementations", "[cli][plugin]") {
+  const auto list = run_kibench("list --plugin " + quoted(kExample));
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.out.find("example-cpu-fp32") != std::string::npos);
+  CHECK(list.out.find("example-cuda-simt") != std::string::npos);
+  CHECK(list.out.find("[plugin: ") != std::string::npos);
+}
+
+TEST_CASE("a plugin lane that cannot time the pass is skipped with its reason", "[cli][plugin]") {
+  TempDir tmp;
+  const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) +
+                               " --impl cpu-reference,example-cpu-fp32 --pass backward --out " +
+                               quoted(tmp.path()) + " " + kQuick);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.find("example-cpu-fp32 skipped: computes the loss and its gradients in one sweep") !=
+        std::string::npos);
+  const fs::path dir = only_run_dir(tmp.path());
+  CHECK_FALSE(fs::exists(dir / "run.example-cpu-fp32.json"));
+  CHECK(read_text(dir / "summary.json").find("one sweep") != std::string::npos);
+}
+
+TEST_CASE("lanes that fail are recorded with their status and reason; the others are measured",
+          "[cli][plugin]") {
+  TempDir tmp;
+  const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kPlugins / "libkibench_test_plugin_lanes.so") +
+                               " --plugin " + quoted(kExample) +
+                               " --impl cpu-reference,raises-in-prepare,raises-in-run,raises-in-sample,wrong-shape,"
+                               "wrong-dtype,nan-outputs,aliases-input,host-on-gpu-lane,example-cpu-fp32 --out " +
+                               quoted(tmp.path()) + " " + kQuick);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  const fs::path dir = only_run_dir(tmp.path());
+
+  struct Expected {
+    const char *lane;
+    const char *status;
+    const char *reason;
+  };
+  const Expected failures[] = {
+      {"raises-in-prepare", "runtime_error", "raises-in-prepare: prepare: deliberate failure in prepare second line"},
+      {"raises-in-run", "runtime_error", "raises-in-run: run: deliberate failure in run"},
+      {"raises-in-sample", "timeout", "raises-in-sample: run: deliberate failure in the fourth run"},
+      {"wrong-shape", "incorrect_shape", "grad_student_weight has shape [1000, 31], the workload's is [1000, 32]"},
+      {"wrong-dtype", "incorrect_dtype", "grad_student_weight is int64; kibench compares bf16, fp32 or fp64"},
+      {"aliases-input", "runtime_error", "grad_student_input overlaps kibench's input student_input"},
+      {"host-on-gpu-lane", "runtime_error", "grad_student_input is in device memory"},
+  };
+  for (const auto &f : failures) {
+    INFO(f.lane);
+    const std::string text = read_text(dir / (std::string("run.") + f.lane + ".json"));
+    CHECK(text.find(std::string("\"status\": \"") + f.status + "\"") != std::string::npos);
+    CHECK(text.find(f.reason) != std::string::npos);
+    CHECK(text.find("\"timing\"") == std::string::npos);
+    CHECK_FALSE(fs::exists(dir / (std::string("samples.") + f.lane + ".json")));
+    CHECK(run.err.find(std::string(f.lane) + " failed (" + f.status + ")") != std::string::npos);
+    // The table's line: the name, padded, then the status and reason.
+    const std::size_t line = run.out.find("\n" + std::string(f.lane) + " ");
+    REQUIRE(line != std::string::npos);
+    const std::string row = run.out.substr(line + 1, run.out.find('\n', line + 1) - line - 1);
+    CHECK(row.find(std::string("FAILED (") + f.status + "): " + f.lane) != std::string::npos);
+  }
+  // NaN outputs are a failed check, measured like any other.
+  const std::string nan = read_text(dir / "run.nan-outputs.json");
+  CHECK(nan.find("\"status\": \"incorrect_numerical\"") != std::string::npos);
+  CHECK(nan.find("\"timing\"") != std::string::npos);
+  // The others are intact.
+  for (const char *lane : {"cpu-reference", "example-cpu-fp32"}) {
+    const std::string text = read_text(dir / (std::string("run.") + lane + ".json"));
+    CHECK(text.find("\"status\": \"passed\"") != std::string::npos);
+    CHECK(fs::exists(dir / (std::string("samples.") + lane + ".json")));
+  }
+  const std::string summary = read_text(dir / "summary.json");
+  CHECK(summary.find("\"failure\": \"raises-in-run: run: deliberate failure in run\"") != std::string::npos);
+
+  SECTION("the directory validates, verifies, and compare ranks the passed lanes only") {
+    const auto v = run_command(validate_command(dir));
+    INFO(v.out);
+    CHECK(v.exit_code == 0);
+    CHECK(run_kibench("digest --verify " + quoted(dir)).exit_code == 0);
+    const auto compare = run_kibench("compare " + quoted(dir) + " --baseline cpu-reference");
+    REQUIRE(compare.exit_code == 0);
+    CHECK(compare.out.find("raises-in-run  STATUS_NOT_PASSED") != std::string::npos);
+    CHECK(compare.out.find("example-cpu-fp32") != std::string::npos);
+  }
+}
+
+TEST_CASE("plugins are refused before any work, naming the file and what is wrong", "[cli][plugin]") {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "runs";
+  SECTION("another ABI version") {
+    const auto r = refused(kPlugins / "libkibench_test_plugin_other_abi.so", "other-abi", out);
+    CHECK(r.err.find("libkibench_test_plugin_other_abi.so: kibench_plugin_entry: plugin ABI version 999, this "
+                     "kibench speaks 1") != std::string::npos);
+  }
+  SECTION("no entry symbol") {
+    const auto r = refused(kPlugins / "libkibench_test_plugin_no_entry.so", "x", out);
+    CHECK(r.err.find("libkibench_test_plugin_no_entry.so: --plugin: no symbol kibench_plugin_entry") !=
+          std::string::npos);
+  }
+  SECTION("a file that does not load") {
+    const fs::path garbage = tmp.path() / "libgarbage.so";
+    std::ofstream(garbage) << "not a shared library\n";
+    const auto r = refused(garbage, "x", out);
+    CHECK(r.err.find("libgarbage.so: --plugin: cannot load it: ") != std::string::npos);
+  }
+  SECTION("a file that does not exist") {
+    const auto r = refused(tmp.path() / "libmissing.so", "x", out);
+    CHECK(r.err.find("libmissing.so: --plugin: no such file") != std::string::npos);
+  }
+  SECTION("revision facts the manifest builder refuses") {
+    const auto r = refused(kPlugins / "libkibench_test_plugin_bad_facts.so", "bad-facts", out);
+    CHECK(r.err.find("libkibench_test_plugin_bad_facts.so: revision facts: implementation \"test-bad-facts\": "
+                     "spec.callable.language must match") != std::string::npos);
+  }
+  SECTION("a built-in's name") {
+    const auto r = refused(kPlugins / "libkibench_test_plugin_taken_name.so", "cpu-reference", out);
+    CHECK(r.err.find("implementation \"cpu-reference\": a built-in implementation has this name") !=
+          std::string::npos);
+  }
+  SECTION("a missing function") {
+    const auto r = refused(kPlugins / "libkibench_test_plugin_no_run.so", "no-run", out);
+    CHECK(r.err.find("implementation \"no-run\": run is NULL") != std::string::npos);
+  }
+  SECTION("one name from two plugins") {
+    auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) + " --plugin " + quoted(kExample) +
+                         " --impl example-cpu-fp32 --out " + quoted(out));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("implementation \"example-cpu-fp32\": " + kExample.string() +
+                     " provides one of this name already") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  SECTION("an unknown name still lists the plugin's") {
+    auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) + " --impl nope --out " +
+                         quoted(out));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("example-cpu-fp32") != std::string::npos);
+  }
+}
