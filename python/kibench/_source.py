@@ -1,6 +1,6 @@
 """The kibench source tree this package came from: its build/ folder is the
 last place libkibench_capi.so is looked for. The wheel builder
-(python/build_backend) writes the tree's absolute path here."""
+(python/backend) writes the tree's absolute path here."""
 
 import os
 
