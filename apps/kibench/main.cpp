@@ -5,6 +5,7 @@
 
 #include "apps/kibench/commands.hpp"
 #include "lib/error.hpp"
+#include "lib/io/terminal_text.hpp"
 
 int main(int argc, char **argv) {
   CLI::App app{"kibench: benchmark LLM-training loss kernels and record the results as "
@@ -34,13 +35,15 @@ int main(int argc, char **argv) {
   try {
     return action ? action() : 0;
   } catch (const kibench::InputError &e) {
-    fmt::print(stderr, "kibench: {}\n", e.what());
+    // Messages quote inputs (a file name, a field's value): escaped, so the
+    // one line stays one line and no escape sequence reaches the terminal.
+    fmt::print(stderr, "kibench: {}\n", kibench::io::printable(e.what()));
     return 2;
   } catch (const kibench::CheckFailed &e) {
-    fmt::print(stderr, "kibench: {}\n", e.what());
+    fmt::print(stderr, "kibench: {}\n", kibench::io::printable(e.what()));
     return 1;
   } catch (const std::exception &e) {
-    fmt::print(stderr, "kibench: error: {}\n", e.what());
+    fmt::print(stderr, "kibench: error: {}\n", kibench::io::printable(e.what()));
     return 3;
   }
 }
