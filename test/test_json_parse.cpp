@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "lib/error.hpp"
@@ -83,4 +87,78 @@ TEST_CASE("a duplicate key with a control character is reported on one line", "[
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
     CHECK(std::string(e.what()).find("duplicate key") != std::string::npos);
   }
+}
+
+TEST_CASE("a fraction of more than 18 digits is not taken for a big integer", "[json][parse]") {
+  using kibench::json::canonical;
+  // The manifest fuzz target's reproducer (test/fuzz/corpus/fuzz_manifest):
+  // 1e20 is written 100000000000000000000, which sends the text through the
+  // big-integer widening, which must leave the fraction's digits alone.
+  const auto value = parse("[1e20,0.0012345678901234567]", "t");
+  CHECK(canonical(value) == "[100000000000000000000,0.0012345678901234567]");
+  CHECK(parse(canonical(value), "again") == value);
+  CHECK(parse("[100000000000000000000, 0.0012345678901234567, -1.23456789012345678901e-5, 1E+21]", "t")
+            .as_array()
+            .size() == 4);
+}
+
+TEST_CASE("whatever parse accepts, its canonical and pretty forms read back as the same value",
+          "[json][parse][property]") {
+  using kibench::json::canonical;
+  using kibench::json::pretty;
+  std::mt19937_64 random(20261204);
+  const auto digits = [&](std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<char>('0' + random() % 10));
+    return out;
+  };
+  std::size_t accepted = 0;
+  for (int i = 0; i < 4000; ++i) {
+    // A number literal as a person or another tool may write it: a sign,
+    // up to 30 integer digits, up to 30 fraction digits, an exponent.
+    std::string literal = random() % 2 ? "-" : "";
+    literal += digits(1 + random() % 30);
+    if (random() % 2) literal += "." + digits(1 + random() % 30);
+    if (random() % 3 == 0)
+      literal += (random() % 2 ? "e" : "E") + std::to_string(static_cast<int>(random() % 640) - 320);
+    // And a double from its bits, as the writers produce.
+    double from_bits = 0;
+    do {
+      const std::uint64_t bits = random();
+      std::memcpy(&from_bits, &bits, sizeof from_bits);
+    } while (!std::isfinite(from_bits));
+    const std::string text =
+        "{\"literal\": [" + literal + "], \"bits\": " + canonical(kibench::json::Value(from_bits)) + "}";
+    INFO("text: " << text);
+    kibench::json::Value value;
+    try {
+      value = parse(text, "t");
+    } catch (const kibench::InputError &) {
+      continue; // leading zeros, a magnitude beyond double: refused, fine
+    }
+    ++accepted;
+    CHECK(value.find("bits")->as_number() == from_bits);
+    REQUIRE_NOTHROW(parse(canonical(value), "canonical"));
+    CHECK(parse(canonical(value), "canonical") == value);
+    CHECK(parse(pretty(value), "pretty") == value);
+  }
+  CHECK(accepted > 2000);
+}
+
+TEST_CASE("text that is not UTF-8 is refused saying which encoding and where", "[json][parse]") {
+  using namespace std::string_literals;
+  CHECK_THROWS_WITH(
+      parse("\xEF\xBB\xBF{}", "bom.json"),
+      "bom.json: $: invalid JSON: a UTF-8 byte order mark (EF BB BF) at byte 0; save the file as "
+      "UTF-8 without one");
+  CHECK_THROWS_WITH(parse("\xFF\xFE{\0}\0"s, "le.json"),
+                    Contains("UTF-16 little-endian") && Contains("byte order mark FF FE at byte 0"));
+  CHECK_THROWS_WITH(parse("\xFE\xFF\0{\0}"s, "be.json"), Contains("UTF-16 big-endian"));
+  CHECK_THROWS_WITH(parse("{\0}\0"s, "le.json"), Contains("UTF-16 little-endian text (a NUL byte at byte 1"));
+  CHECK_THROWS_WITH(parse("\0{\0}"s, "be.json"), Contains("UTF-16 big-endian text (a NUL byte at byte 0"));
+  CHECK_THROWS_WITH(parse("{\0\0\0}\0\0\0"s, "32.json"), Contains("UTF-32 little-endian"));
+  CHECK_THROWS_WITH(parse("{\n  \"a\": \"caf\xE9\"\n}", "latin1.json"),
+                    "latin1.json: $: invalid JSON: not UTF-8: byte 0xE9 at line 2, column 12 (byte 13)");
+  CHECK_THROWS_WITH(parse("{\"a\": \"tab\there\"}", "tab.json"),
+                    Contains("control character U+0009 inside a string at line 1, column 11"));
 }

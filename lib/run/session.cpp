@@ -104,8 +104,9 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     if (auto why = probe->unsupported(w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
   }
   if (runnable.empty()) throw InputError("no implementation can run on this machine; see `kibench list`");
-  io::prepare_output_directory(options.out_dir, "--out");
-  if (options.save_tensors) io::prepare_output_directory(*options.save_tensors, "--save-tensors");
+  std::vector<io::OutputFolder> folders{{options.out_dir, "--out"}};
+  if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
+  io::prepare_output_directories(folders);
 
   ProtocolSettings settings = options.settings;
   settings.timer = gpu_missing ? "steady_clock" : "cuda_events";

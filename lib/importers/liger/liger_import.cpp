@@ -128,7 +128,7 @@ ImportReport import_records(CsvReader &reader, std::string_view source, const Cu
     } catch (const RowSkipped &skip) {
       ++report.skipped[skip.reason()];
       if (skip.reason() != SkipReason::memory_row && skip.reason() != SkipReason::other_kernel) {
-        report.skipped_rows.push_back(SkippedRow{record->line, skip.reason(), skip.what()});
+        report.skipped_rows.push_back(SkippedRow{record->line, skip.reason(), skip.message()});
         if (notice) notice(report.skipped_rows.back());
       }
     }
