@@ -195,27 +195,33 @@ void add_run(CLI::App &app, Action &action) {
   run->add_flag("--hot", args->hot, "Do not flush the GPU L2 before each sample");
   run->add_option("--warmup", args->warmup,
                   fmt::format("Untimed invocations first (0 to {})", setting_ranges::kMaxWarmupRuns))
+      ->type_name("N")
       ->capture_default_str();
   run->add_option("--min-samples", args->min_samples,
                   fmt::format("Samples before stopping is considered (1 to {})", setting_ranges::kMaxSamples))
+      ->type_name("N")
       ->capture_default_str();
   run->add_option("--max-samples", args->max_samples,
                   fmt::format("Stop at this many samples (1 to {}; raised to --min-samples)",
                               setting_ranges::kMaxSamples))
+      ->type_name("N")
       ->capture_default_str();
   run->add_option("--min-time", args->min_time,
                   fmt::format("Seconds of samples before stopping (0 to {})", setting_ranges::kMaxMinTimeS))
+      ->type_name("SECONDS")
       ->capture_default_str();
   run->add_option(
          "--max-noise", args->max_noise,
          fmt::format("Stop when the median's relative standard error is below: a fraction (0 to {}) or a "
                      "percentage (0.5%)",
                      setting_ranges::kMaxNoise))
+      ->type_name("NOISE")
       ->capture_default_str();
   run->add_option(
          "--timeout", args->timeout,
          fmt::format("Stop sampling one implementation after this many seconds (above 0, at most {})",
                      setting_ranges::kMaxTimeoutS))
+      ->type_name("SECONDS")
       ->capture_default_str();
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
@@ -225,6 +231,7 @@ void add_run(CLI::App &app, Action &action) {
          fmt::format("Seconds each GPU implementation then runs back to back while the board's energy is "
                      "read (0 to {}; 0: skip)",
                      setting_ranges::kMaxSustainedS))
+      ->type_name("SECONDS")
       ->capture_default_str();
   run->footer(R"(Exit codes: 0 all checked outputs passed, 1 a correctness failure, 2 bad input (a flag out of
 its range, a workload, an --out or --save-tensors folder that cannot be written: refused before
