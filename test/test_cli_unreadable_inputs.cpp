@@ -10,6 +10,7 @@
 #include <string>
 #include <sys/stat.h>
 
+#include "lib/digest/digest.hpp"
 #include "test/cli_fixtures.hpp"
 
 namespace fs = std::filesystem;
@@ -123,5 +124,43 @@ TEST_CASE("a raw-samples URI is read only inside its run directory", "[cli][unre
     const auto compared = run_kibench_within(kSeconds, "compare " + quoted(run_dir));
     CHECK(compared.exit_code == 2);
     CHECK_THAT(compared.err, Contains("samples.cpu-reference.json: outside"));
+  }
+}
+
+TEST_CASE("compare refuses a duration no run could have taken", "[cli][unreadable]") {
+  TempDir tmp;
+  SECTION("a raw sample of 1e19 ns") {
+    const fs::path run_dir = quick_run(tmp.path() / "runs");
+    const fs::path samples = run_dir / "samples.cpu-reference.json";
+    std::string text = read_text(samples);
+    const std::size_t at = text.find("\"ns\": ");
+    REQUIRE(at != std::string::npos);
+    text.replace(at + 6, text.find(',', at) - at - 6, "1e19");
+    std::ofstream(samples, std::ios::binary | std::ios::trunc) << text;
+    // The run's digest of its samples follows, so only the value is wrong.
+    const fs::path run = run_dir / "run.cpu-reference.json";
+    std::string run_text = read_text(run);
+    const std::size_t digest_at = run_text.find("sha256:", run_text.find("\"rawSamples\""));
+    run_text.replace(digest_at, 71, kibench::sha256_digest(text));
+    std::ofstream(run, std::ios::binary | std::ios::trunc) << run_text;
+
+    const auto compared = run_kibench_within(kSeconds, "compare " + quoted(run_dir));
+    INFO(compared.out << compared.err);
+    CHECK(compared.exit_code == 2);
+    CHECK_THAT(compared.err, Contains("$.samples[0].ns: 1e+19 ns is longer than a sample may be"));
+  }
+  SECTION("a reported median of 1e19 ns") {
+    const fs::path run_dir = quick_run(tmp.path() / "runs");
+    const fs::path run = run_dir / "run.cpu-reference.json";
+    std::string text = read_text(run);
+    const std::size_t at = text.find("\"median\": ", text.find("\"latencyNs\""));
+    REQUIRE(at != std::string::npos);
+    text.replace(at + 10, text.find_first_of(",\n", at) - at - 10, "1e19");
+    std::ofstream(run, std::ios::binary | std::ios::trunc) << text;
+    const auto compared = run_kibench_within(kSeconds, "compare " + quoted(run_dir));
+    INFO(compared.out << compared.err);
+    CHECK(compared.exit_code == 2);
+    CHECK_THAT(compared.err,
+               Contains("spec.timing.latencyNs.median: 1e+19 ns is longer than a latency may be"));
   }
 }

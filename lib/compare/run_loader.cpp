@@ -131,6 +131,11 @@ public:
         throw InputError(fmt::format("{}: spec.timing.latencyNs.median: not a latency (integer ns or "
                                      "\"<number> ns|us|µs|ms|s\")",
                                      entry.label));
+      if (*reported > setting_ranges::kMaxSampleNs)
+        throw InputError(
+            fmt::format("{}: spec.timing.latencyNs.median: {} ns is longer than a latency may be "
+                        "({} ns)",
+                        entry.label, *reported, setting_ranges::kMaxSampleNs));
     }
     read_raw_samples_of(entry, out);
     if (out.raw) {
