@@ -12,10 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "test/cli_process.hpp"
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "lib/digest/digest.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -454,4 +459,111 @@ TEST_CASE("the subcommand explains itself", "[import]") {
   const auto unreadable = run_kibench("import liger /nonexistent/rows.csv --out /nonexistent/out");
   CHECK(unreadable.exit_code == 2);
   CHECK_THAT(unreadable.err, Contains("/nonexistent/rows.csv: cannot read"));
+}
+
+TEST_CASE("a row whose x_value is not a finite number is skipped as malformed, naming file and line",
+          "[import][malformed]") {
+  TempDir dir;
+  const RowsCsv rows = rows_csv();
+  // nan and 1e400 (read as inf) used to end the whole import with exit 3:
+  // "inf cannot be written as JSON", no file, no line.
+  const fs::path csv = write_csv(dir, "x-values.csv",
+                                 {rows.header, replaced(rows.seed_row, "B x T,8192,", "B x T,nan,"),
+                                  replaced(rows.seed_row, "B x T,8192,", "B x T,1e400,"), rows.sibling_row});
+  const fs::path out = dir.path() / "out";
+  const auto result = import_rows(csv, out, "--json");
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.err, Contains(csv.string() + ":2: error: x_value: \"nan\" is not a finite number"));
+  CHECK_THAT(result.err, Contains(csv.string() + ":3: error: x_value: \"1e400\" is not a finite number"));
+  const auto summary = kibench::json::parse(result.out, "summary");
+  CHECK(at(summary, {"imported"}).as_int() == 1);
+  CHECK(skipped_count(summary, "malformed") == 2);
+  CHECK(directories_in(out).size() == 1);
+
+  const auto strict = import_rows(csv, dir.path() / "strict", "--strict");
+  CHECK(strict.exit_code == 2);
+  CHECK_THAT(strict.err, Contains("2 of 3 rows skipped for a problem"));
+  CHECK_FALSE(fs::exists(dir.path() / "strict"));
+}
+
+TEST_CASE("control characters in CSV fields are shown escaped, one line per row", "[import][malformed]") {
+  TempDir dir;
+  const RowsCsv rows = rows_csv();
+  const std::string gpu = "NVIDIA H100 80GB HBM3";
+  const fs::path csv = write_csv(dir, "escapes.csv",
+                                 {rows.header, replaced(rows.seed_row, gpu, "\x1b[2J\x1b[31mNVIDIA\x1b[0m"),
+                                  replaced(rows.seed_row, gpu, std::string("NUL\0here", 8)),
+                                  replaced(rows.seed_row, gpu, "\"two\nlines\rand a return\""),
+                                  replaced(rows.seed_row, gpu, "bidi\u202Eevil")});
+  const auto result = import_rows(csv, dir.path() / "out");
+  INFO(result.err);
+  CHECK(result.exit_code == 0);
+  CHECK(result.err.find('\x1b') == std::string::npos);
+  CHECK(result.err.find('\0') == std::string::npos);
+  CHECK(result.err.find('\r') == std::string::npos);
+  CHECK(result.err.find("\u202E") == std::string::npos);
+  CHECK_THAT(result.err, Contains("unknown GPU \"\\x1b[2J\\x1b[31mNVIDIA\\x1b[0m\""));
+  CHECK_THAT(result.err, Contains("unknown GPU \"NUL\\x00here\""));
+  CHECK_THAT(result.err, Contains("unknown GPU \"two\\nlines\\rand a return\""));
+  CHECK_THAT(result.err, Contains("unknown GPU \"bidi\\u202eevil\""));
+  // Every line of stderr is one row's message.
+  std::size_t lines = 0;
+  for (std::size_t start = 0; start < result.err.size(); ++lines) {
+    CHECK(result.err.compare(start, csv.string().size(), csv.string()) == 0);
+    start = result.err.find('\n', start) + 1;
+    if (start == 0) break;
+  }
+  CHECK(lines == 4);
+}
+
+namespace {
+
+// The peak resident memory, in KiB, of kibench run with `arguments` (its
+// output discarded).
+long peak_memory_kib(const std::vector<std::string> &arguments) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    std::vector<char *> argv{const_cast<char *>(KIBENCH_BINARY)};
+    for (const auto &argument : arguments) argv.push_back(const_cast<char *>(argument.c_str()));
+    argv.push_back(nullptr);
+    ::execv(KIBENCH_BINARY, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  REQUIRE(::wait4(child, &status, 0, &usage) == child);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return usage.ru_maxrss;
+}
+
+} // namespace
+
+TEST_CASE("import liger streams records to disk: memory does not grow with the rows", "[import][memory]") {
+  TempDir dir;
+  const RowsCsv rows = rows_csv();
+  // Rows of distinct cases (the seed row at other token counts), so every
+  // one is imported.
+  const auto csv_of = [&](std::size_t n) {
+    std::vector<std::string> lines{rows.header};
+    for (std::size_t k = 0; k < n; ++k)
+      lines.push_back(replaced(rows.seed_row, "B x T,8192,", "B x T," + std::to_string(1000 + k) + ","));
+    return write_csv(dir, std::to_string(n) + ".csv", lines);
+  };
+  const fs::path few = csv_of(100);
+  const fs::path many = csv_of(700);
+  const long few_kib =
+      peak_memory_kib({"import", "liger", few.string(), "--out", (dir.path() / "few").string()});
+  const long many_kib =
+      peak_memory_kib({"import", "liger", many.string(), "--out", (dir.path() / "many").string()});
+  CHECK(directories_in(dir.path() / "many").size() == 700);
+  // Held in memory, the 600 more records took about 39 KiB each (23 MiB);
+  // streamed, only their summary lines stay.
+  INFO("100 rows: " << few_kib << " KiB, 700 rows: " << many_kib << " KiB");
+  CHECK(many_kib - few_kib < 8 * 1024);
 }

@@ -562,6 +562,37 @@ TEST_CASE("import external names the field of a bad value", "[import][external]"
   }
 }
 
+TEST_CASE("import external bounds every duration it reads", "[import][external]") {
+  Fixture f;
+  struct Case {
+    std::string path;
+    Value value;
+    std::string expected;
+  };
+  // A sample of 1e19 ns was accepted and written as maximum
+  // -9223372036854776000, leaving a directory nothing could read.
+  const std::vector<Case> cases{
+      {"implementations[1].samples[3].ns", 1e19,
+       "$.implementations[1].samples[3].ns: 1e+19 ns is longer than the 9007199254740991 ns allowed"},
+      {"implementations[0].samples[0].ns", 9007199254740993.0, "$.implementations[0].samples[0].ns: "},
+      {"settings.timeoutS", 1e10, "$.settings.timeoutS: 10000000000 s is longer than the 86400 s allowed"},
+      {"settings.minTimeS", 1e300, "$.settings.minTimeS: 1e+300 s is longer than the 86400 s allowed"},
+  };
+  const Value original = f.document;
+  for (const Case &c : cases) {
+    f.document = original;
+    path_in(f.document, c.path) = c.value;
+    INFO(c.path);
+    check_refused(f, c.expected);
+  }
+  // At the bound itself the import goes through.
+  f.document = original;
+  path_in(f.document, "settings.timeoutS") = 86400;
+  const auto r = f.import();
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+}
+
 TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte for byte", "[import][run]") {
   // An H200 `kibench run` (ci/baselines/h200): each implementation's files
   // and the summary are rebuilt from what the directory records and must

@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "lib/error.hpp"
@@ -83,4 +87,83 @@ TEST_CASE("a duplicate key with a control character is reported on one line", "[
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
     CHECK(std::string(e.what()).find("duplicate key") != std::string::npos);
   }
+}
+
+TEST_CASE("a fraction of more than 18 digits is not taken for a big integer", "[json][parse]") {
+  using kibench::json::canonical;
+  // The manifest fuzz target's reproducer (test/fuzz/corpus/fuzz_manifest):
+  // 1e20 is written 100000000000000000000, which sends the text through the
+  // big-integer widening, which must leave the fraction's digits alone.
+  const auto value = parse("[1e20,0.0012345678901234567]", "t");
+  CHECK(canonical(value) == "[100000000000000000000,0.0012345678901234567]");
+  CHECK(parse(canonical(value), "again") == value);
+  CHECK(parse("[100000000000000000000, 0.0012345678901234567, -1.23456789012345678901e-5, 1E+21]", "t")
+            .as_array()
+            .size() == 4);
+}
+
+TEST_CASE("every valid number reads, and its canonical and pretty forms read back as the same value",
+          "[json][parse][property]") {
+  using kibench::json::canonical;
+  using kibench::json::pretty;
+  std::mt19937_64 random(20261204);
+  const auto digits = [&](std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<char>('0' + random() % 10));
+    return out;
+  };
+  for (int i = 0; i < 4000; ++i) {
+    // A valid number literal as a person or another tool may write it: a
+    // sign, up to 30 integer digits (no leading zero), up to 30 fraction
+    // digits, an exponent that keeps it within double's range.
+    const std::size_t integer_digits = 1 + random() % 30;
+    std::string literal = random() % 2 ? "-" : "";
+    literal += std::to_string(1 + random() % 9) + digits(integer_digits - 1);
+    if (random() % 2) literal += "." + digits(1 + random() % 30);
+    if (random() % 3 == 0) {
+      const int exponent = static_cast<int>(random() % 600) - 300 - static_cast<int>(integer_digits);
+      literal += (random() % 2 ? "e" : "E") + std::to_string(exponent);
+    }
+    // And a double as the writers produce one: from random bits, or (where
+    // JCS writes long fractions and long integers) between 1e-7 and 1e21.
+    double written = 0;
+    if (random() % 2) {
+      do {
+        const std::uint64_t bits = random();
+        std::memcpy(&written, &bits, sizeof written);
+      } while (!std::isfinite(written));
+    } else {
+      written = (static_cast<double>(random() >> 11) * 0x1.0p-53) *
+                std::pow(10.0, static_cast<int>(random() % 29) - 7);
+    }
+    // Both in one document: one number sending the text through the
+    // big-integer widening must not spoil another.
+    const std::string text =
+        "{\"literal\": [" + literal + "], \"written\": " + canonical(kibench::json::Value(written)) + "}";
+    INFO("text: " << text);
+    kibench::json::Value value;
+    REQUIRE_NOTHROW(value = parse(text, "t"));
+    CHECK(value.find("written")->as_number() == written);
+    REQUIRE_NOTHROW(parse(canonical(value), "canonical"));
+    CHECK(parse(canonical(value), "canonical") == value);
+    CHECK(parse(pretty(value), "pretty") == value);
+  }
+}
+
+TEST_CASE("text that is not UTF-8 is refused saying which encoding and where", "[json][parse]") {
+  using namespace std::string_literals;
+  CHECK_THROWS_WITH(
+      parse("\xEF\xBB\xBF{}", "bom.json"),
+      "bom.json: $: invalid JSON: a UTF-8 byte order mark (EF BB BF) at byte 0; save the file as "
+      "UTF-8 without one");
+  CHECK_THROWS_WITH(parse("\xFF\xFE{\0}\0"s, "le.json"),
+                    Contains("UTF-16 little-endian") && Contains("byte order mark FF FE at byte 0"));
+  CHECK_THROWS_WITH(parse("\xFE\xFF\0{\0}"s, "be.json"), Contains("UTF-16 big-endian"));
+  CHECK_THROWS_WITH(parse("{\0}\0"s, "le.json"), Contains("UTF-16 little-endian text (a NUL byte at byte 1"));
+  CHECK_THROWS_WITH(parse("\0{\0}"s, "be.json"), Contains("UTF-16 big-endian text (a NUL byte at byte 0"));
+  CHECK_THROWS_WITH(parse("{\0\0\0}\0\0\0"s, "32.json"), Contains("UTF-32 little-endian"));
+  CHECK_THROWS_WITH(parse("{\n  \"a\": \"caf\xE9\"\n}", "latin1.json"),
+                    "latin1.json: $: invalid JSON: not UTF-8: byte 0xE9 at line 2, column 12 (byte 13)");
+  CHECK_THROWS_WITH(parse("{\"a\": \"tab\there\"}", "tab.json"),
+                    Contains("control character U+0009 inside a string at line 1, column 11"));
 }

@@ -7,6 +7,7 @@
 
 #include "apps/kibench/commands.hpp"
 #include "lib/error.hpp"
+#include "lib/io/terminal_text.hpp"
 
 namespace kibench::cli {
 
@@ -38,13 +39,15 @@ int run_cli(int argc, const char *const *argv, const CliContext &context) {
   try {
     return action ? action() : 0;
   } catch (const InputError &e) {
-    fmt::print(stderr, "kibench: {}\n", e.what());
+    // Messages quote inputs (a file name, a field's value): escaped, so the
+    // one line stays one line and no escape sequence reaches the terminal.
+    fmt::print(stderr, "kibench: {}\n", io::printable(e.what()));
     return 2;
   } catch (const CheckFailed &e) {
-    fmt::print(stderr, "kibench: {}\n", e.what());
+    fmt::print(stderr, "kibench: {}\n", io::printable(e.what()));
     return 1;
   } catch (const std::exception &e) {
-    fmt::print(stderr, "kibench: error: {}\n", e.what());
+    fmt::print(stderr, "kibench: error: {}\n", io::printable(e.what()));
     return 3;
   }
 }

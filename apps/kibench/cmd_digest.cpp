@@ -11,6 +11,7 @@
 #include "lib/digest/manifest_set.hpp"
 #include "lib/digest/verify.hpp"
 #include "lib/error.hpp"
+#include "lib/io/terminal_text.hpp"
 #include "lib/json/canonical.hpp"
 
 namespace kibench::cli {
@@ -53,7 +54,7 @@ int print_digests(const DigestOptions &options) {
       };
       fmt::print("{}\n", json::canonical(line));
     } else {
-      fmt::print("{}  {}\n", entry.digest, entry.label);
+      fmt::print("{}  {}\n", entry.digest, io::printable(entry.label));
     }
   }
   return 0;
@@ -61,18 +62,19 @@ int print_digests(const DigestOptions &options) {
 
 int verify_manifests(const DigestOptions &options) {
   const ManifestSet set = load_named(options.paths, true);
-  for (const auto &skipped : set.skipped()) fmt::print("note  skipped {}\n", skipped);
+  for (const auto &skipped : set.skipped()) fmt::print("note  skipped {}\n", io::printable(skipped));
   for (const auto &entry : set.entries()) {
-    if (entry.origin == ManifestOrigin::beside) fmt::print("found beside it  {}\n", entry.label);
+    if (entry.origin == ManifestOrigin::beside)
+      fmt::print("found beside it  {}\n", io::printable(entry.label));
   }
   const VerifyReport report = verify(set);
   if (report.manifests.empty()) {
     fmt::print("note  nothing to verify: no BenchmarkRun, WorkloadCase or ImplementationRevision given\n");
   }
   for (const auto &manifest : report.manifests) {
-    for (const auto &note : manifest.notes) fmt::print("note  {}\n", note);
-    for (const auto &failure : manifest.failures) fmt::print("FAILED  {}\n", failure);
-    if (manifest.ok()) fmt::print("ok  {}\n", manifest.label);
+    for (const auto &note : manifest.notes) fmt::print("note  {}\n", io::printable(note));
+    for (const auto &failure : manifest.failures) fmt::print("FAILED  {}\n", io::printable(failure));
+    if (manifest.ok()) fmt::print("ok  {}\n", io::printable(manifest.label));
     if (manifest.comparison_key) fmt::print("comparison key  {}\n", *manifest.comparison_key);
   }
   const auto failures = report.failures();

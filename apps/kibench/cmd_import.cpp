@@ -15,6 +15,7 @@
 #include "lib/importers/external/external_import.hpp"
 #include "lib/importers/liger/liger_import.hpp"
 #include "lib/importers/record_writer.hpp"
+#include "lib/io/terminal_text.hpp"
 #include "lib/json/canonical.hpp"
 
 namespace kibench::cli {
@@ -31,19 +32,19 @@ struct LigerImportOptions {
   bool json = false;
 };
 
-void print_row_messages(const ImportReport &report) {
-  for (const auto &row : report.skipped_rows) {
-    fmt::print(stderr, "{}:{}: {}: {}\n", report.source, row.line,
-               importers::liger::is_row_problem(row.reason) ? "error" : "note", row.message);
-  }
+void print_row_message(const std::string &source, const importers::liger::SkippedRow &row) {
+  // The message quotes CSV fields, which may hold escape sequences, NULs or
+  // line breaks: shown escaped, one line per row.
+  fmt::print(stderr, "{}:{}: {}: {}\n", io::printable(source), row.line,
+             importers::liger::is_row_problem(row.reason) ? "error" : "note", io::printable(row.message));
 }
 
 void print_summary(const ImportReport &report, const std::filesystem::path &out) {
-  fmt::print("{}: {} rows read\n", report.source, report.rows_read);
-  if (report.records.empty()) {
+  fmt::print("{}: {} rows read\n", io::printable(report.source), report.rows_read);
+  if (report.runs.empty()) {
     fmt::print("  imported  0 (nothing written)\n");
   } else {
-    fmt::print("  imported  {} -> {}/<run name>/\n", report.records.size(), out.string());
+    fmt::print("  imported  {} -> {}/<run name>/\n", report.runs.size(), io::printable(out.string()));
   }
   fmt::print("  skipped   {}\n", report.skipped_total());
   for (const SkipReason reason : importers::liger::kAllSkipReasons) {
@@ -60,7 +61,7 @@ json::Value summary_json(const ImportReport &report, const std::filesystem::path
     skipped.set(std::string(importers::liger::key(reason)), it == report.skipped.end() ? 0 : it->second);
   }
   json::Array runs;
-  for (const auto &record : report.records) {
+  for (const auto &record : report.runs) {
     runs.emplace_back(json::Object{{"line", record.line},
                                    {"directory", (out / record.name).string()},
                                    {"externalId", record.external_id},
@@ -74,7 +75,7 @@ json::Value summary_json(const ImportReport &report, const std::filesystem::path
                                        {"message", row.message}});
   }
   return json::Object{{"source", report.source},           {"out", out.string()},
-                      {"rowsRead", report.rows_read},      {"imported", report.records.size()},
+                      {"rowsRead", report.rows_read},      {"imported", report.runs.size()},
                       {"skipped", std::move(skipped)},     {"runs", std::move(runs)},
                       {"skippedRows", std::move(problems)}};
 }
@@ -84,15 +85,21 @@ int import_liger(const LigerImportOptions &options) {
                                             ? importers::liger::CuratedTables::default_directory()
                                             : std::filesystem::path(options.curated);
   const auto tables = importers::liger::load_jsd_family_tables(curated);
-  const ImportReport report = importers::liger::import_liger_csv(options.csv, tables);
-  print_row_messages(report);
+  const std::filesystem::path out(options.out);
+  // Records go to disk as they are made; they appear under --out only at
+  // commit(), and all of them are removed again on any error below.
+  importers::RecordBatch batch(out);
+  const ImportReport report = importers::liger::import_liger_csv(
+      options.csv, tables,
+      [&batch](importers::liger::ImportedRecord &&record) {
+        batch.add(importers::liger::record_directory(std::move(record)));
+      },
+      [&options](const importers::liger::SkippedRow &row) { print_row_message(options.csv, row); });
   if (options.strict && report.row_problems() > 0) {
     throw InputError(fmt::format("{}: {} of {} rows skipped for a problem (above); --strict: nothing written",
                                  report.source, report.row_problems(), report.rows_read));
   }
-  const std::filesystem::path out(options.out);
-  if (!report.records.empty())
-    importers::write_record_directories(out, importers::liger::record_directories(report));
+  batch.commit();
   if (options.json) {
     fmt::print("{}\n", json::pretty(summary_json(report, out)));
   } else {
@@ -140,12 +147,12 @@ int import_external(const ExternalImportOptions &options) {
   if (options.json) {
     fmt::print("{}\n", json::pretty(external_summary_json(imported, out)));
   } else {
-    fmt::print("{}: {} runs by {} {} (invocation {})\n", imported.source, imported.runs.size(),
-               imported.harness_name, imported.harness_version, imported.invocation);
+    fmt::print("{}: {} runs by {} {} (invocation {})\n", io::printable(imported.source), imported.runs.size(),
+               imported.harness_name, io::printable(imported.harness_version), imported.invocation);
     for (const auto &run : imported.runs)
       fmt::print("  {:<20} {:>12.3f} ms  {}\n", run.outcome.facts.name,
                  run.outcome.result.latency_ns.median * 1e-6, to_string(run.outcome.facts.status));
-    fmt::print("written: {}/\n", imported.directory.string());
+    fmt::print("written: {}/\n", io::printable(imported.directory.string()));
   }
   // As `kibench run`: the directory records a failed check, the exit code
   // reports it.

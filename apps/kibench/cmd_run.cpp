@@ -9,8 +9,11 @@
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "apps/kibench/flag_values.hpp"
 #include "apps/kibench/plugins.hpp"
 #include "lib/error.hpp"
+#include "lib/harness/setting_ranges.hpp"
+#include "lib/io/terminal_text.hpp"
 #include "lib/run/run_printer.hpp"
 #include "lib/run/session.hpp"
 
@@ -18,20 +21,23 @@ namespace kibench::cli {
 
 namespace {
 
+// The numeric flags are kept as text and read by flag_values.hpp, which
+// refuses what CLI11's conversions let through ("-1" wraps to 2^64 - 1 as a
+// count, "nan" is a double).
 struct RunArgs {
   std::vector<std::string> workloads;
   std::vector<std::string> implementations;
   std::string out = "runs";
   std::string pass = "full";
   bool hot = false;
-  std::size_t min_samples = 10;
-  std::size_t max_samples = 1000;
-  double min_time = 0.5;
-  double max_noise = 0.005;
-  double timeout = 60.0;
-  std::size_t warmup = 3;
+  std::string min_samples = "10";
+  std::string max_samples = "1000";
+  std::string min_time = "0.5";
+  std::string max_noise = "0.005";
+  std::string timeout = "60";
+  std::string warmup = "3";
   bool no_interleave = false;
-  double sustained = 1.0;
+  std::string sustained = "1";
   std::string save_tensors;
   std::vector<std::string> plugins;
 };
@@ -56,26 +62,38 @@ ProgressCallback make_progress() {
   };
 }
 
+// Every flag in its range (setting_ranges.hpp; docs/guide.md lists them).
+ProtocolSettings read_settings(const RunArgs &args) {
+  namespace ranges = setting_ranges;
+  ProtocolSettings s;
+  const auto pass = pass_from_string(args.pass);
+  if (!pass) throw InputError(fmt::format("--pass: \"{}\" is not forward, backward or full", args.pass));
+  s.pass = *pass;
+  s.cold = !args.hot;
+  s.warmup_runs = count_flag("--warmup", args.warmup, 0, ranges::kMaxWarmupRuns);
+  s.min_samples = count_flag("--min-samples", args.min_samples, 1, ranges::kMaxSamples);
+  // A maximum below the minimum is raised to it: `--min-samples 2000` alone
+  // asks for 2000 samples.
+  s.max_samples = std::max<std::size_t>(count_flag("--max-samples", args.max_samples, 1, ranges::kMaxSamples),
+                                        s.min_samples);
+  s.min_time_s = number_flag("--min-time", args.min_time, 0.0, ranges::kMaxMinTimeS, true, "seconds");
+  s.max_noise = fraction_flag("--max-noise", args.max_noise, ranges::kMaxNoise);
+  s.timeout_s = number_flag("--timeout", args.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
+  s.interleave = !args.no_interleave;
+  s.sustained_time_s =
+      number_flag("--sustained", args.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
+  return s;
+}
+
 int run_command(const RunArgs &args, const CliContext &context) {
   SessionOptions options;
+  options.settings = read_settings(args);
+  const ProtocolSettings &s = options.settings;
   for (const auto &w : args.workloads) options.workload_files.emplace_back(w);
   options.implementations = args.implementations;
   options.out_dir = args.out;
-  const auto pass = pass_from_string(args.pass);
-  if (!pass) throw InputError(fmt::format("--pass: \"{}\" is not forward, backward or full", args.pass));
-  ProtocolSettings &s = options.settings;
-  s.pass = *pass;
-  s.cold = !args.hot;
-  s.warmup_runs = args.warmup;
-  s.min_samples = args.min_samples;
-  s.max_samples = std::max(args.max_samples, args.min_samples);
-  s.min_time_s = args.min_time;
-  s.max_noise = args.max_noise;
-  s.timeout_s = args.timeout;
-  s.interleave = !args.no_interleave;
-  s.sustained_time_s = args.sustained;
   if (!args.save_tensors.empty()) options.save_tensors = args.save_tensors;
-  options.note = [](const std::string &line) { fmt::print(stderr, "note: {}\n", line); };
+  options.note = [](const std::string &line) { fmt::print(stderr, "note: {}\n", io::printable(line)); };
   options.progress = make_progress();
   const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}));
   const auto outcomes = run_session(*backend, options);
@@ -102,15 +120,35 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   run->add_option("--out", args->out, "Parent folder of the run directories")->capture_default_str();
   run->add_option("--pass", args->pass, "Timed pass: forward, backward or full")->capture_default_str();
   run->add_flag("--hot", args->hot, "Do not flush the GPU L2 before each sample");
-  run->add_option("--warmup", args->warmup, "Untimed invocations first")->capture_default_str();
-  run->add_option("--min-samples", args->min_samples, "Samples before stopping is considered")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  run->add_option("--max-samples", args->max_samples, "Stop at this many samples")->capture_default_str();
-  run->add_option("--min-time", args->min_time, "Seconds of samples before stopping")->capture_default_str();
-  run->add_option("--max-noise", args->max_noise, "Stop when the median's relative standard error is below")
+  run->add_option("--warmup", args->warmup,
+                  fmt::format("Untimed invocations first (0 to {})", setting_ranges::kMaxWarmupRuns))
+      ->type_name("N")
       ->capture_default_str();
-  run->add_option("--timeout", args->timeout, "Stop sampling one implementation after this many seconds")
+  run->add_option("--min-samples", args->min_samples,
+                  fmt::format("Samples before stopping is considered (1 to {})", setting_ranges::kMaxSamples))
+      ->type_name("N")
+      ->capture_default_str();
+  run->add_option("--max-samples", args->max_samples,
+                  fmt::format("Stop at this many samples (1 to {}; raised to --min-samples)",
+                              setting_ranges::kMaxSamples))
+      ->type_name("N")
+      ->capture_default_str();
+  run->add_option("--min-time", args->min_time,
+                  fmt::format("Seconds of samples before stopping (0 to {})", setting_ranges::kMaxMinTimeS))
+      ->type_name("SECONDS")
+      ->capture_default_str();
+  run->add_option(
+         "--max-noise", args->max_noise,
+         fmt::format("Stop when the median's relative standard error is below: a fraction (0 to {}) or a "
+                     "percentage (0.5%)",
+                     setting_ranges::kMaxNoise))
+      ->type_name("NOISE")
+      ->capture_default_str();
+  run->add_option(
+         "--timeout", args->timeout,
+         fmt::format("Stop sampling one implementation after this many seconds (above 0, at most {})",
+                     setting_ranges::kMaxTimeoutS))
+      ->type_name("SECONDS")
       ->capture_default_str();
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
@@ -118,19 +156,23 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   run->add_option("--plugin", args->plugins,
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");
-  run->add_option("--sustained", args->sustained,
-                  "Seconds each GPU implementation then runs back to back while the board's energy is "
-                  "read (0: skip)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  run->add_option(
+         "--sustained", args->sustained,
+         fmt::format("Seconds each GPU implementation then runs back to back while the board's energy is "
+                     "read (0 to {}; 0: skip)",
+                     setting_ranges::kMaxSustainedS))
+      ->type_name("SECONDS")
+      ->capture_default_str();
   run->footer(R"(Exit codes: 0 all checked outputs passed, 1 an implementation failed (its check, or it
-raised an error, returned outputs of the wrong shape or type, ran out of time or memory), 2 bad input.
+raised an error, returned outputs of the wrong shape or type, ran out of time or memory), 2 bad input (a
+flag out of its range, a workload, a plugin, an --out or --save-tensors folder that cannot be written:
+refused before any work).
 
 Examples:
   kibench run                                   # default workload and implementations
   kibench run workloads/small/*.json --impl cpu-reference --out runs
   kibench run workloads/seed-distill-jsd-h4096-t8192-v128256.json --impl fused,cublas-floor --pass forward
-  kibench run --hot --min-samples 50 --max-noise 0.002
+  kibench run --hot --min-samples 50 --max-noise 0.2%
   kibench run workloads/small/small-v1000-h64-t32.json --save-tensors tensors/
   kibench run workloads/small/small-v1000-h64-t32.json --plugin build/examples/plugin/libkibench_example_plugin.so \
       --impl cpu-reference,example-cpu-fp32)");

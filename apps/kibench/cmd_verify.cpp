@@ -5,10 +5,11 @@
 
 #include <fmt/core.h>
 
+#include "apps/kibench/commands.hpp"
 #include "lib/attest/key_files.hpp"
 #include "lib/attest/verify_run.hpp"
-#include "apps/kibench/commands.hpp"
 #include "lib/error.hpp"
+#include "lib/io/terminal_text.hpp"
 
 namespace kibench::cli {
 namespace {
@@ -21,17 +22,19 @@ struct VerifyOptions {
 int verify_run_directory(const VerifyOptions &options) {
   const attest::PublicKey key = attest::read_public_key(options.public_key_file);
   const attest::RunVerification result = attest::verify_run(options.run_dir, key, options.public_key_file);
-  for (const auto &failure : result.failures) fmt::print("FAILED  {}\n", failure);
+  for (const auto &failure : result.failures) fmt::print("FAILED  {}\n", io::printable(failure));
   if (result.failures.size() == 1) throw CheckFailed(result.failures.front());
   if (result.failures.size() > 1) {
     throw CheckFailed(
         fmt::format("{} (and {} more failures above)", result.failures.front(), result.failures.size() - 1));
   }
-  fmt::print("verified  {}\n", options.run_dir);
+  fmt::print("verified  {}\n", io::printable(options.run_dir));
   fmt::print("subjects  {}\n", result.subject_count);
   fmt::print("keyid  {}\n", key.keyid());
-  fmt::print("created  {} by kibench {}\n", result.predicate->created_at, result.predicate->kibench_version);
-  for (const auto &run : result.predicate->runs) fmt::print("run  {}  {}\n", run.digest, run.file);
+  fmt::print("created  {} by kibench {}\n", io::printable(result.predicate->created_at),
+             io::printable(result.predicate->kibench_version));
+  for (const auto &run : result.predicate->runs)
+    fmt::print("run  {}  {}\n", io::printable(run.digest), io::printable(run.file));
   return 0;
 }
 

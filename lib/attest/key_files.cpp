@@ -14,6 +14,8 @@
 
 #include "lib/attest/base64.hpp"
 #include "lib/error.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/io/input_file.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 
@@ -52,42 +54,70 @@ std::string system_error_text() {
   return std::strerror(errno);
 }
 
-// Creates `path` exclusively and writes `contents`; removes it again when the
-// write fails so that no half-written key is left behind.
-void create_exclusive(const fs::path &path, std::string_view contents, mode_t mode) {
-  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
-  if (fd.get() < 0) {
-    if (errno == EEXIST) {
-      throw InputError(fmt::format("{}: already exists; not overwriting it (--force replaces the key pair)",
-                                   path.string()));
+// A new file beside `target` under a hidden temporary name, with `contents`
+// written and flushed and exactly `mode` (set before any byte is written,
+// whatever the umask). Removed again if anything fails.
+class StagedKeyFile {
+public:
+  StagedKeyFile(const fs::path &target, std::string_view contents, mode_t mode) {
+    const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string temporary = (directory / ("." + target.filename().string() + ".XXXXXX")).string();
+    FileDescriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));
+    if (fd.get() < 0)
+      throw InputError(fmt::format("{}: cannot create: {}", target.string(), system_error_text()));
+    path_ = temporary;
+    bool ok = ::fchmod(fd.get(), mode) == 0;
+    std::size_t written = 0;
+    while (ok && written < contents.size()) {
+      const ssize_t n = ::write(fd.get(), contents.data() + written, contents.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) written += static_cast<std::size_t>(n);
     }
-    throw InputError(fmt::format("{}: cannot create: {}", path.string(), system_error_text()));
+    ok = ok && ::fsync(fd.get()) == 0;
+    // Closed even after a failure; errno still tells the first one (a
+    // successful close leaves it alone).
+    ok = fd.close() && ok;
+    if (!ok) {
+      const std::string why = system_error_text();
+      ::unlink(path_.c_str());
+      throw InputError(fmt::format("{}: cannot write: {}", target.string(), why));
+    }
   }
-  // The umask may have removed bits from `mode`; set it exactly, and before
-  // any secret byte is written.
-  bool ok = ::fchmod(fd.get(), mode) == 0;
-  std::size_t written = 0;
-  while (ok && written < contents.size()) {
-    const ssize_t n = ::write(fd.get(), contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) written += static_cast<std::size_t>(n);
+  ~StagedKeyFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
   }
-  ok = ok && ::fsync(fd.get()) == 0;
-  // Closed even after a failure; errno still tells the first one (a
-  // successful close leaves it alone).
-  ok = fd.close() && ok;
-  if (!ok) {
-    const std::string why = system_error_text();
-    ::unlink(path.c_str());
-    throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
-  }
+  StagedKeyFile(const StagedKeyFile &) = delete;
+  StagedKeyFile &operator=(const StagedKeyFile &) = delete;
+
+  [[nodiscard]] const fs::path &path() const { return path_; }
+  // The file is in place (renamed away): nothing left to remove.
+  void placed() { path_.clear(); }
+
+private:
+  fs::path path_;
+};
+
+[[noreturn]] void already_exists(const fs::path &path) {
+  throw InputError(
+      fmt::format("{}: already exists; not overwriting it (--force replaces the key pair)", path.string()));
 }
 
-void remove_if_present(const fs::path &path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    throw InputError(fmt::format("{}: cannot replace: {}", path.string(), system_error_text()));
-  }
+// A key file may be replaced only where a regular file (or nothing) is:
+// renaming over anything else fails or is not what was meant.
+void require_replaceable(const fs::path &path) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    throw InputError(fmt::format("{}: cannot replace it: not a regular file", path.string()));
+}
+
+void sync_directory_of(const fs::path &path) {
+  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return; // best effort: some filesystems refuse directory fds
+  ::fsync(fd);
+  ::close(fd);
 }
 
 std::string public_key_file_text(const PublicKey &key) {
@@ -164,7 +194,9 @@ SecretKeyFields split_secret_key_file(std::string_view text, const fs::path &pat
 }
 
 void read_owner_only_file(const fs::path &path, SecretKeyText &text) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of
+  // waiting for a writer.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0) throw InputError(fmt::format("{}: cannot read: {}", path.string(), system_error_text()));
   // Checked on the open descriptor, so the file checked is the file read.
   struct stat status {};
@@ -217,38 +249,62 @@ KeyPairPaths key_pair_paths(const fs::path &prefix) {
 }
 
 void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replace) {
-  if (replace) {
-    remove_if_present(paths.secret_key);
-    remove_if_present(paths.public_key);
-  } else {
-    // Checked up front so that an existing public key stops the pair before
-    // a new secret key is written beside it; O_EXCL below still guards
-    // against a file appearing in between.
-    for (const auto &path : {paths.secret_key, paths.public_key}) {
-      std::error_code ignored;
-      // symlink_status: a dangling link is in the way too (O_EXCL refuses it).
-      if (fs::exists(fs::symlink_status(path, ignored))) {
-        throw InputError(fmt::format("{}: already exists; not overwriting it (--force replaces the key pair)",
-                                     path.string()));
-      }
-    }
+  // Checked up front so that nothing is written when the pair cannot be
+  // placed; the renames below still never replace a file that appeared in
+  // between unless `replace`.
+  for (const auto &path : {paths.secret_key, paths.public_key}) {
+    std::error_code ignored;
+    // symlink_status: a dangling link is in the way too.
+    if (!replace && fs::exists(fs::symlink_status(path, ignored))) already_exists(path);
+    if (replace) require_replaceable(path);
   }
+
+  // 1. Both new files, whole and flushed, before anything old is touched.
+  std::optional<StagedKeyFile> secret;
   {
     SecretKeyText text;
     compose_secret_key_file(key, text);
-    create_exclusive(paths.secret_key, text.text(), secret_key_mode);
+    secret.emplace(paths.secret_key, text.text(), secret_key_mode);
   }
+  StagedKeyFile public_file(paths.public_key, public_key_file_text(key.public_key()), public_key_mode);
+
+  // 2. Renamed into place, the public key first: should the secret key's
+  // rename then fail, the old public key is put back, and the old pair
+  // stands as it was.
+  const auto place = [replace](StagedKeyFile &file, const fs::path &target) {
+    bool placed = false;
+    try {
+      placed = replace ? ::rename(file.path().c_str(), target.c_str()) == 0
+                       : io::rename_without_replacing(file.path(), target);
+    } catch (const std::runtime_error &e) {
+      throw InputError(e.what());
+    }
+    if (!placed && !replace) already_exists(target);
+    if (!placed)
+      throw InputError(fmt::format("{}: cannot replace: {}", target.string(), system_error_text()));
+    file.placed();
+  };
+  std::string old_public_key;
+  std::error_code ignored;
+  if (replace && fs::is_regular_file(fs::symlink_status(paths.public_key, ignored)))
+    old_public_key = io::read_file(paths.public_key, io::file_kinds::public_key);
+  place(public_file, paths.public_key);
   try {
-    create_exclusive(paths.public_key, public_key_file_text(key.public_key()), public_key_mode);
+    place(*secret, paths.secret_key);
   } catch (...) {
-    // A secret key without its public half is useless; leave neither.
-    ::unlink(paths.secret_key.c_str());
+    if (!replace) {
+      ::unlink(paths.public_key.c_str()); // new, and useless without its secret half
+    } else if (!old_public_key.empty()) {
+      StagedKeyFile restore(paths.public_key, old_public_key, public_key_mode);
+      if (::rename(restore.path().c_str(), paths.public_key.c_str()) == 0) restore.placed();
+    }
     throw;
   }
+  sync_directory_of(paths.secret_key);
 }
 
 PublicKey read_public_key(const fs::path &path) {
-  const json::Value document = json::parse_file(path);
+  const json::Value document = json::parse_file(path, io::file_kinds::public_key);
   if (!document.is_object())
     throw InputError(fmt::format("{}: not a kibench public key file", path.string()));
   const std::string type = string_member(document, "type", path);

@@ -28,9 +28,12 @@ struct KeyPairPaths {
 
 KeyPairPaths key_pair_paths(const std::filesystem::path &prefix);
 
-// Creates both files with O_CREAT|O_EXCL, the secret one with mode 0600.
+// Writes both files whole under temporary names beside their targets (the
+// secret one mode 0600 from its first byte), then renames them into place.
 // An existing file is an InputError naming it, and nothing is written,
-// unless `replace` (then the old files are removed first).
+// unless `replace`: then the new pair replaces the old one only once both
+// new files are written, so a pair that cannot be written leaves the old
+// one as it was.
 void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replace);
 
 // InputError (naming the file and the problem) when the file is unreadable,

@@ -1,15 +1,8 @@
 #include "lib/attest/run_subjects.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-
-#include <fmt/core.h>
-
 #include "lib/digest/digest.hpp"
 #include "lib/digest/manifest_set.hpp"
-#include "lib/error.hpp"
+#include "lib/io/input_file.hpp"
 
 namespace kibench::attest {
 
@@ -20,11 +13,7 @@ std::vector<std::filesystem::path> subject_files(const std::filesystem::path &ru
 }
 
 std::string read_file_bytes(const std::filesystem::path &file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(fmt::format("{}: read failed", file.string()));
-  return bytes;
+  return io::read_file(file, io::file_kinds::manifest);
 }
 
 std::string sha256_hex(std::string_view bytes) {

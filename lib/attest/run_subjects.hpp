@@ -15,7 +15,8 @@ inline constexpr std::string_view attestation_file_name = "attestation.dsse.json
 // Sorted by name; InputError when the directory cannot be read.
 std::vector<std::filesystem::path> subject_files(const std::filesystem::path &run_dir);
 
-// The whole file; InputError naming it when it cannot be read.
+// The whole file (a regular file, at most io::file_kinds::manifest's cap);
+// InputError naming it when it cannot be read.
 std::string read_file_bytes(const std::filesystem::path &file);
 
 // Lowercase hex SHA-256, as in-toto digest sets write it (no "sha256:").

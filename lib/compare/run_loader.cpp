@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <regex>
 
@@ -11,12 +9,16 @@
 
 #include "lib/compare/protocol_terms.hpp"
 #include "lib/digest/digest.hpp"
+#include "lib/digest/file_reference.hpp"
 #include "lib/digest/manifest_set.hpp"
 #include "lib/error.hpp"
 #include "lib/harness/raw_samples.hpp"
-#include "lib/stats/summary.hpp"
+#include "lib/harness/setting_ranges.hpp"
+#include "lib/io/input_file.hpp"
+#include "lib/io/terminal_text.hpp"
 #include "lib/json/parse.hpp"
 #include "lib/json/path.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::compare {
 namespace {
@@ -41,13 +43,18 @@ std::size_t count_runs(const ManifestSet &set, std::size_t from) {
 }
 
 // A run directory, or else a directory of run directories (one level).
+// Hidden directories are passed over: `kibench run` and the importers stage
+// a directory under a hidden name (".<name>.partial-XXXXXX",
+// ".import-XXXXXX") and rename it into place only when it is complete, so a
+// hidden one may be half-written.
 void add_run_directory(ManifestSet &set, const fs::path &directory) {
   const std::size_t before = set.entries().size();
   set.add_directory(directory);
   if (count_runs(set, before) > 0) return;
   std::vector<fs::path> children;
   for (const auto &item : fs::directory_iterator(directory)) {
-    if (item.is_directory()) children.push_back(item.path());
+    if (item.is_directory() && !item.path().filename().string().starts_with('.'))
+      children.push_back(item.path());
   }
   std::sort(children.begin(), children.end());
   for (const auto &child : children) set.add_directory(child);
@@ -129,6 +136,11 @@ public:
         throw InputError(fmt::format("{}: spec.timing.latencyNs.median: not a latency (integer ns or "
                                      "\"<number> ns|us|µs|ms|s\")",
                                      entry.label));
+      if (*reported > setting_ranges::kMaxSampleNs)
+        throw InputError(
+            fmt::format("{}: spec.timing.latencyNs.median: {} ns is longer than a latency may be "
+                        "({} ns)",
+                        entry.label, *reported, setting_ranges::kMaxSampleNs));
     }
     read_raw_samples_of(entry, out);
     if (out.raw) {
@@ -142,6 +154,12 @@ public:
     } else {
       out.median_ns = reported;
     }
+    // Names come from files anyone can write, and every printer shows them:
+    // made safe for a terminal here, once (escape sequences, line breaks).
+    for (std::string *shown :
+         {&out.label, &out.name, &out.implementation, &out.workload_name, &out.environment_name,
+          &out.protocol_name, &out.protocol_family, &out.upstream_source, &out.raw_missing})
+      *shown = io::printable(*shown);
     return out;
   }
 
@@ -188,30 +206,34 @@ private:
     const std::string digest = string_at(*pointer, "digest");
     if (uri.empty() || digest.empty())
       throw InputError(fmt::format("{}: {}: needs a string \"uri\" and \"digest\"", run.label, field));
-    std::string_view location = uri;
-    if (location.starts_with("file://")) {
-      location.remove_prefix(std::string_view("file://").size());
-    } else if (location.find("://") != std::string_view::npos) {
+    const std::optional<fs::path> path = local_file_of(uri, run.file, run.label, field);
+    if (!path) {
       out.raw_missing =
           fmt::format("raw samples at {} are not a local file: only the median it reports", uri);
       return;
     }
-    fs::path path(location);
-    if (path.is_relative()) path = run.file.parent_path() / path;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("{}: {}.uri: cannot read {}", run.label, field, path.string()));
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes;
+    try {
+      bytes = io::read_file(*path, io::file_kinds::manifest);
+    } catch (const io::UnreadableFile &e) {
+      throw InputError(
+          fmt::format("{}: {}.uri: cannot read {}: {}", run.label, field, path->string(), e.reason()));
+    }
     if (const std::string actual = sha256_digest(bytes); actual != digest) {
-      throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path.string(),
+      throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path->string(),
                                     actual, field, digest, run.label));
     }
     RawSeries series;
-    series.file = path;
+    series.file = *path;
     const Measurement measurement =
-        read_raw_samples(json::parse(bytes, path.string()), path.string(), &series.invocation);
+        read_raw_samples(json::parse(bytes, path->string()), path->string(), &series.invocation);
     for (std::size_t i = 0; i < measurement.samples.size(); ++i) {
-      if (!(measurement.samples[i].ns > 0.0))
-        throw InputError(fmt::format("{}: $.samples[{}].ns: a latency must be positive", path.string(), i));
+      const double ns = measurement.samples[i].ns;
+      if (!(ns > 0.0))
+        throw InputError(fmt::format("{}: $.samples[{}].ns: a latency must be positive", path->string(), i));
+      if (ns > setting_ranges::kMaxSampleNs)
+        throw InputError(fmt::format("{}: $.samples[{}].ns: {} ns is longer than a sample may be ({} ns)",
+                                     path->string(), i, ns, setting_ranges::kMaxSampleNs));
     }
     series.samples = measurement.samples;
     out.raw = std::move(series);

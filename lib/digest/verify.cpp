@@ -1,15 +1,15 @@
 #include "lib/digest/verify.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "lib/digest/digest.hpp"
+#include "lib/digest/file_reference.hpp"
+#include "lib/error.hpp"
+#include "lib/io/input_file.hpp"
 #include "lib/json/path.hpp"
 
 namespace kibench {
@@ -96,8 +96,8 @@ private:
     return nullptr;
   }
 
-  // A {uri, digest} whose file must hash to digest; the uri is relative to
-  // the directory of the manifest's file.
+  // A {uri, digest} whose file must hash to digest; the uri names a file in
+  // the directory of the manifest's file (file_reference.hpp).
   static void check_file(const ManifestEntry &subject, std::string_view field, ManifestVerification &out) {
     const json::Value *pointer = member_at(subject.manifest, field);
     if (pointer == nullptr) return;
@@ -108,23 +108,24 @@ private:
           fmt::format("{}: {}: needs a string \"uri\" and \"digest\"", subject.label, field));
       return;
     }
-    std::string_view location = *uri;
-    if (location.starts_with("file://")) {
-      location.remove_prefix(std::string_view("file://").size());
-    } else if (location.find("://") != std::string_view::npos) {
-      out.notes.push_back(
-          fmt::format("{}: {}.uri: {}: not a local file; not checked", subject.label, field, *uri));
+    std::optional<std::filesystem::path> path;
+    std::string bytes;
+    try {
+      path = local_file_of(*uri, subject.file, subject.label, field);
+      if (!path) {
+        out.notes.push_back(
+            fmt::format("{}: {}.uri: {}: not a local file; not checked", subject.label, field, *uri));
+        return;
+      }
+      bytes = io::read_file(*path, io::file_kinds::manifest);
+    } catch (const io::UnreadableFile &e) {
+      out.failures.push_back(
+          fmt::format("{}: {}.uri: cannot read {}: {}", subject.label, field, path->string(), e.reason()));
+      return;
+    } catch (const InputError &e) {
+      out.failures.push_back(e.what());
       return;
     }
-    std::filesystem::path path(location);
-    if (path.is_relative()) path = subject.file.parent_path() / path;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      out.failures.push_back(fmt::format("{}: {}.uri: cannot read {}: {}", subject.label, field,
-                                         path.string(), std::strerror(errno)));
-      return;
-    }
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string actual = sha256_digest(bytes);
     if (actual != *digest) {
       out.failures.push_back(fmt::format("{}: {}.digest: {} does not match {} ({})", subject.label, field,

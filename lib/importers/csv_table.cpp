@@ -8,54 +8,91 @@
 #include "lib/error.hpp"
 
 namespace kibench::importers {
-namespace {
 
-// Reads records one character at a time; `line` counts physical lines so a
-// record that spans several (a quoted line break) is reported where it starts.
-class CsvScanner {
-public:
-  explicit CsvScanner(std::string_view text) : text_(text) {
-    if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
+CsvReader::CsvReader(std::string_view text) : window_(text) {}
+
+CsvReader::CsvReader(io::InputFile &file) : file_(&file) {}
+
+bool CsvReader::refill() {
+  if (pos_ < window_.size()) return true;
+  if (file_ == nullptr) return false;
+  chunk_.resize(1 << 16);
+  const std::size_t n = file_->read(chunk_.data(), chunk_.size());
+  chunk_.resize(n);
+  window_ = chunk_;
+  pos_ = 0;
+  return n > 0;
+}
+
+int CsvReader::peek() {
+  return refill() ? static_cast<unsigned char>(window_[pos_]) : -1;
+}
+
+int CsvReader::get() {
+  const int c = peek();
+  if (c >= 0) ++pos_;
+  return c;
+}
+
+// Reads one record a character at a time; `line_` counts physical lines so
+// a record that spans several (a quoted line break) is reported where it
+// starts.
+std::optional<CsvRecord> CsvReader::next() {
+  if (!started_) {
+    started_ = true;
+    // The first read of a regular file returns its first 64 KiB whole, so
+    // a byte order mark is always within it.
+    if (refill() && window_.substr(pos_).starts_with("\xEF\xBB\xBF")) pos_ += 3;
   }
-
-  [[nodiscard]] bool done() const { return pos_ >= text_.size(); }
-
-  CsvRecord next() {
+  while (true) {
+    if (peek() < 0) return std::nullopt;
     CsvRecord record;
     record.line = line_;
     std::string field;
+    std::size_t bytes = 0;    // of the record so far; past kMaxRecordBytes nothing more is kept
     bool quoted = false;      // inside a quoted field
     bool after_quote = false; // the current field was quoted and has closed
     bool field_started = false;
     const auto note = [&record](std::string problem) {
       if (!record.problem) record.problem = std::move(problem);
     };
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
+    bool too_long = false;
+    const auto over = [&] {
+      if (bytes <= kMaxRecordBytes) return false;
+      if (!too_long) note(fmt::format("longer than {} bytes: not a benchmark row", kMaxRecordBytes));
+      too_long = true;
+      return true;
+    };
+    const auto keep = [&](char c) {
+      if (!over()) field.push_back(c);
+    };
+    for (int next_char = get(); next_char >= 0; next_char = get()) {
+      const char c = static_cast<char>(next_char);
+      ++bytes;
       if (quoted) {
         if (c == '"') {
-          if (pos_ < text_.size() && text_[pos_] == '"') {
-            field.push_back('"');
-            ++pos_;
+          if (peek() == '"') {
+            keep('"');
+            get();
           } else {
             quoted = false;
             after_quote = true;
           }
         } else {
           if (c == '\n') ++line_;
-          field.push_back(c);
+          keep(c);
         }
         continue;
       }
       if (c == ',') {
-        record.fields.push_back(std::move(field));
+        if (!over()) record.fields.push_back(std::move(field));
         field.clear();
         after_quote = false;
         field_started = true;
         continue;
       }
       if (c == '\n' || c == '\r') {
-        if (c == '\r' && pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
+        if (c == '\r' && peek() == '\n') get();
         ++line_;
         break;
       }
@@ -71,30 +108,20 @@ public:
       } else if (after_quote) {
         note(fmt::format("field {}: text after the closing quote", record.fields.size() + 1));
       }
-      field.push_back(c);
+      keep(c);
       field_started = true;
     }
     if (quoted) note(fmt::format("field {}: the quoted field never closes", record.fields.size() + 1));
     // An empty line holds no field at all: it is not a record.
     if (field_started || !field.empty() || !record.fields.empty()) record.fields.push_back(std::move(field));
-    return record;
+    if (!record.fields.empty()) return record;
   }
-
-private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::size_t line_ = 1;
-};
-
-} // namespace
+}
 
 std::vector<CsvRecord> read_csv(std::string_view text) {
   std::vector<CsvRecord> records;
-  CsvScanner scanner(text);
-  while (!scanner.done()) {
-    CsvRecord record = scanner.next();
-    if (!record.fields.empty()) records.push_back(std::move(record));
-  }
+  CsvReader reader(text);
+  while (auto record = reader.next()) records.push_back(std::move(*record));
   return records;
 }
 

@@ -1,10 +1,12 @@
-// RFC 4180 CSV, read whole: fields separated by commas, records by CRLF or
-// LF, a field in double quotes may hold commas, line breaks and doubled
-// quotes ("" is one "). Liger-Kernel's benchmark CSV needs all of it: its
-// config column is JSON inside quotes.
+// RFC 4180 CSV, read one record at a time: fields separated by commas,
+// records by CRLF or LF, a field in double quotes may hold commas, line
+// breaks and doubled quotes ("" is one "). Liger-Kernel's benchmark CSV
+// needs all of it: its config column is JSON inside quotes.
 //
 // A record that breaks the quoting rules is kept, marked with what is wrong,
-// so an importer can report it by line and go on with the next one.
+// so an importer can report it by line and go on with the next one. So is a
+// record longer than kMaxRecordBytes, whose fields are cut there: memory
+// holds one bounded record, whatever the file.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +16,12 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/io/input_file.hpp"
+
 namespace kibench::importers {
+
+// A Liger row is about 500 bytes; a record of more is not one.
+inline constexpr std::size_t kMaxRecordBytes = 1 << 20;
 
 struct CsvRecord {
   std::size_t line = 0; // 1-based line of the file where the record starts
@@ -25,8 +32,33 @@ struct CsvRecord {
   std::optional<std::string> problem;
 };
 
-// Every record of `text`, the header included. A UTF-8 byte order mark is
-// ignored; empty lines are not records.
+// The records of a text or a file, one at a time, the header included. A
+// UTF-8 byte order mark is ignored; empty lines are not records.
+class CsvReader {
+public:
+  // Reads `text`, which must outlive the reader.
+  explicit CsvReader(std::string_view text);
+  // Reads `file` in chunks, never holding more than one record.
+  explicit CsvReader(io::InputFile &file);
+
+  // The next record; nullopt at the end.
+  std::optional<CsvRecord> next();
+
+private:
+  // The next byte, or -1 at the end.
+  int get();
+  int peek();
+  bool refill();
+
+  io::InputFile *file_ = nullptr;
+  std::string chunk_;
+  std::string_view window_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 1;
+  bool started_ = false;
+};
+
+// Every record of `text` (CsvReader over it).
 std::vector<CsvRecord> read_csv(std::string_view text);
 
 // The header record: which field of a record holds a named column.

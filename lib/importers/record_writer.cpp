@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "lib/error.hpp"
+#include "lib/io/atomic_write.hpp"
 #include "lib/json/canonical.hpp"
 
 namespace kibench::importers {
@@ -46,101 +47,75 @@ void write_new_file(const fs::path &path, std::string_view contents) {
   }
 }
 
-// rename() that never replaces an existing target, even one that appeared
-// after check_targets_free looked.
-void rename_without_replacing(const fs::path &from, const fs::path &to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
-  if (errno != EINVAL && errno != ENOSYS) fail(to, "cannot move the record into place");
-  // Filesystems without RENAME_NOREPLACE: check, then rename.
-  std::error_code error;
-  if (fs::exists(fs::symlink_status(to, error))) {
-    errno = EEXIST;
-    fail(to, "cannot move the record into place");
-  }
-  if (::rename(from.c_str(), to.c_str()) != 0) fail(to, "cannot move the record into place");
-}
-
-// Undoes a batch that did not finish: the hidden staging folder, the
-// directories already placed (they did not exist before, so nothing of
-// anyone else's is touched) and the root if this batch created it.
-class BatchRollback {
-public:
-  BatchRollback(fs::path root, bool root_existed) : root_(std::move(root)), root_existed_(root_existed) {}
-  ~BatchRollback() {
-    if (committed_) return;
-    std::error_code ignored;
-    for (const fs::path &path : placed_) fs::remove_all(path, ignored);
-    if (!staging_.empty()) fs::remove_all(staging_, ignored);
-    if (!root_existed_) fs::remove(root_, ignored); // only if empty
-  }
-  BatchRollback(const BatchRollback &) = delete;
-  BatchRollback &operator=(const BatchRollback &) = delete;
-
-  void staging(fs::path path) { staging_ = std::move(path); }
-  void placed(fs::path path) { placed_.push_back(std::move(path)); }
-  void commit() { committed_ = true; }
-
-private:
-  fs::path root_;
-  bool root_existed_;
-  fs::path staging_;
-  std::vector<fs::path> placed_;
-  bool committed_ = false;
-};
-
 } // namespace
 
-void check_targets_free(const fs::path &root, const std::vector<RecordDirectory> &records) {
-  std::error_code error;
-  if (fs::exists(root, error) && !fs::is_directory(root, error))
-    throw InputError(fmt::format("{}: exists and is not a directory", root.string()));
-  for (const RecordDirectory &record : records) {
-    const fs::path target = root / record.name;
-    if (fs::exists(fs::symlink_status(target, error)))
-      throw InputError(
-          fmt::format("{}: already exists (an import never overwrites; remove it or choose another "
-                      "--out)",
-                      target.string()));
-  }
+RecordBatch::RecordBatch(fs::path root) : root_(std::move(root)) {}
+
+RecordBatch::~RecordBatch() {
+  if (committed_) return;
+  // Undoes a batch that did not finish: the directories already placed
+  // (they did not exist before, so nothing of anyone else's is touched),
+  // the staging folder, and the root if this batch created it.
+  std::error_code ignored;
+  for (const fs::path &path : placed_) fs::remove_all(path, ignored);
+  if (!staging_.empty()) fs::remove_all(staging_, ignored);
+  if (!root_existed_) fs::remove(root_, ignored); // only if empty
 }
 
-// Every record is written under one hidden staging folder inside `root`,
-// made durable with a single syncfs(), then renamed into place. One flush
-// for the batch instead of an fsync per file (what io::StagedDirectory
-// does) takes an import of hundreds of small files from seconds to a blink,
-// with the same guarantee: a record directory is visible only once whole.
-void write_record_directories(const fs::path &root, const std::vector<RecordDirectory> &records) {
-  check_targets_free(root, records);
+void RecordBatch::start() {
   std::error_code error;
-  const bool root_existed = fs::exists(root, error);
-  BatchRollback rollback(root, root_existed);
-  fs::create_directories(root);
+  if (fs::exists(root_, error) && !fs::is_directory(root_, error))
+    throw InputError(fmt::format("{}: exists and is not a directory", root_.string()));
+  root_existed_ = fs::exists(root_, error);
+  fs::create_directories(root_);
+  io::sweep_stale_staging(root_);
+  std::string staging_template = (root_ / ".import-XXXXXX").string();
+  if (::mkdtemp(staging_template.data()) == nullptr) fail(root_, "cannot create a staging directory");
+  staging_ = staging_template;
+  lock_ = std::make_unique<io::StagingLock>(staging_);
+}
 
-  std::string staging_template = (root / ".import-XXXXXX").string();
-  if (::mkdtemp(staging_template.data()) == nullptr) fail(root, "cannot create a staging directory");
-  const fs::path staging = staging_template;
-  rollback.staging(staging);
+void RecordBatch::add(const RecordDirectory &record) {
+  if (staging_.empty()) start();
+  const fs::path target = root_ / record.name;
+  std::error_code error;
+  if (fs::exists(fs::symlink_status(target, error)))
+    throw InputError(
+        fmt::format("{}: already exists (an import never overwrites; remove it or choose another "
+                    "--out)",
+                    target.string()));
+  const fs::path directory = staging_ / record.name;
+  if (::mkdir(directory.c_str(), 0755) != 0) fail(directory, "cannot create");
+  for (const auto &[file, manifest] : record.files)
+    write_new_file(directory / file, json::pretty(manifest) + "\n");
+  names_.push_back(record.name);
+}
 
-  for (const RecordDirectory &record : records) {
-    const fs::path directory = staging / record.name;
-    if (::mkdir(directory.c_str(), 0755) != 0) fail(directory, "cannot create");
-    for (const auto &[file, manifest] : record.files)
-      write_new_file(directory / file, json::pretty(manifest) + "\n");
+void RecordBatch::commit() {
+  if (staging_.empty()) {
+    committed_ = true; // nothing was added: nothing to write
+    return;
   }
   {
-    const FileDescriptor staged(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (::syncfs(staged.get()) != 0) fail(staging, "cannot flush");
+    const FileDescriptor staged(staging_, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (::syncfs(staged.get()) != 0) fail(staging_, "cannot flush");
   }
-  for (const RecordDirectory &record : records) {
-    rename_without_replacing(staging / record.name, root / record.name);
-    rollback.placed(root / record.name);
+  for (const std::string &name : names_) {
+    const fs::path target = root_ / name;
+    if (!io::rename_without_replacing(staging_ / name, target)) {
+      errno = EEXIST;
+      fail(target, "cannot move the record into place");
+    }
+    placed_.push_back(target);
   }
   {
-    const FileDescriptor root_directory(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (::fsync(root_directory.get()) != 0) fail(root, "cannot flush");
+    const FileDescriptor root_directory(root_, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (::fsync(root_directory.get()) != 0) fail(root_, "cannot flush");
   }
-  rollback.commit();
-  fs::remove(staging, error); // empty now; a leftover hidden folder would be harmless
+  committed_ = true;
+  lock_.reset();
+  std::error_code ignored;
+  fs::remove_all(staging_, ignored); // only its lock file is left
 }
 
 } // namespace kibench::importers

@@ -1,6 +1,7 @@
 #include "lib/io/atomic_write.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <stdexcept>
@@ -64,16 +65,38 @@ void write_file_atomically(const fs::path &path, std::string_view contents) {
   fsync_directory(dir);
 }
 
-StagedDirectory::StagedDirectory(fs::path final_path) : final_(std::move(final_path)) {
-  if (fs::exists(final_)) {
+bool rename_without_replacing(const fs::path &from, const fs::path &to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno == EEXIST) return false;
+  if (errno != EINVAL && errno != ENOSYS) fail(to, "cannot rename into place");
+  // Filesystems without RENAME_NOREPLACE: check, then rename (which would
+  // replace an empty directory that appeared in between).
+  std::error_code error;
+  if (fs::exists(fs::symlink_status(to, error))) return false;
+  if (::rename(from.c_str(), to.c_str()) == 0) return true;
+  if (errno == EEXIST || errno == ENOTEMPTY) return false;
+  fail(to, "cannot rename into place");
+}
+
+StagedDirectory::StagedDirectory(fs::path final_path, IfTaken if_taken)
+    : final_(std::move(final_path)), if_taken_(if_taken) {
+  if (if_taken_ == IfTaken::fail && fs::exists(final_)) {
     errno = EEXIST;
     fail(final_, "output directory already exists");
   }
   const fs::path parent = final_.has_parent_path() ? final_.parent_path() : fs::path(".");
   fs::create_directories(parent);
+  sweep_stale_staging(parent);
   std::string temp = hidden_sibling(parent, final_.filename().string(), ".partial-XXXXXX");
   if (::mkdtemp(temp.data()) == nullptr) fail(final_, "cannot create a staging directory");
   staging_ = temp;
+  try {
+    lock_ = std::make_unique<StagingLock>(staging_);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(staging_, ignored);
+    throw;
+  }
 }
 
 StagedDirectory::~StagedDirectory() {
@@ -89,9 +112,22 @@ void StagedDirectory::write(std::string_view relative_name, std::string_view con
 
 void StagedDirectory::commit() {
   ::chmod(staging_.c_str(), 0755);
-  if (::rename(staging_.c_str(), final_.c_str()) != 0)
-    fail(final_, "cannot move the run directory into place");
+  lock_->remove_file();
+  // Two runs into one --out in the same millisecond want the same name; the
+  // second takes a numbered one rather than losing its measurements.
+  constexpr int kMaxSuffix = 1000;
+  const fs::path wanted = final_;
+  for (int suffix = 2;; ++suffix) {
+    if (rename_without_replacing(staging_, final_)) break;
+    if (if_taken_ == IfTaken::fail || suffix > kMaxSuffix) {
+      errno = EEXIST;
+      fail(final_, "cannot move the directory into place");
+    }
+    final_ = wanted;
+    final_ += fmt::format("-{}", suffix);
+  }
   committed_ = true;
+  lock_.reset();
   fsync_directory(final_.has_parent_path() ? final_.parent_path() : fs::path("."));
 }
 

@@ -4,29 +4,48 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string_view>
+
+#include "lib/io/staging_lock.hpp"
 
 namespace kibench::io {
 
 void write_file_atomically(const std::filesystem::path &path, std::string_view contents);
 
+// rename(2) that never replaces an existing `to` (renameat2 with
+// RENAME_NOREPLACE; a check first where the filesystem lacks it). False
+// when `to` exists; std::runtime_error on any other failure.
+bool rename_without_replacing(const std::filesystem::path &from, const std::filesystem::path &to);
+
 // A directory that becomes visible at `final_path` only when commit() is
-// called; destroyed with its contents otherwise (on an exception).
+// called; destroyed with its contents otherwise (on an exception). It is
+// staged as the hidden ".<name>.partial-XXXXXX" beside `final_path`, under
+// a StagingLock; creating one first sweeps the stale staging directories
+// of killed writers from the same parent (staging_lock.hpp).
 class StagedDirectory {
 public:
-  explicit StagedDirectory(std::filesystem::path final_path);
+  // What commit() does when `final_path` exists by then (another run of the
+  // same millisecond took the name): take "<name>-2", "<name>-3", ...
+  // instead, or fail.
+  enum class IfTaken { add_suffix, fail };
+
+  explicit StagedDirectory(std::filesystem::path final_path, IfTaken if_taken = IfTaken::add_suffix);
   ~StagedDirectory();
   StagedDirectory(const StagedDirectory &) = delete;
   StagedDirectory &operator=(const StagedDirectory &) = delete;
 
   [[nodiscard]] const std::filesystem::path &staging_path() const { return staging_; }
+  // Where the directory is (after commit()) or is meant to be.
   [[nodiscard]] const std::filesystem::path &final_path() const { return final_; }
   void write(std::string_view relative_name, std::string_view contents);
   void commit();
 
 private:
   std::filesystem::path final_;
+  IfTaken if_taken_;
   std::filesystem::path staging_;
+  std::unique_ptr<StagingLock> lock_;
   bool committed_ = false;
 };
 

@@ -1,15 +1,13 @@
 #include "lib/json/parse.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
+#include <optional>
 #include <unordered_set>
 
 #include <fmt/core.h>
 #include <simdjson.h>
 
 #include "lib/error.hpp"
+#include "lib/io/input_file.hpp"
 
 namespace kibench::json {
 namespace {
@@ -108,10 +106,16 @@ private:
 // JSON numbers are doubles here (RFC 8785), but simdjson refuses integer
 // literals beyond 64 bits, which JCS itself writes (1e20 serializes as
 // 100000000000000000000). Such literals are rewritten with a ".0" suffix,
-// which denotes the same double, and the text parsed again.
+// which denotes the same double, and the text parsed again. Only a whole
+// number token counts: the digits of a fraction or an exponent are not an
+// integer literal of their own (0.0012345678901234567 stays as it is).
 std::string widen_big_integers(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 16);
+  const auto digits_from = [&](std::size_t at) {
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+    return at;
+  };
   bool in_string = false;
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
@@ -128,11 +132,18 @@ std::string widen_big_integers(std::string_view text) {
     }
     if (c == '"') in_string = true;
     if (c == '-' || (c >= '0' && c <= '9')) {
-      std::size_t end = i + (c == '-' ? 1 : 0);
-      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-      const bool integer = end >= text.size() || (text[end] != '.' && text[end] != 'e' && text[end] != 'E');
+      // -?digits(.digits)?([eE][+-]?digits)?
+      const std::size_t integer_start = i + (c == '-' ? 1 : 0);
+      const std::size_t integer_end = digits_from(integer_start);
+      std::size_t end = integer_end;
+      if (end < text.size() && text[end] == '.') end = digits_from(end + 1);
+      if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+        ++end;
+        if (end < text.size() && (text[end] == '+' || text[end] == '-')) ++end;
+        end = digits_from(end);
+      }
       out.append(text.substr(i, end - i));
-      if (integer && end - i > 18) out.append(".0");
+      if (end == integer_end && integer_end - integer_start > 18) out.append(".0");
       i = end;
       continue;
     }
@@ -142,9 +153,119 @@ std::string widen_big_integers(std::string_view text) {
   return out;
 }
 
+// "line 3, column 7" of a byte offset (columns count bytes, from 1).
+std::string position_of(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return fmt::format("line {}, column {}", line, column);
+}
+
+// The offset of the first byte that does not belong to well-formed UTF-8
+// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or
+// npos when the text is valid.
+std::size_t first_invalid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char b = byte(i);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF; // the range of the second byte
+    if (b >= 0xC2 && b <= 0xDF) {
+      length = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      length = 3;
+      if (b == 0xE0) low = 0xA0;  // overlong
+      if (b == 0xED) high = 0x9F; // surrogates
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      length = 4;
+      if (b == 0xF0) low = 0x90;  // overlong
+      if (b == 0xF4) high = 0x8F; // beyond U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    if (byte(i + 1) < low || byte(i + 1) > high) return i;
+    for (std::size_t k = 2; k < length; ++k)
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+// What is wrong with text that is not UTF-8 JSON at all: a byte order mark,
+// UTF-16 or UTF-32 (told by a BOM, or by the NUL bytes ASCII takes there),
+// a byte that is not UTF-8. nullopt when the encoding is fine.
+std::optional<std::string> encoding_problem(std::string_view text) {
+  const auto starts = [&](std::string_view prefix) { return text.starts_with(prefix); };
+  using namespace std::string_view_literals;
+  if (starts("\xEF\xBB\xBF"sv))
+    return "a UTF-8 byte order mark (EF BB BF) at byte 0; save the file as UTF-8 without one";
+  if (starts("\x00\x00\xFE\xFF"sv))
+    return "UTF-32 big-endian text (byte order mark 00 00 FE FF at byte 0); JSON must be UTF-8";
+  if (starts("\xFF\xFE\x00\x00"sv))
+    return "UTF-32 little-endian text (byte order mark FF FE 00 00 at byte 0); JSON must be UTF-8";
+  if (starts("\xFE\xFF"sv))
+    return "UTF-16 big-endian text (byte order mark FE FF at byte 0); JSON must be UTF-8";
+  if (starts("\xFF\xFE"sv))
+    return "UTF-16 little-endian text (byte order mark FF FE at byte 0); JSON must be UTF-8";
+  // JSON text starts with an ASCII character: in UTF-16 or UTF-32 without a
+  // byte order mark, NULs stand beside it (RFC 4627, section 3).
+  if (text.size() >= 4 && text[0] == 0 && text[1] == 0 && text[2] == 0 && text[3] != 0)
+    return "UTF-32 big-endian text (NUL bytes from byte 0, no byte order mark); JSON must be UTF-8";
+  if (text.size() >= 4 && text[0] != 0 && text[1] == 0 && text[2] == 0 && text[3] == 0)
+    return "UTF-32 little-endian text (NUL bytes from byte 1, no byte order mark); JSON must be UTF-8";
+  if (text.size() >= 2 && text[0] == 0 && text[1] != 0)
+    return "UTF-16 big-endian text (a NUL byte at byte 0, no byte order mark); JSON must be UTF-8";
+  if (text.size() >= 2 && text[0] != 0 && text[1] == 0)
+    return "UTF-16 little-endian text (a NUL byte at byte 1, no byte order mark); JSON must be UTF-8";
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos)
+    return fmt::format("not UTF-8: byte 0x{:02X} at {} (byte {})", static_cast<unsigned char>(text[bad]),
+                       position_of(text, bad), bad);
+  return std::nullopt;
+}
+
+// Where simdjson's "unescaped characters" is: the first control character
+// inside a string.
+std::optional<std::string> unescaped_control(std::string_view text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!in_string) {
+      in_string = c == '"';
+      continue;
+    }
+    if (c == '\\') {
+      ++i;
+    } else if (c == '"') {
+      in_string = false;
+    } else if (c < 0x20) {
+      return fmt::format("control character U+{:04X} inside a string at {} (write it as \\u{:04x})", c,
+                         position_of(text, i), c);
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 Value parse(std::string_view text, std::string_view source) {
+  const auto invalid = [&](std::string_view problem) {
+    return InputError(fmt::format("{}: $: invalid JSON: {}", source, problem));
+  };
+  // Checked first: a newer simdjson might skip a byte order mark, and the
+  // answer must not depend on its version.
+  if (text.starts_with("\xEF\xBB\xBF")) throw invalid(*encoding_problem(text));
   // One parser per thread: it owns reusable buffers sized to the largest
   // document seen so far.
   thread_local simdjson::dom::parser parser;
@@ -156,23 +277,17 @@ Value parse(std::string_view text, std::string_view source) {
     error = parser.parse(widened).get(root);
   }
   if (error != simdjson::SUCCESS) {
-    throw InputError(fmt::format("{}: $: invalid JSON: {}", source, simdjson::error_message(error)));
+    if (const auto problem = encoding_problem(text)) throw invalid(*problem);
+    if (error == simdjson::UNESCAPED_CHARS) {
+      if (const auto problem = unescaped_control(text)) throw invalid(*problem);
+    }
+    throw invalid(simdjson::error_message(error));
   }
   return Converter(source).convert(root, "$");
 }
 
-Value parse_file(const std::filesystem::path &path) {
-  // A directory opens on Linux but reads nothing; say so rather than
-  // reporting it as empty JSON.
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(EISDIR)));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
-  return parse(text, path.string());
+Value parse_file(const std::filesystem::path &path, const io::FileKind &kind) {
+  return parse(io::read_file(path, kind), path.string());
 }
 
 } // namespace kibench::json

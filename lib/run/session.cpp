@@ -9,6 +9,7 @@
 #include "lib/implementation/implementation_failure.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/io/atomic_write.hpp"
+#include "lib/io/output_directory.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
@@ -76,7 +77,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   const auto gpu_missing = backend.gpu_unavailable_reason();
 
   // 1. Everything that can be refused is refused before any work: workloads,
-  // implementation names, and cases too big for the machine.
+  // implementation names, cases too big for the machine, and output folders
+  // that cannot be written.
   std::vector<fs::path> files = options.workload_files;
   if (files.empty()) files.push_back(default_workload(backend));
   std::vector<Workload> workloads;
@@ -111,6 +113,9 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     if (auto why = probe->unsupported(w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
   }
   if (runnable.empty()) throw InputError("no implementation can run on this machine; see `kibench list`");
+  std::vector<io::OutputFolder> folders{{options.out_dir, "--out"}};
+  if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
+  io::prepare_output_directories(folders);
 
   ProtocolSettings settings = options.settings;
   settings.timer = gpu_missing ? "steady_clock" : "cuda_events";
@@ -229,7 +234,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     }
     write_json(dir, "summary.json", outcome_summary(outcome));
     dir.commit();
-    outcome.run_dir = run_dir;
+    outcome.run_dir = dir.final_path();
     outcomes.push_back(std::move(outcome));
   }
   return outcomes;

@@ -60,7 +60,7 @@ std::optional<json::Value> find_operation(std::string_view digest, const std::ve
     }
     std::sort(files.begin(), files.end());
     for (const fs::path &file : files) {
-      json::Value manifest = json::parse_file(file);
+      json::Value manifest = json::parse_file(file, io::file_kinds::workload);
       const json::Value *kind = manifest.find("kind");
       if (kind == nullptr || !kind->is_string() || kind->as_string() != "OperationSpec") continue;
       std::string file_digest;

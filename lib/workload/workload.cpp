@@ -489,7 +489,7 @@ Workload workload_from_json(const json::Value &manifest, const json::Value &oper
 }
 
 Workload load_workload(const std::filesystem::path &file) {
-  const json::Value manifest = json::parse_file(file);
+  const json::Value manifest = json::parse_file(file, io::file_kinds::workload);
   const std::string source_name = file.string();
   const std::string digest = read_envelope(Field(manifest, "$", source_name)).digest;
 

@@ -3,8 +3,11 @@
 // run by run_fuzz.sh (clang, ASan + UBSan).
 //
 // Allowed: an InputError (bad input). A bug: any crash, sanitizer report,
-// other exception, a workload_from_json message that spans lines, or an
-// accepted workload that breaks the rules docs/workloads.md promises.
+// other exception, a workload_from_json message that spans lines, an
+// accepted workload that breaks the rules docs/workloads.md promises, or
+// one that does not read back from what `kibench run` writes of it (the
+// pretty JSON of workload.json, the canonical JSON its digest hashes), as
+// `digest --verify` and `compare` read it.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +18,7 @@
 
 #include "lib/error.hpp"
 #include "lib/workload/workload.hpp"
+#include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 
 namespace {
@@ -58,6 +62,18 @@ void check_accepted(const kibench::Workload &w) {
   require(std::isfinite(w.gemm_flops(true)) && w.gemm_flops(true) > w.gemm_flops(false));
 }
 
+// Anything `run` accepts, `digest --verify` and `compare` read back.
+void check_reads_back(const kibench::json::Value &manifest) {
+  try {
+    const std::string written = kibench::json::pretty(manifest);
+    require(kibench::json::parse(written, "workload.json") == manifest);
+    const std::string canonical = kibench::json::canonical(manifest);
+    require(kibench::json::canonical(kibench::json::parse(canonical, "canonical")) == canonical);
+  } catch (const kibench::InputError &) {
+    require(false);
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
@@ -75,6 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   }
   try {
     check_accepted(kibench::workload_from_json(manifest, distill_operation(), "fuzz.json"));
+    check_reads_back(manifest);
   } catch (const kibench::InputError &e) {
     require(std::strchr(e.what(), '\n') == nullptr);
   }

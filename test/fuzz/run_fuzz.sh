@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds kibench's libFuzzer targets with clang++-14 (AddressSanitizer +
 # UndefinedBehaviorSanitizer) and runs each for SECONDS, seeded with the
-# shipped workloads and the malformed corpus. Exits non-zero when a target
-# crashes, trips a sanitizer or breaks one of its checks; the input that did
-# it is left in BUILD_DIR/artifacts/.
+# shipped workloads, the malformed corpus and the target's own corpus in
+# test/fuzz/corpus/<target>/ (inputs that once broke it, kept so that they
+# are run again every time). Exits non-zero when a target crashes, trips a
+# sanitizer or breaks one of its checks; the input that did it is left in
+# BUILD_DIR/artifacts/.
 #
 #   usage: test/fuzz/run_fuzz.sh BUILD_DIR [SECONDS]      (default 20)
 #   ctest: registered as fuzz_parsers (test/CMakeLists.txt)
@@ -32,9 +34,10 @@ fi
 mkdir -p "$build_dir/obj" "$build_dir/artifacts"
 build_dir=$(cd "$build_dir" && pwd)
 
-# The library sources the targets reach: JSON, digests, workloads.
+# The library sources the targets reach: JSON (and the file reading it
+# uses), digests, workloads.
 cd "$source_dir"
-library_sources=(lib/json/*.cpp lib/digest/digest.cpp lib/workload/*.cpp)
+library_sources=(lib/json/*.cpp lib/io/input_file.cpp lib/digest/digest.cpp lib/workload/*.cpp)
 compile_flags=(
   -std=c++20 -g -O1 -fno-omit-frame-pointer
   "-fsanitize=fuzzer-no-link,address,undefined" -fno-sanitize-recover=all
@@ -67,6 +70,9 @@ for target in fuzz_workload fuzz_manifest; do
   rm -rf "$corpus"
   mkdir -p "$corpus"
   cp "${seeds[@]}" "$corpus/"
+  if [[ -d "$source_dir/test/fuzz/corpus/$target" ]]; then
+    cp "$source_dir/test/fuzz/corpus/$target/"* "$corpus/"
+  fi
 
   echo "== $target: fuzzing for ${seconds}s"
   if ! "$build_dir/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \

@@ -176,7 +176,7 @@ ExternalImport import_external(const fs::path &result_file, const fs::path &run_
                     imported.directory.string()));
 
   // 2. One staged directory, renamed into place whole.
-  io::StagedDirectory dir(imported.directory);
+  io::StagedDirectory dir(imported.directory, io::StagedDirectory::IfTaken::fail);
   dir.write("operation.json", run.operation.text);
   dir.write("workload.json", run.workload.text);
   dir.write("environment.json", run.environment.text);

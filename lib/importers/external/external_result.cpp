@@ -123,7 +123,7 @@ ExternalResult read_external_result(const json::Value &document, const std::stri
 }
 
 ExternalResult read_external_result_file(const std::filesystem::path &file) {
-  return read_external_result(json::parse_file(file), file.string());
+  return read_external_result(json::parse_file(file, io::file_kinds::external_result), file.string());
 }
 
 } // namespace kibench::importers::external

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/harness/setting_ranges.hpp"
 #include "lib/importers/external/value_rules.hpp"
 
 namespace kibench::importers::external {
@@ -61,7 +62,7 @@ std::vector<Sample> read_samples(const Field &field) {
     if (k > 0 && s.round <= samples.back().round)
       round.fail(fmt::format("round {} after round {}: rounds must increase from sample to sample", s.round,
                              samples.back().round));
-    s.ns = positive_number(entry.required("ns"));
+    s.ns = duration(entry.required("ns"), setting_ranges::kMaxSampleNs, "ns");
     if (const auto clock = entry.optional("smClockMHz"); clock && !clock->value().is_null())
       s.clock_mhz = positive_number(*clock);
     samples.push_back(s);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/harness/setting_ranges.hpp"
 #include "lib/importers/external/value_rules.hpp"
 
 namespace kibench::importers::external {
@@ -25,9 +26,9 @@ ProtocolSettings read_protocol_settings(const Field &field) {
   s.max_samples = static_cast<std::size_t>(max_samples.integer(1, kMaxJsonInteger));
   if (s.max_samples < s.min_samples)
     max_samples.fail(fmt::format("{} is less than minSamples ({})", s.max_samples, s.min_samples));
-  s.min_time_s = nonnegative_number(reader.required("minTimeS"));
+  s.min_time_s = duration(reader.required("minTimeS"), setting_ranges::kMaxMinTimeS, "s", true);
   s.max_noise = nonnegative_number(reader.required("maxNoise"));
-  s.timeout_s = positive_number(reader.required("timeoutS"));
+  s.timeout_s = duration(reader.required("timeoutS"), setting_ranges::kMaxTimeoutS, "s");
   s.interleave = reader.required("interleave").boolean();
   const Field throttle = reader.required("throttleFraction");
   s.throttle_fraction = positive_number(throttle);

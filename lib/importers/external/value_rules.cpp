@@ -21,6 +21,12 @@ double nonnegative_number(const detail::Field &field) {
   return x;
 }
 
+double duration(const detail::Field &field, double max, std::string_view unit, bool zero_allowed) {
+  const double x = zero_allowed ? nonnegative_number(field) : positive_number(field);
+  if (x > max) field.fail(fmt::format("{} {} is longer than the {} {} allowed", x, unit, max, unit));
+  return x;
+}
+
 std::uint64_t count(const detail::Field &field) {
   return static_cast<std::uint64_t>(field.integer(0, kMaxJsonInteger));
 }

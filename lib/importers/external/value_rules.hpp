@@ -17,6 +17,9 @@ inline constexpr std::int64_t kMaxJsonInteger = 9007199254740991;
 double positive_number(const detail::Field &field);
 // A finite number >= 0.
 double nonnegative_number(const detail::Field &field);
+// A duration: a finite number > 0 (or >= 0 when `zero_allowed`) of at most
+// `max` `unit`s (setting_ranges.hpp).
+double duration(const detail::Field &field, double max, std::string_view unit, bool zero_allowed = false);
 // An integer in [0, 2^53 - 1].
 std::uint64_t count(const detail::Field &field);
 // A non-empty string of at most max_chars characters.

@@ -30,7 +30,7 @@ CuratedManifest checked_manifest(json::Value manifest, std::string_view kind, co
 // A file whose members are manifests of one kind, keyed as the file says.
 void read_keyed_table(const fs::path &file, std::string_view kind,
                       std::map<std::string, CuratedManifest, std::less<>> &table) {
-  json::Value document = json::parse_file(file);
+  json::Value document = json::parse_file(file, io::file_kinds::curated_manifest);
   if (!document.is_object())
     throw InputError(fmt::format("{}: expected an object of {} manifests", file.string(), kind));
   for (const auto &[key, manifest] : document.as_object()) {
@@ -47,7 +47,8 @@ CuratedTables CuratedTables::load(const fs::path &directory, std::span<const std
   for (const std::string_view kernel : kernels) {
     const fs::path file = directory / fmt::format("operation-{}.json", kernel);
     tables.operations_.emplace(std::string(kernel),
-                               checked_manifest(json::parse_file(file), "OperationSpec", file.string()));
+                               checked_manifest(json::parse_file(file, io::file_kinds::curated_manifest),
+                                                "OperationSpec", file.string()));
   }
   read_keyed_table(directory / "protocols-by-mode.json", "BenchmarkProtocol", tables.protocols_);
   read_keyed_table(directory / "projects-by-provider.json", "SoftwareProject", tables.projects_);

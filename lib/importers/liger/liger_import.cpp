@@ -1,10 +1,7 @@
 #include "lib/importers/liger/liger_import.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <iterator>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -13,23 +10,13 @@
 #include "lib/importers/csv_table.hpp"
 #include "lib/importers/liger/kernel_binding.hpp"
 #include "lib/importers/liger/speed_row.hpp"
+#include "lib/io/input_file.hpp"
 
 namespace kibench::importers::liger {
 namespace {
 
 // The schemas bound integers (nanoseconds included) by 2^53 - 1.
 constexpr double kLargestNs = 9007199254740991.0;
-
-std::string read_file(const std::filesystem::path &path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored))
-    throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(EISDIR)));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
-  return text;
-}
 
 // Rule 1: a median that is not a positive finite number is no measurement.
 // Latencies past what the schemas allow are bad numbers, not skips.
@@ -112,41 +99,56 @@ std::size_t ImportReport::row_problems() const {
   return total;
 }
 
-std::vector<RecordDirectory> record_directories(const ImportReport &report) {
-  std::vector<RecordDirectory> directories;
-  directories.reserve(report.records.size());
-  for (const ImportedRecord &record : report.records)
-    directories.push_back(RecordDirectory{record.name, record.files});
-  return directories;
+RecordDirectory record_directory(ImportedRecord &&record) {
+  return RecordDirectory{std::move(record.name), std::move(record.files)};
 }
 
 CuratedTables load_jsd_family_tables(const std::filesystem::path &directory) {
   return CuratedTables::load(directory, kJsdFamily);
 }
 
-ImportReport import_liger_text(std::string_view text, std::string_view source, const CuratedTables &tables) {
-  const std::vector<CsvRecord> records = read_csv(text);
-  if (records.empty()) throw InputError(fmt::format("{}: empty: no header row", source));
-  const CsvHeader header(records.front(), kRequiredColumns, source);
+namespace {
+
+ImportReport import_records(CsvReader &reader, std::string_view source, const CuratedTables &tables,
+                            const RecordSink &sink, const SkipNotice &notice) {
+  const std::optional<CsvRecord> header_record = reader.next();
+  if (!header_record) throw InputError(fmt::format("{}: empty: no header row", source));
+  const CsvHeader header(*header_record, kRequiredColumns, source);
 
   ImportReport report;
   report.source = std::string(source);
   RowImporter importer(tables, header);
-  for (std::size_t i = 1; i < records.size(); ++i) {
+  while (const std::optional<CsvRecord> record = reader.next()) {
     ++report.rows_read;
     try {
-      report.records.push_back(importer.import(records[i]));
+      ImportedRecord imported = importer.import(*record);
+      report.runs.push_back(ImportedRun{imported.line, imported.name, imported.external_id,
+                                        imported.run_digest, imported.comparison_key});
+      sink(std::move(imported));
     } catch (const RowSkipped &skip) {
       ++report.skipped[skip.reason()];
-      if (skip.reason() != SkipReason::memory_row && skip.reason() != SkipReason::other_kernel)
-        report.skipped_rows.push_back(SkippedRow{records[i].line, skip.reason(), skip.what()});
+      if (skip.reason() != SkipReason::memory_row && skip.reason() != SkipReason::other_kernel) {
+        report.skipped_rows.push_back(SkippedRow{record->line, skip.reason(), skip.message()});
+        if (notice) notice(report.skipped_rows.back());
+      }
     }
   }
   return report;
 }
 
-ImportReport import_liger_csv(const std::filesystem::path &csv, const CuratedTables &tables) {
-  return import_liger_text(read_file(csv), csv.string(), tables);
+} // namespace
+
+ImportReport import_liger_text(std::string_view text, std::string_view source, const CuratedTables &tables,
+                               const RecordSink &sink, const SkipNotice &notice) {
+  CsvReader reader(text);
+  return import_records(reader, source, tables, sink, notice);
+}
+
+ImportReport import_liger_csv(const std::filesystem::path &csv, const CuratedTables &tables,
+                              const RecordSink &sink, const SkipNotice &notice) {
+  io::InputFile file(csv, io::file_kinds::liger_csv);
+  CsvReader reader(file);
+  return import_records(reader, csv.string(), tables, sink, notice);
 }
 
 } // namespace kibench::importers::liger

@@ -94,13 +94,18 @@ constexpr std::string_view describe(SkipReason reason) {
 }
 
 // A row that is skipped, and why; thrown while a row is being converted.
+// message() is the whole message: it quotes CSV fields, which may hold a
+// NUL that what() would stop at.
 class RowSkipped : public std::runtime_error {
 public:
-  RowSkipped(SkipReason reason, const std::string &message) : std::runtime_error(message), reason_(reason) {}
+  RowSkipped(SkipReason reason, const std::string &message)
+      : std::runtime_error(message), reason_(reason), message_(message) {}
   [[nodiscard]] SkipReason reason() const { return reason_; }
+  [[nodiscard]] const std::string &message() const { return message_; }
 
 private:
   SkipReason reason_;
+  std::string message_;
 };
 
 } // namespace kibench::importers::liger

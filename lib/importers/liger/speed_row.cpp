@@ -43,6 +43,15 @@ double number_column(const CsvHeader &header, const CsvRecord &record, std::stri
   return *value;
 }
 
+// A number that goes into a manifest as it is: JSON has no NaN or infinity,
+// so one that is not finite makes the row malformed (1e400 reads as inf).
+double finite_number_column(const CsvHeader &header, const CsvRecord &record, std::string_view column) {
+  const double value = number_column(header, record, column);
+  if (!std::isfinite(value))
+    malformed(fmt::format("{}: \"{}\" is not a finite number", column, header.field(record, column)));
+  return value;
+}
+
 // p20 and p80 may be missing: KernelIndex then records no spread.
 double optional_number_column(const CsvHeader &header, const CsvRecord &record, std::string_view column) {
   if (header.field(record, column).empty()) return std::numeric_limits<double>::quiet_NaN();
@@ -77,7 +86,7 @@ SpeedRow read_speed_row(const CsvHeader &header, const CsvRecord &record) {
       .provider = text_column(header, record, "kernel_provider"),
       .mode = text_column(header, record, "kernel_operation_mode"),
       .x_name = text_column(header, record, "x_name"),
-      .x_value = number_column(header, record, "x_value"),
+      .x_value = finite_number_column(header, record, "x_value"),
       .ms = {},
       .config = config_column(header, record),
       .gpu_name = text_column(header, record, "gpu_name"),

@@ -1,0 +1,27 @@
+// Numeric flag values read strictly: the whole text must be the number (no
+// sign where none is allowed, no "nan" or "inf"), within the flag's range.
+// Anything else is an InputError "<flag>: ..." (exit 2), before any work.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kibench::cli {
+
+// A whole number in [min, max].
+std::uint64_t count_flag(std::string_view flag, const std::string &text, std::uint64_t min,
+                         std::uint64_t max);
+
+// A finite number in [min, max], or (min, max] when !min_allowed; `unit`
+// names it in messages ("seconds").
+double number_flag(std::string_view flag, const std::string &text, double min, double max, bool min_allowed,
+                   std::string_view unit);
+
+// A fraction in [0, max_fraction], or the same as a percentage: "0.5%" is
+// 0.005, read from its decimal digits (0.5e-2) so that it is exactly the
+// double "0.005" is. A bare value above max_fraction is refused with the
+// percentage it probably meant ("did you mean 0.5%?").
+double fraction_flag(std::string_view flag, const std::string &text, double max_fraction);
+
+} // namespace kibench::cli
