@@ -96,3 +96,61 @@ TEST_CASE("measure() samples each round in the interleave order, and in turn wit
   measure({&a, &b, &c}, s);
   CHECK(log == std::vector<std::size_t>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2});
 }
+
+namespace {
+
+// Every sample takes `ns` on a timer that reports exactly that: a lane with
+// one value meets the noise target at its minimum count, a lane that
+// cycles through three far-apart values never does.
+class FixedTimer final : public SampleTimer {
+public:
+  explicit FixedTimer(std::vector<double> cycle) : cycle_(std::move(cycle)) {}
+  void start() override {}
+  void stop() override {}
+  double elapsed_ns() override { return cycle_[n_++ % cycle_.size()]; }
+  [[nodiscard]] std::string name() const override { return "fixed"; }
+
+private:
+  std::vector<double> cycle_;
+  std::size_t n_ = 0;
+};
+
+class FixedImplementation final : public test::NullImplementation {
+public:
+  FixedImplementation(std::string name, std::vector<double> cycle) : name_(std::move(name)), cycle_(std::move(cycle)) {}
+  [[nodiscard]] std::string name() const override { return name_; }
+  void run(Pass) override {}
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<FixedTimer>(cycle_); }
+
+private:
+  std::string name_;
+  std::vector<double> cycle_;
+};
+
+} // namespace
+
+TEST_CASE("share_rounds keeps every lane sampling until the last one's rule is met", "[harness]") {
+  ProtocolSettings s;
+  s.cold = false;
+  s.warmup_runs = 0;
+  s.min_samples = 5;
+  s.max_samples = 40;
+  s.min_time_s = 0.0;
+  s.sustained_time_s = 0.0;
+  FixedImplementation steady("steady", {1000.0});
+  FixedImplementation noisy("noisy", {1000.0, 2000.0, 3000.0});
+  for (const bool share : {false, true}) {
+    s.share_rounds = share;
+    const auto results = measure({&steady, &noisy}, s);
+    REQUIRE(results.size() == 2);
+    CHECK(results[1].samples.size() == 40); // never meets its noise target: the cap
+    // The steady lane's own rule is met at 5 samples either way; with shared
+    // rounds it samples on, beside the noisy one, to the cap.
+    CHECK(results[0].samples.size() == (share ? 40u : 5u));
+    CHECK(results[0].stop_reason == "noise_target");
+    CHECK(results[1].stop_reason == "max_samples");
+  }
+  CHECK(s.describe().find("Every implementation samples in every round") != std::string::npos);
+  s.share_rounds = false;
+  CHECK(s.describe().find("Every implementation samples in every round") == std::string::npos);
+}

@@ -37,6 +37,7 @@ struct RunArgs {
   std::string timeout = "60";
   std::string warmup = "3";
   bool no_interleave = false;
+  bool share_rounds = false;
   std::string sustained = "1";
   std::string save_tensors;
   std::vector<std::string> plugins;
@@ -80,6 +81,7 @@ ProtocolSettings read_settings(const RunArgs &args) {
   s.max_noise = fraction_flag("--max-noise", args.max_noise, ranges::kMaxNoise);
   s.timeout_s = number_flag("--timeout", args.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
   s.interleave = !args.no_interleave;
+  s.share_rounds = args.share_rounds;
   s.sustained_time_s =
       number_flag("--sustained", args.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
   return s;
@@ -153,6 +155,9 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
   run->add_flag("--no-interleave", args->no_interleave, "Time implementations one after another");
+  run->add_flag("--share-rounds", args->share_rounds,
+                "Every implementation samples in every round until the last one stops, so paired comparisons "
+                "and the medians beside them come from the same rounds (docs/protocol.md)");
   run->add_option("--plugin", args->plugins,
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");

@@ -18,7 +18,10 @@ struct Lane {
   std::unique_ptr<SampleTimer> timer;
   StoppingRule rule;
   Measurement result;
-  [[nodiscard]] bool finished() const { return result.failure.has_value() || rule.finished(); }
+  // Why the lane's own rule first said stop ("" while it wants samples).
+  std::string own_stop;
+  [[nodiscard]] bool failed() const { return result.failure.has_value(); }
+  [[nodiscard]] bool finished() const { return failed() || rule.finished(); }
 };
 
 // Runs `step` for the lane; an exception fails the lane, not the run.
@@ -61,7 +64,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   std::vector<Lane> lanes;
   lanes.reserve(implementations.size());
   for (Implementation *impl : implementations) {
-    Lane lane{impl, impl->make_timer(), StoppingRule(settings), {}};
+    Lane lane{impl, impl->make_timer(), StoppingRule(settings), {}, {}};
     lane.result.implementation = impl->name();
     lane.result.timer = lane.timer->name();
     lanes.push_back(std::move(lane));
@@ -75,14 +78,21 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     });
   }
 
-  // Interleaved: one sample per unfinished lane per round, in the round's
-  // order (interleave_order.hpp). Not interleaved: each lane runs to
-  // completion in turn.
+  // Interleaved: one sample per lane per round, in the round's order
+  // (interleave_order.hpp), while any lane's own rule still wants samples:
+  // each lane until its own rule is met, or with share_rounds every lane
+  // until the last one's is (only its cap or time limit stops one earlier).
+  // Shared rounds make the medians reported beside a paired comparison the
+  // rounds it pairs: on a power-capped GPU a lane's neighbours set its
+  // clock, and rounds only some lanes shared (the slow lanes' first few)
+  // need not be typical of the others.
+  // Not interleaved: each lane runs to its own stop in turn.
   auto sample_lane = [&](Lane &lane, std::size_t round) {
     Sample s;
     s.round = round;
     if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings, s)); })) return;
     lane.result.samples.push_back(s);
+    if (lane.own_stop.empty() && lane.rule.finished()) lane.own_stop = lane.rule.reason();
     if (progress) {
       Progress p;
       p.implementation = lane.result.implementation;
@@ -104,15 +114,25 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     }
   };
   if (settings.interleave) {
-    for (std::size_t round = 0;; ++round) {
+    // A lane wants samples until its own rule is met (noted when first seen).
+    const auto wants = [](Lane &l) {
+      if (l.failed()) return false;
+      if (!l.rule.finished()) return true;
+      if (l.own_stop.empty()) l.own_stop = l.rule.reason();
+      return false;
+    };
+    const auto any_wants = [&] {
       bool any = false;
+      for (Lane &l : lanes) any = wants(l) || any; // every lane: each notes its own stop
+      return any;
+    };
+    for (std::size_t round = 0; any_wants(); ++round) {
       for (const std::size_t k : interleave_order(lanes.size(), round)) {
         Lane &lane = lanes[k];
-        if (lane.finished()) continue;
-        any = true;
+        const bool done = settings.share_rounds ? lane.rule.at_cap() : lane.rule.finished();
+        if (lane.failed() || done) continue;
         sample_lane(lane, round);
       }
-      if (!any) break;
     }
   } else {
     for (auto &lane : lanes)
@@ -123,7 +143,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   for (auto &lane : lanes) {
     if (!lane.result.failure && !lane.result.samples.empty())
       guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result)); });
-    if (!lane.result.failure) lane.result.stop_reason = lane.rule.reason();
+    if (!lane.result.failure) lane.result.stop_reason = lane.own_stop.empty() ? lane.rule.reason() : lane.own_stop;
     flag_throttled(lane.result, settings.throttle_fraction);
     results.push_back(std::move(lane.result));
   }

@@ -25,7 +25,10 @@ std::string ProtocolSettings::describe() const {
             "an odd number n of implementations, each takes every place in a round and follows "
             "every other one equally often)"
           : "no",
-      json::format_number(throttle_fraction), json::format_number(minimum_effect));
+      json::format_number(throttle_fraction), json::format_number(minimum_effect)) +
+         (interleave && share_rounds ? " Every implementation samples in every round until the last one's rule is "
+                                       "met (its own cap or time limit aside)."
+                                     : "");
 }
 
 std::string ProtocolSettings::describe_sustained() const {

@@ -19,6 +19,13 @@ struct ProtocolSettings {
   double max_noise = 0.005;        // stop once the median's relative standard error is below this
   double timeout_s = 60.0;         // always stop after this much wall time per implementation
   bool interleave = true;          // A B C A B C ... rounds across implementations
+  // Interleaved only: every implementation samples in every round until the
+  // last one's stopping rule is met (its own sample cap or time limit
+  // aside), so a paired comparison and the medians beside it come from the
+  // same rounds (docs/protocol.md: on the H200 the two estimates differed
+  // by 12-13 % without it, by under 0.1 % with it). Off (the default, so
+  // that runs stay comparable with earlier ones): each stops at its own rule.
+  bool share_rounds = false;
   double throttle_fraction = 0.95; // flag samples whose SM clock is below this × the max observed
   double minimum_effect = 0.01;    // smallest relative difference compare calls a win
   std::string timer;               // "cuda_events" or "steady_clock"

@@ -27,6 +27,12 @@ bool StoppingRule::finished() const {
   return !reason().empty();
 }
 
+bool StoppingRule::at_cap() const {
+  if (samples_.size() >= settings_.max_samples) return true;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return elapsed >= settings_.timeout_s && samples_.size() >= 1;
+}
+
 std::string StoppingRule::reason() const {
   if (samples_.size() >= settings_.max_samples) return "max_samples";
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();

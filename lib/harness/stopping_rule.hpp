@@ -18,6 +18,9 @@ public:
   [[nodiscard]] bool finished() const;
   // Why it stopped: "noise_target", "max_samples" or "timeout".
   [[nodiscard]] std::string reason() const;
+  // At the sample cap or past the time limit: no sample more, whatever
+  // other implementations still need.
+  [[nodiscard]] bool at_cap() const;
   // Current relative standard error of the median (robust).
   [[nodiscard]] double relative_error() const;
 
