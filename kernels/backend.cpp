@@ -25,7 +25,8 @@ namespace {
 
 class MachineBackend final : public Backend {
 public:
-  explicit MachineBackend(std::shared_ptr<const plugin::PluginCatalog> plugins) : plugins_(std::move(plugins)) {}
+  explicit MachineBackend(std::shared_ptr<const plugin::PluginCatalog> plugins)
+      : plugins_(std::move(plugins)) {}
 
   [[nodiscard]] std::optional<std::string> gpu_unavailable_reason() const override {
     const auto &a = gpu::gpu_availability();
@@ -77,7 +78,8 @@ public:
   [[nodiscard]] std::unique_ptr<Implementation> make(std::string_view name) const override {
     if (const RegisteredImplementation *r = find_implementation(name)) return r->make();
     if (plugins_)
-      if (auto entry = plugins_->find(name)) return plugin::make_plugin_implementation(entry, plugins_->settings());
+      if (auto entry = plugins_->find(name))
+        return plugin::make_plugin_implementation(entry, plugins_->settings());
     return nullptr;
   }
 

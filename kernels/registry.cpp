@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/floors/cublas_floor.hpp"
 #include "kernels/floors/wgmma_floor_implementation.hpp"
 #include "kernels/fused/fused_implementation.hpp"
-#include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/reference/reference.hpp"
 

@@ -14,9 +14,9 @@
 #include "lib/attest/key_files.hpp"
 #include "lib/attest/pae.hpp"
 #include "lib/attest/statement.hpp"
-#include "test/cli_process.hpp"
 #include "lib/error.hpp"
 #include "lib/json/canonical.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::attest;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "lib/attest/base64.hpp"
-#include "test/cli_process.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;

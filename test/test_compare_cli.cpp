@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/json/parse.hpp"
 #include "test/cli_process.hpp"
 #include "test/test_compare_support.hpp"
-#include "lib/json/parse.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

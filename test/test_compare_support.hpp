@@ -16,12 +16,12 @@
 #include "lib/digest/digest.hpp"
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/harness/raw_samples.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 #include "lib/manifest/envelope.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
 #include "lib/stats/summary.hpp"
-#include "lib/json/canonical.hpp"
-#include "lib/json/parse.hpp"
 
 namespace kibench::test {
 
@@ -129,7 +129,7 @@ struct FixtureRun {
   }
 
   std::string implementation;
-  std::vector<double> ns; // one sample each, round = index
+  std::vector<double> ns;        // one sample each, round = index
   std::string status = "passed"; // spec.status as the manifest spells it, whatever it says
   std::string invocation = "invocation-1";
   bool raw_samples = true;
@@ -156,8 +156,7 @@ inline void write_run_directory(const std::filesystem::path &dir, const FixtureC
     m.implementation = r.implementation;
     m.timer = "steady_clock";
     m.stop_reason = "max_samples";
-    for (std::size_t k = 0; k < r.ns.size(); ++k)
-      m.samples.push_back(Sample{.ns = r.ns[k], .round = k});
+    for (std::size_t k = 0; k < r.ns.size(); ++k) m.samples.push_back(Sample{.ns = r.ns[k], .round = k});
     const std::string samples_name = "samples." + r.implementation + ".json";
     const std::string samples_text = json::pretty(raw_samples_document(m, r.invocation)) + "\n";
     write_file(dir / samples_name, samples_text);

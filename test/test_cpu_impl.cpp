@@ -9,17 +9,17 @@
 
 #include <fmt/format.h>
 
-#include "lib/manifest/implementation_manifest.hpp"
-#include "lib/digest/digest.hpp"
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_timer.hpp"
-#include "lib/inputs/input_set.hpp"
-#include "lib/correctness/correctness.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 #include "kernels/registry.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/digest/digest.hpp"
+#include "lib/inputs/input_set.hpp"
 #include "lib/json/parse.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 
 using namespace kibench;
 

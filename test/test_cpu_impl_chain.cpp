@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/reference/host_reference_chain.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/reference/host_reference_chain.hpp"
 
 using namespace kibench;
 

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <vector>
 
-#include "test/test_digest_support.hpp"
 #include "lib/json/parse.hpp"
+#include "test/test_digest_support.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::test::ScratchDirectory;

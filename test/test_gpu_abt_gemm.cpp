@@ -291,8 +291,8 @@ TEST_CASE("abt_gemm on an odd vocabulary: W's rows past V read as zeros, statist
     CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
     const std::int64_t tiles = gemm::abt_gemm_column_tiles(vocab);
     DeviceBuffer<float2> stats(allocator, static_cast<std::size_t>(m * tiles));
-    const gemm::AbtGemm g = gemm::logit_gemm_with_statistics(m, vocab, k, da.data(), db.data(), dc.data(), ldc,
-                                                             stats.data(), log2e);
+    const gemm::AbtGemm g = gemm::logit_gemm_with_statistics(m, vocab, k, da.data(), db.data(), dc.data(),
+                                                             ldc, stats.data(), log2e);
     REQUIRE(gemm::abt_gemm_supported(g));
     gemm::abt_gemm(g, sm_count(), stream);
     stream.synchronize();
@@ -311,9 +311,9 @@ TEST_CASE("abt_gemm on an odd vocabulary: W's rows past V read as zeros, statist
           mx = std::max(mx, __bfloat162float(out[static_cast<std::size_t>(r * ldc + col)]) * log2e);
         double sum = 0.0;
         for (std::int64_t col = j * 256; col < std::min((j + 1) * 256, vocab); ++col)
-          sum += std::exp2(static_cast<double>(__bfloat162float(out[static_cast<std::size_t>(r * ldc + col)]) *
-                                               log2e) -
-                           mx);
+          sum += std::exp2(
+              static_cast<double>(__bfloat162float(out[static_cast<std::size_t>(r * ldc + col)]) * log2e) -
+              mx);
         const float2 v = got[static_cast<std::size_t>(r * tiles + j)];
         if (!(v.x == mx)) ++wrong_max;
         worst_sum = std::max(worst_sum, std::abs(v.y - sum) / sum);

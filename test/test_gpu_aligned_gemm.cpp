@@ -40,7 +40,8 @@ TEST_CASE("matmul_aligned: cut GEMMs equal the whole product on odd extents", "[
   };
   for (const Shape &s : shapes) {
     for (const double beta : {0.0, 1.0}) {
-      INFO("m " << s.m << " n " << s.n << " k " << s.k << " ta " << s.ta << " tb " << s.tb << " beta " << beta);
+      INFO("m " << s.m << " n " << s.n << " k " << s.k << " ta " << s.ta << " tb " << s.tb << " beta "
+                << beta);
       const Matrix a = random_matrix(static_cast<std::size_t>(s.m * s.k), rng);
       const Matrix b = random_matrix(static_cast<std::size_t>(s.k * s.n), rng);
       const Matrix bias = random_matrix(static_cast<std::size_t>(s.n), rng);
@@ -65,9 +66,19 @@ TEST_CASE("matmul_aligned: cut GEMMs equal the whole product on odd extents", "[
       const auto dbias = upload(allocator, bias_host);
       auto dc = upload(allocator, c_host);
 
-      gpu::RowMajorGemm g{.m = s.m, .n = s.n, .k = s.k, .a = da.data(), .transpose_a = s.ta, .lda = lda,
-                          .b = db.data(), .transpose_b = s.tb, .ldb = ldb, .c = dc.data(), .ldc = ldc,
-                          .output_type = ElementType::fp32, .beta = beta,
+      gpu::RowMajorGemm g{.m = s.m,
+                          .n = s.n,
+                          .k = s.k,
+                          .a = da.data(),
+                          .transpose_a = s.ta,
+                          .lda = lda,
+                          .b = db.data(),
+                          .transpose_b = s.tb,
+                          .ldb = ldb,
+                          .c = dc.data(),
+                          .ldc = ldc,
+                          .output_type = ElementType::fp32,
+                          .beta = beta,
                           .bias = beta == 0.0 ? dbias.data() : nullptr};
       gpu::matmul_aligned(blas, g, stream);
       stream.synchronize();
@@ -75,7 +86,8 @@ TEST_CASE("matmul_aligned: cut GEMMs equal the whole product on odd extents", "[
       std::vector<double> ref = host_product(a.values, s.ta, b.values, s.tb, s.m, s.n, s.k);
       for (std::int64_t i = 0; i < s.m; ++i)
         for (std::int64_t j = 0; j < s.n; ++j)
-          ref[static_cast<std::size_t>(i * s.n + j)] += beta == 0.0 ? bias.values[static_cast<std::size_t>(j)] : 0.5;
+          ref[static_cast<std::size_t>(i * s.n + j)] +=
+              beta == 0.0 ? bias.values[static_cast<std::size_t>(j)] : 0.5;
       const std::vector<float> out = download(dc);
       CHECK(relative_error(out, ldc, ref, s.m, s.n) < 1e-6);
       // Padding columns are never written.

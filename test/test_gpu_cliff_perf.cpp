@@ -27,7 +27,8 @@ double median_ms(const Measurement &m) {
 
 TEST_CASE("odd vocabulary within 10 % of its aligned neighbour", "[.][gpu-perf][gpu-perf-cliff]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const Workload odd = test::make_gpu_workload({.name = "v50257", .tokens = 8192, .vocab = 50257, .hidden = 4096});
+  const Workload odd =
+      test::make_gpu_workload({.name = "v50257", .tokens = 8192, .vocab = 50257, .hidden = 4096});
   const Workload even =
       test::make_gpu_workload({.name = "v50264", .tokens = 8192, .vocab = 50264, .hidden = 4096});
   InputSet odd_inputs(odd), even_inputs(even);

@@ -17,18 +17,18 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/one_hot.hpp"
-#include "kernels/cpu/cpu_common.hpp"
-#include "lib/manifest/implementation_manifest.hpp"
-#include "lib/inputs/input_set.hpp"
-#include "lib/correctness/correctness.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/registry.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/run/implementation_files.hpp"
 
 using namespace kibench;
@@ -378,8 +378,8 @@ TEST_CASE("fused: grad W is bit-identical whatever the conversion's stages", "[g
   InputSet inputs(w);
   std::vector<std::vector<unsigned char>> grad_w;
   for (const std::int64_t first : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{4096}}) {
-    auto impl =
-        make_fused(FusedOptions{.plan = {.chunk_rows = 11, .conversion_first_stage = first, .gemm_candidates = 1}});
+    auto impl = make_fused(
+        FusedOptions{.plan = {.chunk_rows = 11, .conversion_first_stage = first, .gemm_candidates = 1}});
     impl->prepare(w, inputs);
     impl->poison_outputs();
     impl->run(Pass::full);
@@ -560,7 +560,8 @@ TEST_CASE("fused: single-chunk plans take grad W from one GEMM scaled by 1/N on 
         // grad W accumulator (chunk_plan.hpp).
         const gpu::fused::ChunkShape shape = chunk_shape(c, direct);
         CHECK(gpu::fused::direct_plan(shape, c.tokens) == (direct && 8 * c.tokens <= c.vocab));
-        auto impl = make_fused(FusedOptions{.plan = {.chunk_rows = c.chunk_rows, .direct_single_chunk = direct}});
+        auto impl =
+            make_fused(FusedOptions{.plan = {.chunk_rows = c.chunk_rows, .direct_single_chunk = direct}});
         check_implementation(*impl, c, pass, [&](Implementation &prepared) {
           CHECK(prepared.memory().workspace_bytes == gpu::fused::workspace_bytes(shape, c.tokens));
           CHECK(prepared.run_labels()
@@ -644,7 +645,8 @@ TEST_CASE("fused-lean is registered as a GPU implementation", "[gpu][fused]") {
   CHECK_FALSE(r->is_oracle);
   auto impl = r->make();
   CHECK(impl->name() == "fused-lean");
-  CHECK(implementation_manifest(impl->revision()).find("metadata")->find("name")->as_string() == "kibench-fused-lean");
+  CHECK(implementation_manifest(impl->revision()).find("metadata")->find("name")->as_string() ==
+        "kibench-fused-lean");
 }
 
 TEST_CASE("fused is registered as a GPU implementation", "[gpu][fused]") {

@@ -19,8 +19,8 @@
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/registry.hpp"
-#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/json/canonical.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu::fused;

@@ -24,7 +24,8 @@ fs::path beside_tests(const fs::path &built) {
 // From the checkout the tests run in (the repository root), else the source tree.
 fs::path workload(const char *name) {
   const fs::path local = fs::path("workloads") / name;
-  return fs::exists(local) ? local : fs::path(KIBENCH_TEST_DATA).parent_path().parent_path() / "workloads" / name;
+  return fs::exists(local) ? local
+                           : fs::path(KIBENCH_TEST_DATA).parent_path().parent_path() / "workloads" / name;
 }
 
 } // namespace
@@ -32,16 +33,17 @@ fs::path workload(const char *name) {
 TEST_CASE("the example plugin's CUDA lane passes the oracle gate beside fused", "[gpu][plugin]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const char *workloads[] = {"small/small-v1000-h64-t32.json", "small/small-v1000-h64-t32-bias.json",
-                             "small/small-v1000-h64-t32-ignore25.json", "small/small-v1003-h64-t32-odd-vocab.json",
+                             "small/small-v1000-h64-t32-ignore25.json",
+                             "small/small-v1003-h64-t32-odd-vocab.json",
                              "distill-jsd-h1024-t1000-v50257.json"};
   for (const char *pass : {"full", "forward"}) {
     for (const char *w : workloads) {
       INFO(w << " " << pass);
       TempDir tmp;
-      const auto run = run_command(quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(workload(w)) +
-                                   " --plugin " + quoted(beside_tests(KIBENCH_EXAMPLE_PLUGIN)) + " --impl fused,example-cuda-simt --pass " + pass +
-                                   " --out " + quoted(tmp.path()) +
-                                   " --min-samples 5 --max-samples 10 --min-time 0 --sustained 0");
+      const auto run = run_command(
+          quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(workload(w)) + " --plugin " +
+          quoted(beside_tests(KIBENCH_EXAMPLE_PLUGIN)) + " --impl fused,example-cuda-simt --pass " + pass +
+          " --out " + quoted(tmp.path()) + " --min-samples 5 --max-samples 10 --min-time 0 --sustained 0");
       INFO(run.out << run.err);
       CHECK(run.exit_code == 0);
       CHECK(run.out.find("example-cuda-simt") != std::string::npos);

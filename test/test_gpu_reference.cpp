@@ -11,14 +11,14 @@
 #include <fmt/format.h>
 
 #include "kernels/floors/cublas_floor.hpp"
-#include "lib/manifest/implementation_manifest.hpp"
-#include "lib/inputs/input_set.hpp"
-#include "lib/correctness/correctness.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/registry.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <string>
 
-#include "test/cli_process.hpp"
 #include "lib/error.hpp"
 #include "lib/importers/liger/liger_import.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 namespace liger = kibench::importers::liger;

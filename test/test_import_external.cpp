@@ -14,18 +14,18 @@
 #include <utility>
 #include <vector>
 
-#include "test/cli_process.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/harness/raw_samples.hpp"
 #include "lib/harness/throttle.hpp"
 #include "lib/io/atomic_write.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
+#include "lib/json/path.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/run/implementation_files.hpp"
 #include "lib/run/outcome_summary.hpp"
 #include "lib/workload/workload.hpp"
-#include "lib/json/canonical.hpp"
-#include "lib/json/parse.hpp"
-#include "lib/json/path.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

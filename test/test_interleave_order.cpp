@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/host_timer.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/interleave_order.hpp"
 #include "test/harness_test_support.hpp"
-#include "kernels/cpu/host_timer.hpp"
 
 using namespace kibench;
 
@@ -117,7 +117,8 @@ private:
 
 class FixedImplementation final : public test::NullImplementation {
 public:
-  FixedImplementation(std::string name, std::vector<double> cycle) : name_(std::move(name)), cycle_(std::move(cycle)) {}
+  FixedImplementation(std::string name, std::vector<double> cycle)
+      : name_(std::move(name)), cycle_(std::move(cycle)) {}
   [[nodiscard]] std::string name() const override { return name_; }
   void run(Pass) override {}
   std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<FixedTimer>(cycle_); }

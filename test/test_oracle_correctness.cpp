@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "lib/inputs/bf16.hpp"
 #include "lib/correctness/correctness.hpp"
+#include "lib/inputs/bf16.hpp"
 
 using namespace kibench;
 

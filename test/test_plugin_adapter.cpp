@@ -47,7 +47,8 @@ void *create(void *, char *message) {
 void destroy(void *) {}
 int32_t unsupported(void *, const kibench_workload_info *info, int32_t pass, char *message) {
   if (pass == KIBENCH_PASS_BACKWARD) {
-    std::snprintf(message, KIBENCH_PLUGIN_MESSAGE_BYTES, "no backward for T=%lld", static_cast<long long>(info->tokens));
+    std::snprintf(message, KIBENCH_PLUGIN_MESSAGE_BYTES, "no backward for T=%lld",
+                  static_cast<long long>(info->tokens));
     return KIBENCH_PLUGIN_UNSUPPORTED;
   }
   return KIBENCH_PLUGIN_OK;
@@ -72,8 +73,12 @@ int32_t outputs(void *state, kibench_outputs *out, char *) {
   const auto &info = s.inputs.info;
   *out = kibench_outputs{};
   out->loss = 1.25;
-  out->grad_student_input = {s.grad_input.data(), KIBENCH_DTYPE_FP32, 0, 2, {info.tokens, info.student_hidden}};
-  out->grad_student_weight = {s.grad_weight.data(), KIBENCH_DTYPE_FP32, 0, 2,
+  out->grad_student_input = {
+      s.grad_input.data(), KIBENCH_DTYPE_FP32, 0, 2, {info.tokens, info.student_hidden}};
+  out->grad_student_weight = {s.grad_weight.data(),
+                              KIBENCH_DTYPE_FP32,
+                              0,
+                              2,
                               {info.vocab, info.student_hidden + s.shape_columns_delta}};
   return KIBENCH_PLUGIN_OK;
 }
@@ -186,8 +191,9 @@ TEST_CASE("a plugin description is refused for what the manifest or the run cann
   SECTION("another ABI version") {
     static kibench_plugin_implementation keep = lane();
     static kibench_plugin other{7, "test", 1, &keep};
-    CHECK_THROWS_WITH(PluginCatalog({}, {{&other, "test-host"}}, {}),
-                      Catch::Contains("test-host: kibench_plugin_entry: plugin ABI version 7, this kibench speaks 1"));
+    CHECK_THROWS_WITH(
+        PluginCatalog({}, {{&other, "test-host"}}, {}),
+        Catch::Contains("test-host: kibench_plugin_entry: plugin ABI version 7, this kibench speaks 1"));
   }
 }
 

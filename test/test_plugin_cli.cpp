@@ -34,8 +34,8 @@ std::string validate_command(const fs::path &target) {
 
 // `kibench run` with one plugin library; nothing may be written on refusal.
 ProcessResult refused(const fs::path &plugin, const std::string &impl, const fs::path &out) {
-  auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(plugin) + " --impl " + impl + " --out " +
-                       quoted(out) + " " + kQuick);
+  auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(plugin) + " --impl " + impl +
+                       " --out " + quoted(out) + " " + kQuick);
   CHECK(r.exit_code == 2);
   CHECK_FALSE(fs::exists(out));
   return r;
@@ -108,11 +108,12 @@ TEST_CASE("a plugin lane that cannot time the pass is skipped with its reason", 
 TEST_CASE("lanes that fail are recorded with their status and reason; the others are measured",
           "[cli][plugin]") {
   TempDir tmp;
-  const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kPlugins / "libkibench_test_plugin_lanes.so") +
-                               " --plugin " + quoted(kExample) +
-                               " --impl cpu-reference,raises-in-prepare,raises-in-run,raises-in-sample,wrong-shape,"
-                               "wrong-dtype,nan-outputs,aliases-input,host-on-gpu-lane,example-cpu-fp32 --out " +
-                               quoted(tmp.path()) + " " + kQuick);
+  const auto run =
+      run_kibench("run " + quoted(kSmall) + " --plugin " +
+                  quoted(kPlugins / "libkibench_test_plugin_lanes.so") + " --plugin " + quoted(kExample) +
+                  " --impl cpu-reference,raises-in-prepare,raises-in-run,raises-in-sample,wrong-shape,"
+                  "wrong-dtype,nan-outputs,aliases-input,host-on-gpu-lane,example-cpu-fp32 --out " +
+                  quoted(tmp.path()) + " " + kQuick);
   INFO(run.out << run.err);
   CHECK(run.exit_code == 1);
   const fs::path dir = only_run_dir(tmp.path());
@@ -123,10 +124,12 @@ TEST_CASE("lanes that fail are recorded with their status and reason; the others
     const char *reason;
   };
   const Expected failures[] = {
-      {"raises-in-prepare", "runtime_error", "raises-in-prepare: prepare: deliberate failure in prepare second line"},
+      {"raises-in-prepare", "runtime_error",
+       "raises-in-prepare: prepare: deliberate failure in prepare second line"},
       {"raises-in-run", "runtime_error", "raises-in-run: run: deliberate failure in run"},
       {"raises-in-sample", "timeout", "raises-in-sample: run: deliberate failure in the fourth run"},
-      {"wrong-shape", "incorrect_shape", "grad_student_weight has shape [1000, 31], the workload's is [1000, 32]"},
+      {"wrong-shape", "incorrect_shape",
+       "grad_student_weight has shape [1000, 31], the workload's is [1000, 32]"},
       {"wrong-dtype", "incorrect_dtype", "grad_student_weight is int64; kibench compares bf16, fp32 or fp64"},
       {"aliases-input", "runtime_error", "grad_student_input overlaps kibench's input student_input"},
       {"host-on-gpu-lane", "runtime_error", "grad_student_input is in device memory"},
@@ -175,8 +178,9 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
   const fs::path out = tmp.path() / "runs";
   SECTION("another ABI version") {
     const auto r = refused(kPlugins / "libkibench_test_plugin_other_abi.so", "other-abi", out);
-    CHECK(r.err.find("libkibench_test_plugin_other_abi.so: kibench_plugin_entry: plugin ABI version 999, this "
-                     "kibench speaks 1") != std::string::npos);
+    CHECK(
+        r.err.find("libkibench_test_plugin_other_abi.so: kibench_plugin_entry: plugin ABI version 999, this "
+                   "kibench speaks 1") != std::string::npos);
   }
   SECTION("no entry symbol") {
     const auto r = refused(kPlugins / "libkibench_test_plugin_no_entry.so", "x", out);
@@ -195,8 +199,9 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
   }
   SECTION("revision facts the manifest builder refuses") {
     const auto r = refused(kPlugins / "libkibench_test_plugin_bad_facts.so", "bad-facts", out);
-    CHECK(r.err.find("libkibench_test_plugin_bad_facts.so: revision facts: implementation \"test-bad-facts\": "
-                     "spec.callable.language must match") != std::string::npos);
+    CHECK(
+        r.err.find("libkibench_test_plugin_bad_facts.so: revision facts: implementation \"test-bad-facts\": "
+                   "spec.callable.language must match") != std::string::npos);
   }
   SECTION("a built-in's name") {
     const auto r = refused(kPlugins / "libkibench_test_plugin_taken_name.so", "cpu-reference", out);
@@ -208,8 +213,8 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
     CHECK(r.err.find("implementation \"no-run\": run is NULL") != std::string::npos);
   }
   SECTION("one name from two plugins") {
-    auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) + " --plugin " + quoted(kExample) +
-                         " --impl example-cpu-fp32 --out " + quoted(out));
+    auto r = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) + " --plugin " +
+                         quoted(kExample) + " --impl example-cpu-fp32 --out " + quoted(out));
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("implementation \"example-cpu-fp32\": " + kExample.string() +
                      " provides one of this name already") != std::string::npos);

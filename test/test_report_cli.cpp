@@ -17,11 +17,11 @@
 
 #include <fmt/core.h>
 
-#include "test/cli_process.hpp"
-#include "lib/report/slug.hpp"
-#include "test/test_compare_support.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "lib/report/slug.hpp"
+#include "test/cli_process.hpp"
+#include "test/test_compare_support.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;

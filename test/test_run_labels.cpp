@@ -8,8 +8,8 @@
 #include <string>
 
 #include "kernels/cuda/tuning_labels.hpp"
-#include "lib/run/implementation_files.hpp"
 #include "lib/json/value.hpp"
+#include "lib/run/implementation_files.hpp"
 
 using namespace kibench;
 

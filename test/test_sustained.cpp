@@ -15,8 +15,8 @@
 #include "lib/digest/digest.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/sustained.hpp"
-#include "test/harness_test_support.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
+#include "test/harness_test_support.hpp"
 
 using namespace kibench;
 

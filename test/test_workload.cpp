@@ -18,8 +18,8 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
-#include "lib/workload/workload.hpp"
 #include "lib/json/parse.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace fs = std::filesystem;
 using kibench::InputError;

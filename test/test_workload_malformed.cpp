@@ -13,9 +13,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "test/cli_process.hpp"
 #include "lib/error.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/cli_process.hpp"
 
 namespace fs = std::filesystem;
 

@@ -22,19 +22,19 @@
 
 #include "apps/kibench/cli.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/plugin/plugin_lane.hpp"
 #include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_allocator.hpp"
+#include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/l2_flush.hpp"
-#include "lib/error.hpp"
-#include "kernels/cuda/device_inputs.hpp"
-#include "lib/inputs/input_set.hpp"
-#include "lib/manifest/implementation_manifest.hpp"
+#include "kernels/plugin/plugin_lane.hpp"
 #include "lib/correctness/correctness.hpp"
+#include "lib/error.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/json/canonical.hpp"
+#include "lib/manifest/implementation_manifest.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/workload/workload.hpp"
-#include "lib/json/canonical.hpp"
 
 struct kibench_workload {
   kibench::Workload workload;
@@ -269,7 +269,8 @@ void kibench_impl_close(kibench_impl *impl) {
 
 int kibench_impl_revision(kibench_impl *impl, char *buffer, size_t capacity, size_t *size) {
   return guarded_status([&] {
-    const std::string text = kibench::json::pretty(kibench::implementation_manifest(require(impl, "impl").impl->revision()));
+    const std::string text =
+        kibench::json::pretty(kibench::implementation_manifest(require(impl, "impl").impl->revision()));
     if (size != nullptr) *size = text.size();
     if (capacity == 0) return;
     if (buffer == nullptr) throw InputError("buffer is NULL");
@@ -354,7 +355,8 @@ int kibench_cli_run(int argc, const char *const *argv, const struct kibench_plug
                     int plugin_count, const char *host) {
   kibench::cli::CliContext context;
   const std::string origin = host != nullptr ? host : "host";
-  for (int k = 0; plugins != nullptr && k < plugin_count; ++k) context.in_process.push_back({plugins[k], origin});
+  for (int k = 0; plugins != nullptr && k < plugin_count; ++k)
+    context.in_process.push_back({plugins[k], origin});
   try {
     return kibench::cli::run_cli(argc, argv, context);
   } catch (const std::exception &e) {

@@ -81,7 +81,7 @@ typedef struct {
   int32_t pass;                  /* kibench_pass: what run() will be asked for */
   int32_t device;                /* the CUDA device (GPU implementations), else -1 */
   void *stream;                  /* kibench's cudaStream_t (GPU), else NULL */
-  double timeout_s;              /* --timeout: a call that takes longer may fail with KIBENCH_PLUGIN_TIMEOUT */
+  double timeout_s; /* --timeout: a call that takes longer may fail with KIBENCH_PLUGIN_TIMEOUT */
 } kibench_plugin_inputs;
 
 typedef struct {
@@ -123,8 +123,8 @@ typedef struct {
 } kibench_plugin_revision;
 
 typedef struct {
-  const char *name;    /* for --impl and file names: [a-z0-9][a-z0-9._-]*, no built-in's name */
-  const char *summary; /* one line for `kibench list` */
+  const char *name;      /* for --impl and file names: [a-z0-9][a-z0-9._-]*, no built-in's name */
+  const char *summary;   /* one line for `kibench list` */
   int32_t needs_gpu;     /* 1: device pointers and kibench's stream; 0: host pointers */
   int32_t computes_loss; /* 0: times work without a loss (a floor): never checked, never ranked */
   kibench_plugin_revision revision;

@@ -5,9 +5,9 @@
 
 #include <fmt/core.h>
 
+#include "apps/kibench/commands.hpp"
 #include "lib/attest/attest_run.hpp"
 #include "lib/attest/key_files.hpp"
-#include "apps/kibench/commands.hpp"
 
 namespace kibench::cli {
 namespace {

@@ -3,8 +3,8 @@
 
 #include "apps/kibench/commands.hpp"
 #include "lib/digest/digest.hpp"
-#include "lib/run/backend.hpp"
 #include "lib/json/canonical.hpp"
+#include "lib/run/backend.hpp"
 
 namespace kibench::cli {
 

@@ -56,11 +56,14 @@ void add_list(CLI::App &app, Action &action, const CliContext &context) {
   auto args = std::make_shared<ListArgs>();
   CLI::App *list =
       app.add_subcommand("list", "List workloads, implementations and what this machine can run");
-  list->add_option("--workloads", args->workloads, "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
-  list->add_option("--plugin", args->plugins, "A plugin library whose implementations to list too; repeatable");
+  list->add_option("--workloads", args->workloads,
+                   "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
+  list->add_option("--plugin", args->plugins,
+                   "A plugin library whose implementations to list too; repeatable");
   list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small\n"
                "  kibench list --plugin build/examples/plugin/libkibench_example_plugin.so");
-  list->callback([args, &action, &context] { action = [args, &context] { return list_command(*args, context); }; });
+  list->callback(
+      [args, &action, &context] { action = [args, &context] { return list_command(*args, context); }; });
 }
 
 } // namespace kibench::cli

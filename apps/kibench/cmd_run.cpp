@@ -181,7 +181,8 @@ Examples:
   kibench run workloads/small/small-v1000-h64-t32.json --save-tensors tensors/
   kibench run workloads/small/small-v1000-h64-t32.json --plugin build/examples/plugin/libkibench_example_plugin.so \
       --impl cpu-reference,example-cpu-fp32)");
-  run->callback([args, &action, &context] { action = [args, &context] { return run_command(*args, context); }; });
+  run->callback(
+      [args, &action, &context] { action = [args, &context] { return run_command(*args, context); }; });
 }
 
 } // namespace kibench::cli

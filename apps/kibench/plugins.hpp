@@ -16,8 +16,8 @@ inline std::shared_ptr<const plugin::PluginCatalog> plugin_catalog(const std::ve
                                                                    plugin::PluginRunSettings settings) {
   if (libraries.empty() && context.in_process.empty()) return nullptr;
   const std::vector<std::filesystem::path> paths(libraries.begin(), libraries.end());
-  return std::make_shared<const plugin::PluginCatalog>(paths, context.in_process, builtin_implementation_names(),
-                                                       settings);
+  return std::make_shared<const plugin::PluginCatalog>(paths, context.in_process,
+                                                       builtin_implementation_names(), settings);
 }
 
 } // namespace kibench::cli

@@ -22,10 +22,19 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto backend = make_backend();
   const std::vector<test::GpuCase> cases{
-      {.name = "mixture-bias-ignored", .tokens = 56, .vocab = 4096, .ignore_fraction = 0.25, .bias = true,
+      {.name = "mixture-bias-ignored",
+       .tokens = 56,
+       .vocab = 4096,
+       .ignore_fraction = 0.25,
+       .bias = true,
        .seed = 1},
       {.name = "beta0-v50257", .tokens = 16, .vocab = 50257, .hidden = 64, .beta = 0.0, .seed = 2},
-      {.name = "beta1-tau2-odd", .tokens = 40, .vocab = 517, .hidden = 66, .beta = 1.0, .temperature = 2.0,
+      {.name = "beta1-tau2-odd",
+       .tokens = 40,
+       .vocab = 517,
+       .hidden = 66,
+       .beta = 1.0,
+       .temperature = 2.0,
        .seed = 3},
   };
   for (const test::GpuCase &c : cases) {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "kernels/cuda/cuda_check.hpp"
 #include "dev/fused/row_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 #include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
@@ -167,7 +167,8 @@ namespace kibench::gpu::fused {
 void launch_row_loss_v1(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   if (args.student_stats != nullptr)
-    throw std::invalid_argument("row kernel v1: the GEMMs' row statistics are the shipped kernel's (v3) alone");
+    throw std::invalid_argument(
+        "row kernel v1: the GEMMs' row statistics are the shipped kernel's (v3) alone");
   const detail::Params p = detail::row_loss_params(args);
   detail::launch_v1(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
 }

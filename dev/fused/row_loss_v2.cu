@@ -25,8 +25,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "kernels/cuda/cuda_check.hpp"
 #include "dev/fused/row_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
 #include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
@@ -278,7 +278,8 @@ namespace kibench::gpu::fused {
 void launch_row_loss_v2(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   if (args.student_stats != nullptr)
-    throw std::invalid_argument("row kernel v2: the GEMMs' row statistics are the shipped kernel's (v3) alone");
+    throw std::invalid_argument(
+        "row kernel v2: the GEMMs' row statistics are the shipped kernel's (v3) alone");
   const detail::Params p = detail::row_loss_params(args);
   detail::launch_v2(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
 }

@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 
 #include "kernels/floors/cublas_floor.hpp"
-#include "lib/inputs/input_set.hpp"
-#include "lib/correctness/correctness.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/reference/reference.hpp"
+#include "lib/correctness/correctness.hpp"
+#include "lib/inputs/input_set.hpp"
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;

@@ -21,25 +21,25 @@
 #include <cuda_bf16.h>
 #include <fmt/format.h>
 
+#include "dev/fused/row_kernels.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/l2_flush.hpp"
 #include "kernels/cuda/stream.hpp"
+#include "kernels/fused/abt_gemm.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/row_loss.hpp"
-#include "dev/fused/row_kernels.hpp"
-#include "kernels/fused/abt_gemm.hpp"
-#include "lib/harness/harness.hpp"
-#include "kernels/cuda/device_inputs.hpp"
-#include "lib/inputs/input_set.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/registry.hpp"
-#include "test/test_gpu_support.hpp"
+#include "lib/harness/harness.hpp"
+#include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/test_gpu_support.hpp"
 
 using namespace kibench;
 
@@ -408,8 +408,8 @@ TEST_CASE("fused: rows per chunk at the seed", "[.][gpu-perf-chunks]") {
   std::vector<std::unique_ptr<Implementation>> owned;
   std::vector<Implementation *> lanes;
   for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{3072}, std::int64_t{2048}}) {
-    owned.push_back(make_fused(
-        FusedOptions{.name = rows == 0 ? "fused" : fmt::format("fused-r{}", rows), .plan = {.chunk_rows = rows}}));
+    owned.push_back(make_fused(FusedOptions{.name = rows == 0 ? "fused" : fmt::format("fused-r{}", rows),
+                                            .plan = {.chunk_rows = rows}}));
     owned.back()->prepare(w, inputs);
     fmt::print("{}: {}\n", owned.back()->name(), owned.back()->run_labels().find("chunk_rows")->as_string());
     lanes.push_back(owned.back().get());

@@ -20,8 +20,8 @@
 namespace {
 
 constexpr int64_t kChunkRows = 1024;
-constexpr int kTile = 64;   // output tile: 64 × 64
-constexpr int kTileK = 16;  // reduction slice staged per step
+constexpr int kTile = 64;     // output tile: 64 × 64
+constexpr int kTileK = 16;    // reduction slice staged per step
 constexpr int kThreads = 256; // 16 × 16 threads, 4 × 4 outputs each
 
 // Views of a matrix as A(r, c): row-major, or the transpose of a row-major one.
@@ -48,12 +48,13 @@ struct F32Transposed {
 
 // C[m, n] = Σ_k A(m, k) B(k, n) (+ bias[n]), or C += that when accumulate.
 template <class A, class B>
-__global__ void gemm(int64_t M, int64_t N, int64_t K, A a, B b, float *c, int64_t ldc, const __nv_bfloat16 *bias,
-                     bool accumulate) {
+__global__ void gemm(int64_t M, int64_t N, int64_t K, A a, B b, float *c, int64_t ldc,
+                     const __nv_bfloat16 *bias, bool accumulate) {
   __shared__ float as[kTileK][kTile];
   __shared__ float bs[kTileK][kTile];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile, col0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile,
+                col0 = static_cast<int64_t>(blockIdx.x) * kTile;
   float acc[4][4] = {};
   for (int64_t k0 = 0; k0 < K; k0 += kTileK) {
     for (int e = threadIdx.x; e < kTile * kTileK; e += kThreads) {
@@ -88,7 +89,8 @@ __global__ void gemm(int64_t M, int64_t N, int64_t K, A a, B b, float *c, int64_
 template <class A, class B>
 void launch_gemm(int64_t M, int64_t N, int64_t K, A a, B b, float *c, int64_t ldc, const __nv_bfloat16 *bias,
                  bool accumulate, cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>((N + kTile - 1) / kTile), static_cast<unsigned>((M + kTile - 1) / kTile));
+  const dim3 grid(static_cast<unsigned>((N + kTile - 1) / kTile),
+                  static_cast<unsigned>((M + kTile - 1) / kTile));
   gemm<<<grid, kThreads, 0, stream>>>(M, N, K, a, b, c, ldc, bias, accumulate);
 }
 
@@ -122,9 +124,9 @@ __device__ float log_mixture(float log_q, float log_p, float log_one_minus_beta,
 // One block per chunk row: the row's cross-entropy and JSD into sums[0]
 // and sums[1]; with gradients, the row of z_s becomes d loss / d z_s
 // (zero for an ignored token). N is read from *valid.
-__global__ void row_kernel(float *z_s, const float *z_t, int64_t V, const int64_t *target, float beta, float tau,
-                           int64_t ignore_index, const int *valid, float weight_hard, float weight_soft,
-                           bool gradients, double *sums) {
+__global__ void row_kernel(float *z_s, const float *z_t, int64_t V, const int64_t *target, float beta,
+                           float tau, int64_t ignore_index, const int *valid, float weight_hard,
+                           float weight_soft, bool gradients, double *sums) {
   float *zs = z_s + static_cast<int64_t>(blockIdx.x) * V;
   const float *zt = z_t + static_cast<int64_t>(blockIdx.x) * V;
   const int64_t y = target[blockIdx.x];
@@ -184,7 +186,8 @@ __global__ void row_kernel(float *z_s, const float *z_t, int64_t V, const int64_
     const float q = expf(log_q);
     float d_jsd;
     if (mixture) {
-      d_jsd = (1.0f - beta) / tau * q * (log_q - log_mixture(log_q, log_p, log_one_minus_beta, log_beta) - kl_student);
+      d_jsd = (1.0f - beta) / tau * q *
+              (log_q - log_mixture(log_q, log_p, log_one_minus_beta, log_beta) - kl_student);
     } else if (beta <= 0.0f) {
       d_jsd = (q - expf(log_p)) / tau;
     } else {
@@ -295,23 +298,27 @@ int32_t example_gpu_run(void *state, int32_t pass, void *stream_handle, char *me
   if (gradients) {
     cudaMemsetAsync(s.grad_input, 0, static_cast<std::size_t>(T * Hs) * sizeof(float), stream);
     cudaMemsetAsync(s.grad_weight, 0, static_cast<std::size_t>(V * Hs) * sizeof(float), stream);
-    if (s.grad_bias != nullptr) cudaMemsetAsync(s.grad_bias, 0, static_cast<std::size_t>(V) * sizeof(float), stream);
+    if (s.grad_bias != nullptr)
+      cudaMemsetAsync(s.grad_bias, 0, static_cast<std::size_t>(V) * sizeof(float), stream);
   }
   for (int64_t row0 = 0; row0 < T; row0 += kChunkRows) {
     const int64_t rows = T - row0 < kChunkRows ? T - row0 : kChunkRows;
-    launch_gemm(rows, V, Hs, Bf16Rows{x_s + row0 * Hs, Hs}, Bf16Transposed{w_s, Hs}, s.z_s, V, b_s, false, stream);
-    launch_gemm(rows, V, H, Bf16Rows{x_t + row0 * H, H}, Bf16Transposed{w_t, H}, s.z_t, V, b_t, false, stream);
-    row_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
-        s.z_s, s.z_t, V, y + row0, static_cast<float>(w.beta), static_cast<float>(w.temperature), w.ignore_index,
-        s.valid, static_cast<float>(w.weight_hard), static_cast<float>(w.weight_soft), gradients, s.sums);
-    if (!gradients) continue;
-    launch_gemm(rows, Hs, V, F32Rows{s.z_s, V}, Bf16Rows{w_s, Hs}, s.grad_input + row0 * Hs, Hs, nullptr, false,
+    launch_gemm(rows, V, Hs, Bf16Rows{x_s + row0 * Hs, Hs}, Bf16Transposed{w_s, Hs}, s.z_s, V, b_s, false,
                 stream);
-    launch_gemm(V, Hs, rows, F32Transposed{s.z_s, V}, Bf16Rows{x_s + row0 * Hs, Hs}, s.grad_weight, Hs, nullptr,
-                true, stream);
+    launch_gemm(rows, V, H, Bf16Rows{x_t + row0 * H, H}, Bf16Transposed{w_t, H}, s.z_t, V, b_t, false,
+                stream);
+    row_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
+        s.z_s, s.z_t, V, y + row0, static_cast<float>(w.beta), static_cast<float>(w.temperature),
+        w.ignore_index, s.valid, static_cast<float>(w.weight_hard), static_cast<float>(w.weight_soft),
+        gradients, s.sums);
+    if (!gradients) continue;
+    launch_gemm(rows, Hs, V, F32Rows{s.z_s, V}, Bf16Rows{w_s, Hs}, s.grad_input + row0 * Hs, Hs, nullptr,
+                false, stream);
+    launch_gemm(V, Hs, rows, F32Transposed{s.z_s, V}, Bf16Rows{x_s + row0 * Hs, Hs}, s.grad_weight, Hs,
+                nullptr, true, stream);
     if (s.grad_bias != nullptr)
-      column_sums<<<static_cast<unsigned>((V + kThreads - 1) / kThreads), kThreads, 0, stream>>>(s.z_s, rows, V,
-                                                                                                 s.grad_bias);
+      column_sums<<<static_cast<unsigned>((V + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+          s.z_s, rows, V, s.grad_bias);
   }
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? KIBENCH_PLUGIN_OK : cuda_failure(e, "run", message);
@@ -334,9 +341,9 @@ int32_t example_gpu_outputs(void *state, kibench_outputs *outputs, char *message
 int32_t example_gpu_memory(void *state, kibench_memory *memory, char *) {
   const auto &s = *static_cast<GpuState *>(state);
   const kibench_workload_info &w = s.in.info;
-  const uint64_t outputs =
-      static_cast<uint64_t>(w.tokens * w.student_hidden + w.vocab * w.student_hidden + (s.grad_bias ? w.vocab : 0)) *
-      sizeof(float);
+  const uint64_t outputs = static_cast<uint64_t>(w.tokens * w.student_hidden + w.vocab * w.student_hidden +
+                                                 (s.grad_bias ? w.vocab : 0)) *
+                           sizeof(float);
   memory->output_bytes = outputs;
   memory->workspace_bytes = s.held_bytes - outputs;
   memory->peak_bytes = s.held_bytes;

@@ -107,7 +107,8 @@ void example_row_gradient(float *z_s, const float *z_t, int64_t V, int64_t y, fl
                           example_row_t row, float hard_scale, float soft_scale) {
   const float log_one_minus_beta = logf(1.0f - beta), log_beta = logf(beta);
   for (int64_t k = 0; k < V; ++k) {
-    const float log_q = z_s[k] / temperature - row.lse_student, log_p = z_t[k] / temperature - row.lse_teacher;
+    const float log_q = z_s[k] / temperature - row.lse_student,
+                log_p = z_t[k] / temperature - row.lse_teacher;
     const float q = expf(log_q);
     float d_jsd;
     if (beta > 0.0f && beta < 1.0f) {
@@ -128,11 +129,11 @@ void example_row_gradient(float *z_s, const float *z_t, int64_t V, int64_t y, fl
 
 typedef struct {
   kibench_plugin_inputs in;
-  float *grad_input;  /* [T, Hs] */
-  float *grad_weight; /* [V, Hs] */
-  float *grad_bias;   /* [V], NULL without a bias */
+  float *grad_input;                        /* [T, Hs] */
+  float *grad_weight;                       /* [V, Hs] */
+  float *grad_bias;                         /* [V], NULL without a bias */
   float *x_s, *w_s, *x_t, *w_t, *b_s, *b_t; /* the inputs widened to fp32 */
-  float *z_s, *z_t;                          /* one row of logits, [V] each */
+  float *z_s, *z_t;                         /* one row of logits, [V] each */
   double loss;
   int32_t last_pass;
   size_t held_bytes;
@@ -233,7 +234,8 @@ static int32_t cpu_run(void *state, int32_t pass, void *stream, char *message) {
     if (y[i] == info->ignore_index) continue; /* no loss and a zero gradient row */
     logits_row(s->x_s + i * Hs, s->w_s, s->b_s, V, Hs, s->z_s);
     logits_row(s->x_t + i * H, s->w_t, s->b_t, V, H, s->z_t);
-    example_row_t row = example_row_loss(s->z_s, s->z_t, V, y[i], (float)info->beta, (float)info->temperature);
+    example_row_t row =
+        example_row_loss(s->z_s, s->z_t, V, y[i], (float)info->beta, (float)info->temperature);
     hard += row.cross_entropy;
     soft += row.jsd;
     if (!gradients) continue;
@@ -269,8 +271,9 @@ static kibench_tensor tensor(const void *data, int64_t rows, int64_t columns, in
   return t;
 }
 
-void example_fill_outputs(kibench_outputs *out, double loss, const kibench_workload_info *info, const float *grad_input,
-                          const float *grad_weight, const float *grad_bias, int on_device) {
+void example_fill_outputs(kibench_outputs *out, double loss, const kibench_workload_info *info,
+                          const float *grad_input, const float *grad_weight, const float *grad_bias,
+                          int on_device) {
   memset(out, 0, sizeof *out);
   out->loss = loss;
   out->grad_student_input = tensor(grad_input, info->tokens, info->student_hidden, on_device);
@@ -292,9 +295,10 @@ static int32_t cpu_memory(void *state, kibench_memory *memory, char *message) {
   (void)message;
   cpu_state *s = state;
   const kibench_workload_info *info = &s->in.info;
-  const uint64_t outputs = (uint64_t)(info->tokens * info->student_hidden + info->vocab * info->student_hidden +
-                                      (s->grad_bias != NULL ? info->vocab : 0)) *
-                           sizeof(float);
+  const uint64_t outputs =
+      (uint64_t)(info->tokens * info->student_hidden + info->vocab * info->student_hidden +
+                 (s->grad_bias != NULL ? info->vocab : 0)) *
+      sizeof(float);
   memory->output_bytes = outputs;
   memory->workspace_bytes = s->held_bytes - outputs;
   memory->peak_bytes = s->held_bytes;

@@ -20,7 +20,8 @@ void example_message(char *message, const char *text);
 float example_bf16_to_float(uint16_t bits);
 int32_t example_unsupported(void *context, const kibench_workload_info *info, int32_t pass, char *message);
 void example_fill_outputs(kibench_outputs *out, double loss, const kibench_workload_info *info,
-                          const float *grad_input, const float *grad_weight, const float *grad_bias, int on_device);
+                          const float *grad_input, const float *grad_weight, const float *grad_bias,
+                          int on_device);
 
 /* One token row's figures (fp32). */
 typedef struct {

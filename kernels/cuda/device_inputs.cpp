@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/philox_fill.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "lib/inputs/input_set.hpp"
-#include "kernels/cuda/philox_fill.hpp"
 #include "lib/workload/workload.hpp"
 
 namespace kibench::gpu {

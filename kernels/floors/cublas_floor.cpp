@@ -17,8 +17,8 @@
 //            one (kernels/cuda/aligned_gemm.hpp), as fused runs them.
 // Where V is a multiple of 8 the two are the same GEMMs, and only the
 // natural one runs.
-#include "kernels/builtin_revision.hpp"
 #include "kernels/floors/cublas_floor.hpp"
+#include "kernels/builtin_revision.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -27,16 +27,16 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_fit.hpp"
+#include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
-#include "kernels/cuda/device_fit.hpp"
-#include "kernels/cpu/cpu_common.hpp"
-#include "kernels/cuda/device_inputs.hpp"
 
 namespace kibench {
 
@@ -53,7 +53,8 @@ enum class Layout { natural, aligned };
 constexpr int kLayoutTrials = 5;
 
 std::int64_t chunk_rows(const Workload &w) {
-  const auto row_bytes = static_cast<std::uint64_t>(2 * 2 * aligned_stride(w.vocab)); // z_s and z_t rows, bf16
+  const auto row_bytes =
+      static_cast<std::uint64_t>(2 * 2 * aligned_stride(w.vocab)); // z_s and z_t rows, bf16
   const auto rows = static_cast<std::int64_t>(kMaxLogitBytes / row_bytes);
   return std::clamp<std::int64_t>(rows, 1, w.tokens);
 }

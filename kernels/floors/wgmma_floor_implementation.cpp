@@ -7,8 +7,8 @@
 // gradient products multiply G by W_s or x_s; G is not there without the
 // loss, so x_s and W_s stand in for it: random bf16 bits of the inputs'
 // own distributions.
-#include "kernels/builtin_revision.hpp"
 #include "kernels/floors/wgmma_floor_implementation.hpp"
+#include "kernels/builtin_revision.hpp"
 
 #include <stdexcept>
 
@@ -17,10 +17,10 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/floors/wgmma_floor.hpp"
 #include "kernels/cuda/device_inputs.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
+#include "kernels/floors/wgmma_floor.hpp"
 
 namespace kibench {
 

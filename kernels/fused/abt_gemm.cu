@@ -399,7 +399,8 @@ template <class C, int kCluster> int resident_ctas(int ctas) {
 
 template <class C, int kCluster> void launch(const AbtGemm &g, int ctas, cudaStream_t stream) {
   const CUtensorMap a_map = bf16_tensor_map(g.a, g.m, g.k, g.lda, kBlockM);
-  const CUtensorMap b_map = bf16_tensor_map(g.b, g.b_rows > 0 ? g.b_rows : g.n, g.k, g.ldb, C::kBlockN / kCluster);
+  const CUtensorMap b_map =
+      bf16_tensor_map(g.b, g.b_rows > 0 ? g.b_rows : g.n, g.k, g.ldb, C::kBlockN / kCluster);
   const CUtensorMap c_map = bf16_tensor_map(g.c, g.m, g.n, g.ldc, kConsumerRows);
   Shape s{};
   s.m = static_cast<int>(g.m);
@@ -458,8 +459,8 @@ bool fits_int(std::int64_t x) {
 bool abt_gemm_supported(const AbtGemm &g) {
   // TMA stores whole 16-byte units of a row: n must fill them.
   return fits_int(g.m) && fits_int(g.n) && fits_int(g.k) && g.lda >= g.k && g.ldb >= g.k && g.ldc >= g.n &&
-         g.n % 8 == 0 && g.b_rows >= 0 && g.b_rows <= g.n && can_map_bf16(g.a, g.lda) && can_map_bf16(g.b, g.ldb) && can_map_bf16(g.c, g.ldc) &&
-         (g.cluster == 1 || g.cluster == 2) &&
+         g.n % 8 == 0 && g.b_rows >= 0 && g.b_rows <= g.n && can_map_bf16(g.a, g.lda) &&
+         can_map_bf16(g.b, g.ldb) && can_map_bf16(g.c, g.ldc) && (g.cluster == 1 || g.cluster == 2) &&
          (g.row_stats == nullptr || (g.tile == AbtTile::n256_stages3 && g.stats_columns > 0 &&
                                      g.stats_columns <= g.n && g.stats_ld >= abt_gemm_column_tiles(g.n)));
 }

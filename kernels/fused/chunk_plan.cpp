@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda/device_allocator.hpp"
-#include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/abt_gemm.hpp"
+#include "kernels/fused/grad_weight_split.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -39,23 +39,23 @@
 #include <cuda_bf16.h>
 #include <fmt/format.h>
 
+#include "kernels/builtin_revision.hpp"
+#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/gpu_implementation.hpp"
+#include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
+#include "kernels/fused/abt_gemm.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/row_loss.hpp"
 #include "kernels/fused/scaled_convert.hpp"
 #include "kernels/fused/token_count.hpp"
-#include "kernels/fused/abt_gemm.hpp"
-#include "kernels/builtin_revision.hpp"
-#include "kernels/cpu/cpu_common.hpp"
-#include "kernels/cuda/device_inputs.hpp"
 
 namespace kibench {
 
@@ -80,8 +80,8 @@ std::size_t count(std::int64_t n) {
 // Whether the logit GEMMs may be kibench's own, with row statistics
 // (FusedOptions::logit_statistics says where they can run).
 bool logit_statistics_allowed(const Workload &w, const FusedOptions &options) {
-  return options.logit_statistics != LogitStatistics::off && w.scalars.temperature == 1.0 && !w.student_bias &&
-         !w.teacher_bias && w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
+  return options.logit_statistics != LogitStatistics::off && w.scalars.temperature == 1.0 &&
+         !w.student_bias && !w.teacher_bias && w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
 }
 
 // Asks the GPU (for the sort's scratch size): call with a device present.
@@ -170,8 +170,9 @@ public:
     const bool budgeted = options_.workspace_budget != 0;
     RevisionFacts facts = cuda_revision(
         {.name = options_.name,
-         .title = budgeted ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
-                                         budget_text(options_.workspace_budget))
+         .title = budgeted
+                      ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
+                                    budget_text(options_.workspace_budget))
                   : options_.logit_statistics == LogitStatistics::on
                       ? "kibench fused chunked distillation loss, own logit GEMMs with row statistics (CUDA)"
                   : options_.logit_statistics == LogitStatistics::off
@@ -179,11 +180,12 @@ public:
                       : "kibench fused chunked distillation loss (CUDA)",
          .description = fmt::format(
              "{} {} {} {}", kDescription, logit_gemms, algorithms,
-             budgeted ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most that fit it, "
-                                    "so a smaller budget runs more, shorter chunks.",
-                                    budget_text(options_.workspace_budget), options_.workspace_budget)
-                      : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
-                                    "that is more.")),
+             budgeted
+                 ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most that fit it, "
+                               "so a smaller budget runs more, shorter chunks.",
+                               budget_text(options_.workspace_budget), options_.workspace_budget)
+                 : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
+                               "that is more.")),
          .source_path = "kernels/fused/fused_implementation.cpp",
          .symbol = "kibench::make_fused"});
     if (budgeted) facts.labels["workspace_budget_bytes"] = std::to_string(options_.workspace_budget);
@@ -235,8 +237,7 @@ public:
     gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
-      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_,
-                               stream());
+      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_, stream());
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
       enqueue_logits(chunk);
@@ -433,21 +434,23 @@ private:
     const bf16 *x_t = in.teacher_input.data() + chunk.begin * H;
     if (statistics()) {
       // z and its row statistics (of z log2 e, the row kernel's scale at tau = 1).
-      gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(chunk.rows, V, Hs, x_s, in.student_weight.data(),
-                                                                student_logits_.data(), ld, student_stats_.data(),
-                                                                gpu::fused::kLog2e),
+      gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
+                              chunk.rows, V, Hs, x_s, in.student_weight.data(), student_logits_.data(), ld,
+                              student_stats_.data(), gpu::fused::kLog2e),
                           sm_count_, stream().get());
-      gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(chunk.rows, V, H, x_t, in.teacher_weight.data(),
-                                                                teacher_logits_.data(), ld, teacher_stats_.data(),
-                                                                gpu::fused::kLog2e),
+      gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
+                              chunk.rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data(), ld,
+                              teacher_stats_.data(), gpu::fused::kLog2e),
                           sm_count_, stream().get());
       return;
     }
-    gpu::RowMajorGemm student = gpu::gemm_abt(chunk.rows, V, Hs, x_s, in.student_weight.data(), student_logits_.data());
+    gpu::RowMajorGemm student =
+        gpu::gemm_abt(chunk.rows, V, Hs, x_s, in.student_weight.data(), student_logits_.data());
     student.ldc = ld;
     student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
     gpu::matmul_aligned(*blas_, student, stream());
-    gpu::RowMajorGemm teacher = gpu::gemm_abt(chunk.rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data());
+    gpu::RowMajorGemm teacher =
+        gpu::gemm_abt(chunk.rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data());
     teacher.ldc = ld;
     teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
     gpu::matmul_aligned(*blas_, teacher, stream());
@@ -520,7 +523,8 @@ private:
       for (const auto &[row_begin, row_end, out] :
            {std::tuple{std::int64_t{0}, split_, sum.low}, std::tuple{split_, V, sum.high}}) {
         if (row_end == row_begin) continue; // V < 16: no low half
-        gpu::RowMajorGemm dw = gpu::gemm_atb(row_end - row_begin, Hs, chunk.rows, logits + row_begin, x_s, out);
+        gpu::RowMajorGemm dw =
+            gpu::gemm_atb(row_end - row_begin, Hs, chunk.rows, logits + row_begin, x_s, out);
         dw.lda = ld;
         dw.output_type = ElementType::fp32;
         dw.beta = first ? 0.0 : 1.0;

@@ -54,8 +54,8 @@
 #include <utility>
 
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/fused/row_loss_device.cuh"
 #include "kernels/fused/abt_gemm.hpp"
+#include "kernels/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused {
 

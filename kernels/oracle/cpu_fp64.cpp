@@ -10,8 +10,8 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_implementation.hpp"
-#include "lib/inputs/input_set.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
+#include "lib/inputs/input_set.hpp"
 
 namespace kibench {
 namespace {
@@ -31,7 +31,8 @@ public:
   CpuFp64() : HostImplementation("cpu-fp64") {}
 
   [[nodiscard]] RevisionFacts revision() const override {
-    return host_revision({.name = "cpu-fp64",
+    return host_revision({
+        .name = "cpu-fp64",
         .title = "kibench CPU fp64 oracle",
         .description = "The distillation loss and its student gradients in fp64 on the CPU, term by term "
                        "as docs/loss-math.md defines them; the reference for small cases.",

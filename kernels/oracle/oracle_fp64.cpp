@@ -1,17 +1,17 @@
-#include "kernels/builtin_revision.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
+#include "kernels/builtin_revision.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <vector>
 
+#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/oracle/oracle_kernels.hpp"
 
 namespace kibench {
@@ -40,14 +40,13 @@ public:
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "oracle-fp64",
-                              .title = "Distillation JSD loss · fp64 oracle (CUDA)",
-                              .description =
-                                  "The loss and student gradients of docs/loss-math.md in fp64 on the "
-                                  "GPU: widened inputs, fp64 cuBLASLt GEMMs over token chunks, fp64 "
-                                  "row reductions. The reference the GPU implementations are checked "
-                                  "against when the CPU oracle is too slow.",
-                              .source_path = "kernels/oracle/oracle_fp64.cpp",
-                              .symbol = "kibench::make_oracle_fp64"});
+                          .title = "Distillation JSD loss · fp64 oracle (CUDA)",
+                          .description = "The loss and student gradients of docs/loss-math.md in fp64 on the "
+                                         "GPU: widened inputs, fp64 cuBLASLt GEMMs over token chunks, fp64 "
+                                         "row reductions. The reference the GPU implementations are checked "
+                                         "against when the CPU oracle is too slow.",
+                          .source_path = "kernels/oracle/oracle_fp64.cpp",
+                          .symbol = "kibench::make_oracle_fp64"});
   }
 
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
@@ -143,7 +142,8 @@ private:
     valid_ = DeviceBuffer<long long>(allocator(), 1, MemoryTag::workspace);
     grad_x_ = DeviceBuffer<double>(allocator(), count(T_, Hs_), MemoryTag::output);
     grad_w_ = DeviceBuffer<double>(allocator(), count(V_, Hs_), MemoryTag::output);
-    if (inputs().has_student_bias()) grad_b_ = DeviceBuffer<double>(allocator(), count(V_), MemoryTag::output);
+    if (inputs().has_student_bias())
+      grad_b_ = DeviceBuffer<double>(allocator(), count(V_), MemoryTag::output);
     stream().synchronize();
   }
 

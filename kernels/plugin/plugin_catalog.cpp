@@ -28,15 +28,17 @@ std::string text(const char *value) {
 
 std::vector<std::string> list(const char *const *values) {
   std::vector<std::string> out;
-  for (std::size_t k = 0; values != nullptr && values[k] != nullptr && k < 100; ++k) out.emplace_back(values[k]);
+  for (std::size_t k = 0; values != nullptr && values[k] != nullptr && k < 100; ++k)
+    out.emplace_back(values[k]);
   return out;
 }
 
-std::map<std::string, std::string> pairs(const kibench_plugin_pair *items, std::int32_t count, const std::string &origin,
-                                         std::string_view field) {
+std::map<std::string, std::string> pairs(const kibench_plugin_pair *items, std::int32_t count,
+                                         const std::string &origin, std::string_view field) {
   std::map<std::string, std::string> out;
   if (count < 0 || count > 1000 || (count > 0 && items == nullptr))
-    throw InputError(fmt::format("{}: {}: count {} (0 to 1000, with a non-NULL array)", origin, field, count));
+    throw InputError(
+        fmt::format("{}: {}: count {} (0 to 1000, with a non-NULL array)", origin, field, count));
   for (std::int32_t k = 0; k < count; ++k) {
     if (items[k].key == nullptr || items[k].value == nullptr)
       throw InputError(fmt::format("{}: {}[{}]: key and value must not be NULL", origin, field, k));
@@ -55,7 +57,8 @@ std::shared_ptr<const void> open_library(const fs::path &path) {
   void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char *why = dlerror();
-    throw InputError(fmt::format("{}: --plugin: cannot load it: {}", path.string(), why ? why : "dlopen failed"));
+    throw InputError(
+        fmt::format("{}: --plugin: cannot load it: {}", path.string(), why ? why : "dlopen failed"));
   }
   return {handle, [](const void *h) { dlclose(const_cast<void *>(h)); }};
 }
@@ -67,10 +70,11 @@ SourceFile library_file(const fs::path &path) {
   return SourceFile{sha256_digest(bytes), path.filename().string(), bytes.size()};
 }
 
-void require_function(bool present, const std::string &origin, const std::string &name, std::string_view function) {
+void require_function(bool present, const std::string &origin, const std::string &name,
+                      std::string_view function) {
   if (!present)
-    throw InputError(fmt::format("{}: implementation \"{}\": {} is NULL (apps/capi/kibench_plugin.h)", origin, name,
-                                 function));
+    throw InputError(fmt::format("{}: implementation \"{}\": {} is NULL (apps/capi/kibench_plugin.h)", origin,
+                                 name, function));
 }
 
 } // namespace
@@ -102,13 +106,14 @@ RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &i, cons
   if (r.package != nullptr) {
     f.package = PackageFacts{text(r.package), text(r.package_version), std::move(requirements)};
   } else if (!requirements.empty()) {
-    throw InputError(fmt::format("{}: implementation \"{}\": revision.requirements need revision.package", origin,
-                                 text(i.name)));
+    throw InputError(fmt::format("{}: implementation \"{}\": revision.requirements need revision.package",
+                                 origin, text(i.name)));
   }
   return f;
 }
 
-PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries, const std::vector<InProcessPlugin> &in_process,
+PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries,
+                             const std::vector<InProcessPlugin> &in_process,
                              const std::vector<std::string> &reserved, PluginRunSettings settings)
     : settings_(settings) {
   for (const auto &path : libraries) {
@@ -141,29 +146,32 @@ PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries, const std::
 }
 
 void PluginCatalog::add(const kibench_plugin &plugin, const std::string &origin,
-                        const std::shared_ptr<const void> &library, const std::vector<std::string> &reserved) {
+                        const std::shared_ptr<const void> &library,
+                        const std::vector<std::string> &reserved) {
   if (plugin.abi_version != KIBENCH_PLUGIN_ABI_VERSION)
-    throw InputError(fmt::format("{}: {}: plugin ABI version {}, this kibench speaks {} (rebuild it against this "
-                                 "kibench's kibench_plugin.h)",
-                                 origin, KIBENCH_PLUGIN_ENTRY_SYMBOL, plugin.abi_version,
-                                 KIBENCH_PLUGIN_ABI_VERSION));
+    throw InputError(
+        fmt::format("{}: {}: plugin ABI version {}, this kibench speaks {} (rebuild it against this "
+                    "kibench's kibench_plugin.h)",
+                    origin, KIBENCH_PLUGIN_ENTRY_SYMBOL, plugin.abi_version, KIBENCH_PLUGIN_ABI_VERSION));
   const std::int32_t count = plugin.implementation_count;
   if (count <= 0 || count > kMaxImplementations || plugin.implementations == nullptr)
-    throw InputError(fmt::format("{}: implementation_count {}: a plugin lists 1 to {} implementations", origin,
-                                 count, kMaxImplementations));
+    throw InputError(fmt::format("{}: implementation_count {}: a plugin lists 1 to {} implementations",
+                                 origin, count, kMaxImplementations));
   static const std::regex name_pattern("^[a-z0-9][a-z0-9._-]*$");
   for (std::int32_t k = 0; k < count; ++k) {
     const kibench_plugin_implementation &i = plugin.implementations[k];
     const std::string name = text(i.name);
     if (!std::regex_match(name, name_pattern) || name.size() > 100)
-      throw InputError(fmt::format("{}: implementations[{}].name \"{}\": must match [a-z0-9][a-z0-9._-]* (at most "
-                                   "100 characters)",
-                                   origin, k, name));
-    if (std::find(reserved.begin(), reserved.end(), name) != reserved.end())
-      throw InputError(fmt::format("{}: implementation \"{}\": a built-in implementation has this name", origin, name));
-    if (const auto taken = find(name))
       throw InputError(
-          fmt::format("{}: implementation \"{}\": {} provides one of this name already", origin, name, taken->origin));
+          fmt::format("{}: implementations[{}].name \"{}\": must match [a-z0-9][a-z0-9._-]* (at most "
+                      "100 characters)",
+                      origin, k, name));
+    if (std::find(reserved.begin(), reserved.end(), name) != reserved.end())
+      throw InputError(
+          fmt::format("{}: implementation \"{}\": a built-in implementation has this name", origin, name));
+    if (const auto taken = find(name))
+      throw InputError(fmt::format("{}: implementation \"{}\": {} provides one of this name already", origin,
+                                   name, taken->origin));
     require_function(i.create != nullptr, origin, name, "create");
     require_function(i.destroy != nullptr, origin, name, "destroy");
     require_function(i.prepare != nullptr, origin, name, "prepare");

@@ -51,8 +51,9 @@ public:
   PluginCatalog() = default;
   // Loads every library and reads every description; `reserved` are the
   // names already taken (the built-in implementations).
-  PluginCatalog(const std::vector<std::filesystem::path> &libraries, const std::vector<InProcessPlugin> &in_process,
-                const std::vector<std::string> &reserved, PluginRunSettings settings = {});
+  PluginCatalog(const std::vector<std::filesystem::path> &libraries,
+                const std::vector<InProcessPlugin> &in_process, const std::vector<std::string> &reserved,
+                PluginRunSettings settings = {});
 
   [[nodiscard]] const PluginRunSettings &settings() const { return settings_; }
 
@@ -61,8 +62,8 @@ public:
   [[nodiscard]] std::shared_ptr<const PluginEntry> find(std::string_view name) const;
 
 private:
-  void add(const kibench_plugin &plugin, const std::string &origin, const std::shared_ptr<const void> &library,
-           const std::vector<std::string> &reserved);
+  void add(const kibench_plugin &plugin, const std::string &origin,
+           const std::shared_ptr<const void> &library, const std::vector<std::string> &reserved);
   std::vector<std::shared_ptr<const PluginEntry>> entries_;
   PluginRunSettings settings_;
 };

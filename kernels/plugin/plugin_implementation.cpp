@@ -17,7 +17,9 @@ namespace kibench::plugin {
 namespace {
 
 std::int32_t pass_code(Pass pass) {
-  return pass == Pass::forward ? KIBENCH_PASS_FORWARD : pass == Pass::backward ? KIBENCH_PASS_BACKWARD : KIBENCH_PASS_FULL;
+  return pass == Pass::forward    ? KIBENCH_PASS_FORWARD
+         : pass == Pass::backward ? KIBENCH_PASS_BACKWARD
+                                  : KIBENCH_PASS_FULL;
 }
 
 // The inputs as kibench_tensor views, and their byte ranges. `bias` views
@@ -26,8 +28,8 @@ struct InputViews {
   kibench_plugin_inputs inputs{};
   std::vector<ByteRange> ranges;
 
-  void add(kibench_tensor &slot, const void *data, std::int32_t dtype, std::size_t element_size, bool on_device,
-           std::int64_t rows, std::int64_t columns, const char *name) {
+  void add(kibench_tensor &slot, const void *data, std::int32_t dtype, std::size_t element_size,
+           bool on_device, std::int64_t rows, std::int64_t columns, const char *name) {
     if (data == nullptr) return;
     slot = tensor_view(data, dtype, on_device, rows, columns);
     const std::int64_t count = columns > 0 ? rows * columns : rows;
@@ -42,9 +44,11 @@ template <typename Get> InputViews input_views(const Workload &w, Pass pass, boo
   const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
   auto &in = v.inputs;
   v.add(in.student_input, pointer("student_input"), KIBENCH_DTYPE_BF16, 2, on_device, T, Hs, "student_input");
-  v.add(in.student_weight, pointer("student_weight"), KIBENCH_DTYPE_BF16, 2, on_device, V, Hs, "student_weight");
+  v.add(in.student_weight, pointer("student_weight"), KIBENCH_DTYPE_BF16, 2, on_device, V, Hs,
+        "student_weight");
   v.add(in.teacher_input, pointer("teacher_input"), KIBENCH_DTYPE_BF16, 2, on_device, T, H, "teacher_input");
-  v.add(in.teacher_weight, pointer("teacher_weight"), KIBENCH_DTYPE_BF16, 2, on_device, V, H, "teacher_weight");
+  v.add(in.teacher_weight, pointer("teacher_weight"), KIBENCH_DTYPE_BF16, 2, on_device, V, H,
+        "teacher_weight");
   v.add(in.target, pointer("target"), KIBENCH_DTYPE_INT64, 8, on_device, T, 0, "target");
   v.add(in.student_bias, pointer("student_bias"), KIBENCH_DTYPE_BF16, 2, on_device, V, 0, "student_bias");
   v.add(in.teacher_bias, pointer("teacher_bias"), KIBENCH_DTYPE_BF16, 2, on_device, V, 0, "teacher_bias");
@@ -90,7 +94,8 @@ public:
   void before_sample(Pass pass) override { lane_.before_sample(pass, stream().get()); }
   void poison_outputs() override {
     require_prepared();
-    for (const auto &o : lane_.exposed_outputs()) CUDA_CHECK(cudaMemsetAsync(o.data, 0xFF, o.bytes, stream().get()));
+    for (const auto &o : lane_.exposed_outputs())
+      CUDA_CHECK(cudaMemsetAsync(o.data, 0xFF, o.bytes, stream().get()));
     lane_.poison(stream().get());
   }
   void run(Pass pass) override { lane_.run(pass, stream().get()); }
@@ -176,9 +181,7 @@ public:
     if (workload_ == nullptr) throw std::logic_error(name() + ": used before prepare()");
     return lane_.outputs(*workload_);
   }
-  [[nodiscard]] MemoryUse memory() const override {
-    return memory_use(input_bytes_, lane_);
-  }
+  [[nodiscard]] MemoryUse memory() const override { return memory_use(input_bytes_, lane_); }
   void release() override {
     workload_ = nullptr;
     lane_.release();

@@ -16,7 +16,8 @@ using Message = std::array<char, KIBENCH_PLUGIN_MESSAGE_BYTES>;
 // The plugin's message as one line of at most 300 characters.
 std::string one_line(const char *message) {
   std::string line(message != nullptr ? message : "");
-  std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  std::replace_if(
+      line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   while (!line.empty() && line.back() == ' ') line.pop_back();
   if (line.size() > 300) line = line.substr(0, 297) + "...";
   return line;
@@ -172,8 +173,9 @@ void PluginLane::prepare(const kibench_plugin_inputs &inputs, std::vector<ByteRa
     message.back() = '\0';
     if (state_ == nullptr) {
       const std::string reason = one_line(message.data());
-      throw ImplementationFailure(RunStatus::runtime_error,
-                                  fmt::format("{}: create: {}", entry_->name, reason.empty() ? "returned NULL" : reason));
+      throw ImplementationFailure(
+          RunStatus::runtime_error,
+          fmt::format("{}: create: {}", entry_->name, reason.empty() ? "returned NULL" : reason));
     }
   }
   release();
@@ -222,18 +224,20 @@ std::vector<ExposedOutput> PluginLane::checked_views(const kibench_outputs &raw)
       throw ImplementationFailure(RunStatus::incorrect_shape,
                                   fmt::format("{}: outputs: {} has {}", entry_->name, d.name, shape_text(t)));
     if ((t.on_device != 0) != entry_->needs_gpu)
-      throw ImplementationFailure(RunStatus::runtime_error,
-                                  fmt::format("{}: outputs: {} is in {} memory; a {} implementation returns {} "
-                                              "memory",
-                                              entry_->name, d.name, t.on_device ? "device" : "host",
-                                              entry_->needs_gpu ? "GPU" : "CPU", entry_->needs_gpu ? "device" : "host"));
+      throw ImplementationFailure(
+          RunStatus::runtime_error,
+          fmt::format("{}: outputs: {} is in {} memory; a {} implementation returns {} "
+                      "memory",
+                      entry_->name, d.name, t.on_device ? "device" : "host",
+                      entry_->needs_gpu ? "GPU" : "CPU", entry_->needs_gpu ? "device" : "host"));
     const std::int64_t count = t.rank == 0 ? 1 : t.rank == 1 ? t.shape[0] : t.shape[0] * t.shape[1];
     const std::size_t bytes = static_cast<std::size_t>(count) * element_bytes(*type);
     for (const auto &input : inputs_)
       if (overlaps(t.data, bytes, input.data, input.bytes))
-        throw ImplementationFailure(RunStatus::runtime_error,
-                                    fmt::format("{}: outputs: {} overlaps kibench's input {} (inputs are read-only)",
-                                                entry_->name, d.name, input.tensor));
+        throw ImplementationFailure(
+            RunStatus::runtime_error,
+            fmt::format("{}: outputs: {} overlaps kibench's input {} (inputs are read-only)", entry_->name,
+                        d.name, input.tensor));
     views.push_back({const_cast<void *>(t.data), bytes});
   }
   return views;
@@ -278,24 +282,25 @@ OutputView PluginLane::outputs(const Workload &w) {
     const Described &d = wanted[k];
     const kibench_tensor &t = *d.tensor;
     const bool expected = k < 2 || w.student_bias.has_value();
-    const std::string shape = d.columns > 0 ? fmt::format("[{}, {}]", d.rows, d.columns) : fmt::format("[{}]", d.rows);
+    const std::string shape =
+        d.columns > 0 ? fmt::format("[{}, {}]", d.rows, d.columns) : fmt::format("[{}]", d.rows);
     if (!expected) {
       if (t.data != nullptr)
-        throw ImplementationFailure(RunStatus::incorrect_shape,
-                                    fmt::format("{}: outputs: {} given, but the workload has no student bias",
-                                                entry_->name, d.name));
+        throw ImplementationFailure(
+            RunStatus::incorrect_shape,
+            fmt::format("{}: outputs: {} given, but the workload has no student bias", entry_->name, d.name));
       continue;
     }
     if (t.data == nullptr)
       throw ImplementationFailure(RunStatus::incorrect_shape,
-                                  fmt::format("{}: outputs: {} is absent; a {} pass returns it ({})", entry_->name,
-                                              d.name, to_string(last_pass_), shape));
+                                  fmt::format("{}: outputs: {} is absent; a {} pass returns it ({})",
+                                              entry_->name, d.name, to_string(last_pass_), shape));
     const bool matches = d.columns > 0 ? (t.rank == 2 && t.shape[0] == d.rows && t.shape[1] == d.columns)
                                        : (t.rank == 1 && t.shape[0] == d.rows);
     if (!matches)
       throw ImplementationFailure(RunStatus::incorrect_shape,
-                                  fmt::format("{}: outputs: {} has shape {}, the workload's is {}", entry_->name,
-                                              d.name, shape_text(t), shape));
+                                  fmt::format("{}: outputs: {} has shape {}, the workload's is {}",
+                                              entry_->name, d.name, shape_text(t), shape));
     const std::int64_t count = d.columns > 0 ? d.rows * d.columns : d.rows;
     *into[k] = TensorRef{t.data, *element_type(t.dtype), count, t.on_device != 0};
   }

@@ -95,7 +95,8 @@ public:
   CpuReference() : HostImplementation("cpu-reference") {}
 
   [[nodiscard]] RevisionFacts revision() const override {
-    return host_revision({.name = "cpu-reference",
+    return host_revision({
+        .name = "cpu-reference",
         .title = "kibench CPU mirror of the torch-equivalent reference",
         .description = "bf16 logit GEMMs with fp32 accumulation, the loss op by op in fp32 as PyTorch "
                        "eager computes it, bf16 gradients; on the CPU.",

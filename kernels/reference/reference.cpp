@@ -1,16 +1,16 @@
-#include "kernels/builtin_revision.hpp"
 #include "kernels/reference/reference.hpp"
+#include "kernels/builtin_revision.hpp"
 
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/device_inputs.hpp"
+#include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/reference/reference_chain.hpp"
 
 namespace kibench {
@@ -49,13 +49,13 @@ public:
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "reference",
-                              .title = "Distillation JSD loss · torch-equivalent reference (CUDA)",
-                              .description =
-                                  "Eager PyTorch's op chain for Liger-Kernel's distill_jsd_loss module: "
-                                  "bf16 cuBLASLt logits, full fp32 [T, V] intermediates, one kernel "
-                                  "per op, autograd's backward.",
-                              .source_path = "kernels/reference/reference.cpp",
-                              .symbol = "kibench::make_reference"});
+                          .title = "Distillation JSD loss · torch-equivalent reference (CUDA)",
+                          .description =
+                              "Eager PyTorch's op chain for Liger-Kernel's distill_jsd_loss module: "
+                              "bf16 cuBLASLt logits, full fp32 [T, V] intermediates, one kernel "
+                              "per op, autograd's backward.",
+                          .source_path = "kernels/reference/reference.cpp",
+                          .symbol = "kibench::make_reference"});
   }
 
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {

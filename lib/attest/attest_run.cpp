@@ -10,9 +10,9 @@
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
 #include "lib/io/atomic_write.hpp"
-#include "lib/manifest/run_manifest.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "lib/manifest/run_manifest.hpp"
 
 namespace kibench::attest {
 namespace fs = std::filesystem;

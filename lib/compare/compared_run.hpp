@@ -30,7 +30,7 @@ struct ComparedRun {
   std::string name;           // metadata.name of the run
   std::string label;          // where it was read: "dir/run.fused.json", "batch.json#2"
   std::filesystem::path file;
-  std::string digest; // the run's identity digest
+  std::string digest;                   // the run's identity digest
   RunStatus status = RunStatus::passed; // spec.status
 
   // The comparison key and its parts.

@@ -78,7 +78,8 @@ std::optional<double> power_of(const Sample &s) {
 // The paired speedup beside the ratio of the medians over all samples, and
 // the caveat when they disagree by more than the noise: the threshold of
 // the verdict, or the paired interval's half-width where that is wider.
-void check_against_all_samples(const ComparedRun &baseline, const ComparedRun &candidate, PairComparison &out) {
+void check_against_all_samples(const ComparedRun &baseline, const ComparedRun &candidate,
+                               PairComparison &out) {
   const double all = median_of(baseline.raw->nanoseconds()) / median_of(candidate.raw->nanoseconds());
   out.all_samples_speedup = all;
   const stats::Interval &paired = out.medians.speedup;
@@ -104,7 +105,8 @@ void check_against_all_samples(const ComparedRun &baseline, const ComparedRun &c
     if (auto clock = state_of(*run, shared, "MHz", clock_of); !clock.empty()) states.push_back(clock);
     if (auto power = state_of(*run, shared, "W", power_of); !power.empty()) states.push_back(power);
   }
-  if (!states.empty()) out.state_caveat += fmt::format("; median SM clock and board power: {}", fmt::join(states, "; "));
+  if (!states.empty())
+    out.state_caveat += fmt::format("; median SM clock and board power: {}", fmt::join(states, "; "));
 }
 
 } // namespace

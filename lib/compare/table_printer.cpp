@@ -54,7 +54,8 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
       if (!member.vs_baseline) continue;
       out += fmt::format("  {}: {}\n", report.runs[member.run].id, text::verdict(*member.vs_baseline));
       if (!member.vs_baseline->state_caveat.empty())
-        out += fmt::format("  {}: caveat: {}\n", report.runs[member.run].id, member.vs_baseline->state_caveat);
+        out +=
+            fmt::format("  {}: caveat: {}\n", report.runs[member.run].id, member.vs_baseline->state_caveat);
     }
   }
   if (!cohort.not_ranked.empty()) {

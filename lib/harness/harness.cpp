@@ -142,8 +142,11 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   std::vector<Measurement> results;
   for (auto &lane : lanes) {
     if (!lane.result.failure && !lane.result.samples.empty())
-      guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result)); });
-    if (!lane.result.failure) lane.result.stop_reason = lane.own_stop.empty() ? lane.rule.reason() : lane.own_stop;
+      guarded(lane, [&] {
+        lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
+      });
+    if (!lane.result.failure)
+      lane.result.stop_reason = lane.own_stop.empty() ? lane.rule.reason() : lane.own_stop;
     flag_throttled(lane.result, settings.throttle_fraction);
     results.push_back(std::move(lane.result));
   }

@@ -21,7 +21,8 @@ struct Sample {
   std::optional<double> clock_mhz = std::nullopt;
   std::size_t round = 0; // interleave index: the round this sample was taken in
   bool throttled = false;
-  std::optional<double> power_w = std::nullopt; // board power when the sample ended, where the device reports it
+  std::optional<double> power_w =
+      std::nullopt; // board power when the sample ended, where the device reports it
 };
 
 struct Measurement {

@@ -10,25 +10,32 @@ std::string ProtocolSettings::describe() const {
   const std::string cache = cold ? "the GPU L2 cache flushed (a write of twice its size) before every sample"
                                  : "caches left warm between samples";
   return fmt::format(
-      "Timed: the {} pass, one invocation per sample, with {} ({}). {} untimed warm-up invocations first. "
-      "Sampling stops when the median's relative standard error (1.2533·1.4826·MAD/median/sqrt(n)) is at "
-      "most {} "
-      "after at least {} samples and {} s of sampled time, or at {} samples, or after {} s. Samples of "
-      "several implementations are interleaved round by round: {}. Samples whose SM clock is under {} of "
-      "the highest clock seen are flagged as throttled and kept. Every output is checked against the fp64 "
-      "oracle before timing; inputs are generated once, deterministically (Philox4x32-10). A difference "
-      "smaller than {} relative is not called a win.",
-      to_string(pass), timer, cache, warmup_runs, json::format_number(max_noise), min_samples,
-      json::format_number(min_time_s), max_samples, json::format_number(timeout_s),
-      interleave
-          ? "yes, in a Williams-design order that changes each round (over a cycle of n rounds, 2n for "
-            "an odd number n of implementations, each takes every place in a round and follows "
-            "every other one equally often)"
-          : "no",
-      json::format_number(throttle_fraction), json::format_number(minimum_effect)) +
-         (interleave && share_rounds ? " Every implementation samples in every round until the last one's rule is "
-                                       "met (its own cap or time limit aside)."
-                                     : "");
+             "Timed: the {} pass, one invocation per sample, with {} ({}). {} untimed warm-up invocations "
+             "first. "
+             "Sampling stops when the median's relative standard error (1.2533·1.4826·MAD/median/sqrt(n)) is "
+             "at "
+             "most {} "
+             "after at least {} samples and {} s of sampled time, or at {} samples, or after {} s. Samples "
+             "of "
+             "several implementations are interleaved round by round: {}. Samples whose SM clock is under {} "
+             "of "
+             "the highest clock seen are flagged as throttled and kept. Every output is checked against the "
+             "fp64 "
+             "oracle before timing; inputs are generated once, deterministically (Philox4x32-10). A "
+             "difference "
+             "smaller than {} relative is not called a win.",
+             to_string(pass), timer, cache, warmup_runs, json::format_number(max_noise), min_samples,
+             json::format_number(min_time_s), max_samples, json::format_number(timeout_s),
+             interleave ? "yes, in a Williams-design order that changes each round (over a cycle of n "
+                          "rounds, 2n for "
+                          "an odd number n of implementations, each takes every place in a round and follows "
+                          "every other one equally often)"
+                        : "no",
+             json::format_number(throttle_fraction), json::format_number(minimum_effect)) +
+         (interleave && share_rounds
+              ? " Every implementation samples in every round until the last one's rule is "
+                "met (its own cap or time limit aside)."
+              : "");
 }
 
 std::string ProtocolSettings::describe_sustained() const {

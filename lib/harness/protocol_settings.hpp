@@ -11,14 +11,14 @@ namespace kibench {
 
 struct ProtocolSettings {
   Pass pass = Pass::full;
-  bool cold = true;                // flush the L2 before each sample (GPU)
-  std::size_t warmup_runs = 3;     // untimed invocations before sampling
-  std::size_t min_samples = 10;    // never stop before this many
-  std::size_t max_samples = 1000;  // always stop at this many
-  double min_time_s = 0.5;         // never stop before this much sampled time
-  double max_noise = 0.005;        // stop once the median's relative standard error is below this
-  double timeout_s = 60.0;         // always stop after this much wall time per implementation
-  bool interleave = true;          // A B C A B C ... rounds across implementations
+  bool cold = true;               // flush the L2 before each sample (GPU)
+  std::size_t warmup_runs = 3;    // untimed invocations before sampling
+  std::size_t min_samples = 10;   // never stop before this many
+  std::size_t max_samples = 1000; // always stop at this many
+  double min_time_s = 0.5;        // never stop before this much sampled time
+  double max_noise = 0.005;       // stop once the median's relative standard error is below this
+  double timeout_s = 60.0;        // always stop after this much wall time per implementation
+  bool interleave = true;         // A B C A B C ... rounds across implementations
   // Interleaved only: every implementation samples in every round until the
   // last one's stopping rule is met (its own sample cap or time limit
   // aside), so a paired comparison and the medians beside it come from the

@@ -11,8 +11,8 @@
 #include "lib/implementation/power_monitor.hpp"
 #include "lib/implementation/revision_facts.hpp"
 #include "lib/implementation/tensor_ref.hpp"
-#include "lib/workload/workload.hpp"
 #include "lib/json/value.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench {
 

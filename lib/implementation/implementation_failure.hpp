@@ -35,7 +35,8 @@ struct LaneFailure {
 // runtime_error for anything else (a CUDA error, say).
 inline LaneFailure failure_of(const std::exception &e) {
   if (const auto *f = dynamic_cast<const ImplementationFailure *>(&e)) return {f->status(), f->what()};
-  if (dynamic_cast<const std::bad_alloc *>(&e) != nullptr) return {RunStatus::resource_exceeded, "out of host memory"};
+  if (dynamic_cast<const std::bad_alloc *>(&e) != nullptr)
+    return {RunStatus::resource_exceeded, "out of host memory"};
   return {RunStatus::runtime_error, e.what()};
 }
 

@@ -14,8 +14,8 @@ namespace {
 
 void require(bool ok, const RevisionFacts &facts, std::string_view field, std::string_view rule) {
   if (!ok)
-    throw InputError(fmt::format("implementation \"{}\": {} {}", facts.name.empty() ? "?" : facts.name,
-                                 field, rule));
+    throw InputError(
+        fmt::format("implementation \"{}\": {} {}", facts.name.empty() ? "?" : facts.name, field, rule));
 }
 
 bool matches(const std::string &text, const char *pattern) {
@@ -52,7 +52,8 @@ void check(const RevisionFacts &f) {
   require(f.source_path.size() <= 500, f, "spec.callable.path", "must be at most 500 characters");
   require(f.symbol.size() <= 200, f, "spec.callable.symbol", "must be at most 200 characters");
   for (const auto &a : f.architectures)
-    require(matches(a, kIdentifier), f, "spec.support.hardwareArchitectures", "entries must match [a-z][a-z0-9_]*");
+    require(matches(a, kIdentifier), f, "spec.support.hardwareArchitectures",
+            "entries must match [a-z][a-z0-9_]*");
   for (const auto &d : f.dtypes)
     require(matches(d, kIdentifier), f, "spec.support.dtypes", "entries must match [a-z][a-z0-9_]*");
   require(!f.source.version.empty() && f.source.version.size() <= 100, f, "spec.projectRevision.version",
@@ -77,7 +78,8 @@ void check(const RevisionFacts &f) {
   if (f.source_file) {
     require(matches(f.source_file->content_digest, kDigest), f, "spec.source.contentDigest",
             "must be sha256:<64 hex>");
-    require(f.source_file->file_name.size() <= 200, f, "spec.source.fileName", "must be at most 200 characters");
+    require(f.source_file->file_name.size() <= 200, f, "spec.source.fileName",
+            "must be at most 200 characters");
     require(f.source_file->size_bytes > 0, f, "spec.source.sizeBytes", "must be above 0");
   }
 }
@@ -105,7 +107,8 @@ json::Value implementation_manifest(const RevisionFacts &f) {
   if (!f.symbol.empty()) callable.set("symbol", f.symbol);
   if (!f.interface.empty()) callable.set("interface", f.interface);
 
-  json::Object support{{"hardwareArchitectures", sorted_set(f.architectures)}, {"dtypes", sorted_set(f.dtypes)}};
+  json::Object support{{"hardwareArchitectures", sorted_set(f.architectures)},
+                       {"dtypes", sorted_set(f.dtypes)}};
   if (!f.layouts.empty()) support.set("layouts", sorted_set(f.layouts));
 
   json::Object licensing;

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "lib/json/canonical.hpp"
 #include "lib/report/manifest_index.hpp"
 #include "lib/report/units.hpp"
-#include "lib/json/canonical.hpp"
 
 namespace kibench::report {
 namespace {

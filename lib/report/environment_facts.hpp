@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "lib/report/report_model.hpp"
 #include "lib/json/value.hpp"
+#include "lib/report/report_model.hpp"
 
 namespace kibench::report {
 

@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include "lib/compare/report_text.hpp"
+#include "lib/json/canonical.hpp"
 #include "lib/report/html_escape.hpp"
 #include "lib/report/page_style.hpp"
 #include "lib/report/palette.hpp"
 #include "lib/report/report_charts.hpp"
 #include "lib/report/units.hpp"
-#include "lib/json/canonical.hpp"
 
 namespace kibench::report {
 namespace {

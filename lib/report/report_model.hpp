@@ -24,10 +24,10 @@ struct OutputError {
 
 // One run as its cohort's table and charts show it. Latencies in ns.
 struct RunFigures {
-  std::string id;             // the implementation; compare's numbered run id where it repeats
-  std::string implementation; // for colours: one per implementation name
+  std::string id;                       // the implementation; compare's numbered run id where it repeats
+  std::string implementation;           // for colours: one per implementation name
   RunStatus status = RunStatus::passed; // BenchmarkRun spec.status
-  std::string label;          // where it was read
+  std::string label;                    // where it was read
   std::string observed_at;
   bool is_baseline = false;
   bool is_floor = false; // the cublas-floor pseudo-implementation

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/correctness/correctness.hpp"
 #include "lib/environment/environment.hpp"
 #include "lib/implementation/implementation.hpp"
-#include "lib/correctness/correctness.hpp"
 
 namespace kibench {
 

@@ -7,10 +7,10 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/harness/raw_samples.hpp"
+#include "lib/json/canonical.hpp"
 #include "lib/manifest/envelope.hpp"
 #include "lib/manifest/run_manifest.hpp"
 #include "lib/workload/field_reader.hpp"
-#include "lib/json/canonical.hpp"
 
 namespace kibench {
 

@@ -12,9 +12,9 @@
 
 #include "lib/implementation/implementation.hpp"
 #include "lib/io/atomic_write.hpp"
+#include "lib/json/value.hpp"
 #include "lib/run/outcome.hpp"
 #include "lib/workload/workload.hpp"
-#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -2,8 +2,8 @@
 // manifest) and the runs its ratios are taken against.
 #pragma once
 
-#include "lib/run/outcome.hpp"
 #include "lib/json/value.hpp"
+#include "lib/run/outcome.hpp"
 
 namespace kibench {
 

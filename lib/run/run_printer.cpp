@@ -72,12 +72,13 @@ std::string render_run_table(const WorkloadOutcome &o) {
   // Names longer than the header (plugins') widen the first column.
   std::size_t width = 14;
   for (const auto &i : o.implementations) width = std::max(width, i.facts.name.size());
-  out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation", width,
-                     "median ms", "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak", "workspace",
-                     "correctness");
+  out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation",
+                     width, "median ms", "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak",
+                     "workspace", "correctness");
   for (const auto &i : o.implementations) {
     if (i.facts.failed()) {
-      out += fmt::format("{:<{}} FAILED ({}): {}\n", i.facts.name, width, to_string(i.facts.status), i.facts.failure);
+      out += fmt::format("{:<{}} FAILED ({}): {}\n", i.facts.name, width, to_string(i.facts.status),
+                         i.facts.failure);
       continue;
     }
     const auto &s = i.result.latency_ns;
@@ -86,11 +87,12 @@ std::string render_run_table(const WorkloadOutcome &o) {
     const std::string to_floor =
         floor && floor != &i ? fmt::format("{:.2f}", s.median / median_of(*floor)) : "–";
     out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n", i.facts.name,
-                       width, s.median * 1e-6, fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count,
-                       speedup, to_floor, i.result.tflops, human_bytes(i.facts.memory.peak_bytes),
+                       width, s.median * 1e-6, fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6),
+                       s.count, speedup, to_floor, i.result.tflops, human_bytes(i.facts.memory.peak_bytes),
                        human_bytes(i.facts.memory.workspace_bytes), correctness_cell(i.facts));
   }
-  for (const auto &[name, reason] : o.skipped) out += fmt::format("{:<{}} skipped: {}\n", name, width, reason);
+  for (const auto &[name, reason] : o.skipped)
+    out += fmt::format("{:<{}} skipped: {}\n", name, width, reason);
   render_tensor_floor(out, o, tensor_floor);
   render_sustained(out, o);
   out += fmt::format("\nwritten: {}/\n", o.run_dir.string());

@@ -223,7 +223,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
           fail(c, failure_of(e));
         }
       }
-      if (f.failed()) note(fmt::format("{}: {} failed ({}): {}", workload.name, c.name, to_string(f.status), f.failure));
+      if (f.failed())
+        note(fmt::format("{}: {} failed ({}): {}", workload.name, c.name, to_string(f.status), f.failure));
       outcome.implementations.push_back(
           record_implementation(dir, context, json_file_text(c.revision), c.revision_digest, std::move(f)));
       try {

@@ -14,16 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "lib/correctness/correctness.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/implementation/implementation.hpp"
-#include "lib/correctness/correctness.hpp"
+#include "lib/json/value.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/run/outcome.hpp"
 #include "lib/run/outcome_summary.hpp"
 #include "lib/stats/summary.hpp"
 #include "lib/workload/workload.hpp"
-#include "lib/json/value.hpp"
 
 namespace kibench {
 

@@ -12,8 +12,8 @@
 #include "lib/implementation/implementation.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/io/atomic_write.hpp"
-#include "lib/run/backend.hpp"
 #include "lib/json/value.hpp"
+#include "lib/run/backend.hpp"
 
 namespace kibench {
 

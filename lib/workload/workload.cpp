@@ -17,11 +17,11 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/json/parse.hpp"
 #include "lib/manifest/envelope.hpp"
 #include "lib/workload/field_reader.hpp"
 #include "lib/workload/operation_catalog.hpp"
 #include "lib/workload/operation_signature.hpp"
-#include "lib/json/parse.hpp"
 
 namespace kibench {
 namespace {

@@ -22,7 +22,8 @@ std::vector<fs::path> list_workload_files(const fs::path &dir) {
     // OperationSpecs live in operations/ folders, and KernelIndex's curated
     // manifests (the Liger import's tables) in kernelindex/: neither are
     // workloads.
-    if (it->is_directory() && (it->path().filename() == "operations" || it->path().filename() == "kernelindex")) {
+    if (it->is_directory() &&
+        (it->path().filename() == "operations" || it->path().filename() == "kernelindex")) {
       it.disable_recursion_pending();
       continue;
     }

@@ -17,9 +17,9 @@
 #include <string_view>
 
 #include "lib/error.hpp"
-#include "lib/workload/workload.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace {
 

@@ -120,26 +120,27 @@ static int32_t outputs(void *state, kibench_outputs *out, char *message) {
 
 static const char *const architectures[] = {"x86_64", NULL};
 
-#define LANE(lane_name, facts_name, code_language)                                                                     \
-  {.name = lane_name,                                                                                              \
-   .summary = "test plugin lane: " lane_name,                                                                      \
-   .needs_gpu = 0,                                                                                                 \
-   .computes_loss = 1,                                                                                             \
-   .revision = {.name = facts_name, .language = code_language, .version = "0.0.1", .architectures = architectures},    \
-   .context = lane_name,                                                                                           \
-   .create = create,                                                                                               \
-   .destroy = destroy,                                                                                             \
-   .prepare = prepare,                                                                                             \
-   .run = run,                                                                                                     \
-   .outputs = outputs,                                                                                             \
-   .release = release}
+#define LANE(lane_name, facts_name, code_language)                                                           \
+  {                                                                                                          \
+    .name = lane_name, .summary = "test plugin lane: " lane_name, .needs_gpu = 0, .computes_loss = 1,        \
+    .revision = {.name = facts_name,                                                                         \
+                 .language = code_language,                                                                  \
+                 .version = "0.0.1",                                                                         \
+                 .architectures = architectures},                                                            \
+    .context = lane_name, .create = create, .destroy = destroy, .prepare = prepare, .run = run,              \
+    .outputs = outputs, .release = release                                                                   \
+  }
 
 #if defined(TEST_PLUGIN_LANES)
 static const kibench_plugin_implementation lanes[] = {
-    LANE("raises-in-prepare", "test-raises-in-prepare", "c"), LANE("raises-in-run", "test-raises-in-run", "c"),
-    LANE("raises-in-sample", "test-raises-in-sample", "c"),   LANE("wrong-shape", "test-wrong-shape", "c"),
-    LANE("wrong-dtype", "test-wrong-dtype", "c"),             LANE("nan-outputs", "test-nan-outputs", "c"),
-    LANE("aliases-input", "test-aliases-input", "c"),         LANE("host-on-gpu-lane", "test-host-on-gpu-lane", "c"),
+    LANE("raises-in-prepare", "test-raises-in-prepare", "c"),
+    LANE("raises-in-run", "test-raises-in-run", "c"),
+    LANE("raises-in-sample", "test-raises-in-sample", "c"),
+    LANE("wrong-shape", "test-wrong-shape", "c"),
+    LANE("wrong-dtype", "test-wrong-dtype", "c"),
+    LANE("nan-outputs", "test-nan-outputs", "c"),
+    LANE("aliases-input", "test-aliases-input", "c"),
+    LANE("host-on-gpu-lane", "test-host-on-gpu-lane", "c"),
 };
 #define ABI KIBENCH_PLUGIN_ABI_VERSION
 #elif defined(TEST_PLUGIN_OTHER_ABI)

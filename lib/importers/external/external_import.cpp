@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/correctness/correctness.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
 #include "lib/harness/throttle.hpp"
@@ -13,12 +14,11 @@
 #include "lib/importers/external/external_revision.hpp"
 #include "lib/importers/external/source_run.hpp"
 #include "lib/io/atomic_write.hpp"
+#include "lib/json/path.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
-#include "lib/correctness/correctness.hpp"
 #include "lib/run/implementation_files.hpp"
 #include "lib/run/outcome_summary.hpp"
 #include "lib/run/run_directory_name.hpp"
-#include "lib/json/path.hpp"
 
 namespace kibench::importers::external {
 namespace fs = std::filesystem;

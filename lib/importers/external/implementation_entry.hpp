@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "lib/correctness/correctness.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/implementation/implementation.hpp"
-#include "lib/correctness/correctness.hpp"
 #include "lib/workload/field_reader.hpp"
 
 namespace kibench::importers::external {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "lib/workload/workload.hpp"
 #include "lib/json/value.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench::importers::external {
 

@@ -10,8 +10,8 @@
 
 #include "lib/importers/liger/curated_tables.hpp"
 #include "lib/importers/liger/speed_row.hpp"
-#include "lib/workload/operation_signature.hpp"
 #include "lib/json/value.hpp"
+#include "lib/workload/operation_signature.hpp"
 
 namespace kibench::importers::liger {
 

@@ -8,8 +8,8 @@
 
 #include "lib/importers/liger/curated_tables.hpp"
 #include "lib/importers/liger/kernel_binding.hpp"
-#include "lib/workload/operation_signature.hpp"
 #include "lib/json/value.hpp"
+#include "lib/workload/operation_signature.hpp"
 
 namespace kibench::importers::liger {
 
