@@ -142,19 +142,18 @@ std::vector<FieldDifference> drift_of(const std::vector<std::size_t> &members,
 void mark_environment_drift(Cohort &cohort, const std::vector<ComparedRun> &runs) {
   cohort.environment_drift = drift_of(cohort.members, runs);
   const std::string differences = join(cohort.environment_drift);
-  cohort.notes.push_back(fmt::format(
-      "ranked across environments that differ only where the environment drift rule tolerates it "
-      "(--allow-environment-drift, {}): {}; KernelIndex ranks only runs of one environment",
-      kEnvironmentDriftRule, differences));
+  cohort.notes.push_back(
+      fmt::format("ranked across environments that differ only where the environment drift rule tolerates it "
+                  "(--allow-environment-drift, {}): {}; KernelIndex ranks only runs of one environment",
+                  kEnvironmentDriftRule, differences));
   if (!cohort.baseline) return;
   const ComparedRun &baseline = runs[*cohort.baseline];
   for (RankedMember &member : cohort.ranking) {
     const ComparedRun &run = runs[member.run];
     if (member.is_baseline || run.environment_digest == baseline.environment_digest) {
-      member.caveats.push_back(
-          fmt::format("{}; the cohort's environments differ in {} (--allow-environment-drift)",
-                      member.is_baseline ? "the baseline" : "measured in the baseline's environment",
-                      differences));
+      member.caveats.push_back(fmt::format(
+          "{}; the cohort's environments differ in {} (--allow-environment-drift)",
+          member.is_baseline ? "the baseline" : "measured in the baseline's environment", differences));
     } else {
       member.caveats.push_back(
           fmt::format("measured in another environment than the baseline, within the environment drift "
@@ -252,7 +251,8 @@ CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &
 
   const std::string &anchor_key = cohort_key(report.anchor);
   for (const std::size_t i : everyone) {
-    if (cohort_key(i) != anchor_key) report.not_comparable.push_back(view_pair(report.runs, report.anchor, i));
+    if (cohort_key(i) != anchor_key)
+      report.not_comparable.push_back(view_pair(report.runs, report.anchor, i));
   }
   if (options.fail_if_slower_percent) report.gate = evaluate_gate(report, *options.fail_if_slower_percent);
   return report;

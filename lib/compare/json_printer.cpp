@@ -91,8 +91,8 @@ json::Value view_document(const CompareReport &report, const PairView &view) {
   for (const Reason &reason : view.reasons) {
     json::Object entry{{"code", std::string(to_string(reason.code))}, {"detail", reason.detail}};
     if (reason.code == ReasonCode::protocol_incomparable || reason.code == ReasonCode::environment_mismatch)
-      entry.set("differences", differences_document(reason.differences,
-                                                    reason.code == ReasonCode::environment_mismatch));
+      entry.set("differences",
+                differences_document(reason.differences, reason.code == ReasonCode::environment_mismatch));
     reasons.emplace_back(std::move(entry));
   }
   json::Array caveats;

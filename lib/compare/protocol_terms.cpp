@@ -53,7 +53,8 @@ struct SettingPattern {
 constexpr SettingPattern kSettingPatterns[] = {
     {"pass", R"(Timed: the (\w+) pass)", ""},
     {"", R"(, with ([A-Za-z0-9_]+) \()", ""},
-    {"cache", R"((the GPU L2 cache flushed \(a write of twice its size\) before every sample|caches left warm between samples))",
+    {"cache",
+     R"((the GPU L2 cache flushed \(a write of twice its size\) before every sample|caches left warm between samples))",
      ""},
     {"", R"((\d+) untimed warm-up invocations)", ""},
     {"maxNoise", R"(is at most ([0-9.eE+-]+) after)", ""},
@@ -61,7 +62,7 @@ constexpr SettingPattern kSettingPatterns[] = {
     {"minTime", R"(and ([0-9.eE+-]+) s of sampled time)", " s"},
     {"maxSamples", R"(or at (\d+) samples)", ""},
     {"timeout", R"(or after ([0-9.eE+-]+) s\.)", " s"},
-    {"interleaved", R"(interleaved round by round: (yes|no))", ""},
+    {"interleaved", R"(interleaved round by round: (yes, in a Williams-design order[^.]*\)|yes|no))", ""},
     {"throttleFraction", R"(SM clock is under ([0-9.eE+-]+) of the highest)", ""},
     {"minimumEffect", R"(smaller than ([0-9.eE+-]+) relative)", ""},
 };
@@ -92,6 +93,8 @@ NotesReading read_notes_settings(std::string_view notes) {
     rest.replace(static_cast<std::size_t>(begin), static_cast<std::size_t>(length), "{}");
     if (*setting.name == '\0') continue;
     if (std::string_view(setting.name) == "cache") value = cache_state(value);
+    if (std::string_view(setting.name) == "interleaved" && value.starts_with("yes, "))
+      value = "yes (Williams-design order)";
     out.settings.push_back({setting.name, value + setting.unit});
   }
   if (kibench_sentence) {

@@ -76,8 +76,8 @@ std::vector<Reason> reasons_between(const ComparedRun &a, const ComparedRun &b) 
   }
   if (a.protocol_digest != b.protocol_digest) {
     Reason reason{ReasonCode::protocol_incomparable,
-                  "protocol " +
-                      names_or_digests(a.protocol_name, a.protocol_digest, b.protocol_name, b.protocol_digest),
+                  "protocol " + names_or_digests(a.protocol_name, a.protocol_digest, b.protocol_name,
+                                                 b.protocol_digest),
                   protocol_differences(a.protocol, b.protocol)};
     if (!reason.differences.empty()) reason.detail += ": " + join(reason.differences);
     out.push_back(std::move(reason));
