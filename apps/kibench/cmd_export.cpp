@@ -97,7 +97,7 @@ resolved, raw samples checked against their sha256. Numbers in the CSVs are writ
 writes them; `liger-csv` leaves out runs that did not pass or that Liger's format cannot hold
 (saying why on stderr); `kernelindex-submission` writes every manifest as recorded, so digests
 stay what they were, and lists licences and raw-sample files in its header. docs/guide.md
-("Exports") lists the columns.
+("kibench export") lists the columns.
 
 Examples:
   kibench export runs/*/ --out runs.csv

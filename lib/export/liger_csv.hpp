@@ -1,7 +1,7 @@
 // `kibench export --format liger-csv`: runs as rows of Liger-Kernel's
 // benchmark/data/all_benchmark_data.csv, so Liger's visualizer and
 // notebooks read them, and `kibench import liger` reads them back as far
-// as the format carries them (docs/guide.md, "Exports").
+// as the format carries them (docs/guide.md, "kibench export").
 //
 // One speed row per run that passed and has a median:
 //   kernel_name            the Liger kernel whose OperationSpec the workload names (by digest,
