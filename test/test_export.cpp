@@ -388,6 +388,26 @@ TEST_CASE("export --format kernelindex-submission: a CPU run as one bundle Kerne
   }
 }
 
+TEST_CASE("export --format kernelindex-submission of imported Liger records: their curated projects and "
+          "operations, every reference resolved",
+          "[export][submission]") {
+  TempDir tmp;
+  const fs::path records = tmp.path() / "liger";
+  REQUIRE(run_kibench("import liger " + quoted(kSource / "test/data/liger/jsd-family-rows.csv") + " --out " +
+                      quoted(records))
+              .exit_code == 0);
+  const fs::path bundle = tmp.path() / "liger.yaml";
+  const auto exported =
+      run_kibench("export " + quoted(records) + " --format kernelindex-submission --out " + quoted(bundle));
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  const auto checked = run_command(check_submission(bundle, subdirectories(records)));
+  INFO(checked.out);
+  CHECK(checked.exit_code == 0);
+  // Each record's project.json (liger, torch) and the three JSD-family operations.
+  CHECK_THAT(checked.out, Contains("3 operations, 2 projects; 0 problems"));
+}
+
 TEST_CASE("export refuses what it cannot write, and writes nothing", "[export]") {
   TempDir tmp;
   kibench::test::write_run_directory(
