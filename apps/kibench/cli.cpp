@@ -25,6 +25,7 @@ int run_cli(int argc, const char *const *argv, const CliContext &context) {
   add_digest(app, action);
   add_compare(app, action);
   add_import(app, action);
+  add_export(app, action);
   add_report(app, action);
   add_keygen(app, action);
   add_attest(app, action);

@@ -28,6 +28,7 @@ struct CompareArgs {
   std::optional<double> fail_if_slower;
   std::uint64_t seed = 1;
   std::size_t resamples = 5000;
+  bool allow_environment_drift = false;
 };
 
 int compare_command(const CompareArgs &args) {
@@ -37,6 +38,7 @@ int compare_command(const CompareArgs &args) {
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.resamples;
   options.fail_if_slower_percent = args.fail_if_slower;
+  options.allow_environment_drift = args.allow_environment_drift;
   const compare::CompareReport report = compare::compare_runs(compare::load_runs(paths), options);
 
   if (args.format == "json") {
@@ -77,6 +79,10 @@ void add_compare(CLI::App &app, Action &action) {
   command->add_option("--seed", args->seed, "Bootstrap seed (default 1: output is reproducible)");
   command->add_option("--resamples", args->resamples, "Bootstrap resamples (default 5000)")
       ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
+  command->add_flag("--allow-environment-drift", args->allow_environment_drift,
+                    "Rank runs whose environments differ only in kernel, driver, CUDA, OS, compiler or "
+                    "library patch levels (never GPU, architecture, power limit or a major version) in one "
+                    "cohort, each verdict carrying the difference as a caveat (docs/compare.md)");
   command->footer(R"(Runs are grouped into cohorts by comparison key (operation, workload, protocol,
 environment, correctness policy, metric). Inside a cohort, each candidate gets a 95 %
 bootstrap interval of its difference of medians from the baseline — paired by interleave
@@ -85,12 +91,14 @@ winner needs the interval to exclude zero and the effect to exceed both the prot
 minimum effect (1 % by default) and the measured noise floor; otherwise ranks are shared.
 Runs that cannot be ranked are listed with reason codes (WORKLOAD_MISMATCH, ...); those of
 the same operation also get a labelled source_native / compatible_workload view — a ratio
-of medians for discovery, never a ranking. See docs/compare.md.
+of medians for discovery, never a ranking. A protocol or environment that differs is named
+field by field (maxSamples 300 ≠ 1000, software.kernel 6.8.0-45 ≠ 6.8.0-48). See docs/compare.md.
 
 Examples:
   kibench compare runs/2026-01-02T10-00-00.000Z-small-v1000-h64-t32-full/
   kibench compare main/run.fused.json pr/run.fused.json --fail-if-slower 3
   kibench compare runs/a/ runs/b/ imported/liger-row/ --format markdown >> "$GITHUB_STEP_SUMMARY"
+  kibench compare main/run.fused.json pr/run.fused.json --allow-environment-drift --fail-if-slower 3
 
 Exit codes: 0 done (gate passed), 1 regression gate failed or a digest does not match,
 2 unreadable or invalid input.)");

@@ -20,6 +20,7 @@ void add_list(CLI::App &app, Action &action, const CliContext &context);
 void add_env(CLI::App &app, Action &action);
 void add_compare(CLI::App &app, Action &action);
 void add_import(CLI::App &app, Action &action);
+void add_export(CLI::App &app, Action &action);
 void add_report(CLI::App &app, Action &action);
 void add_keygen(CLI::App &app, Action &action);
 void add_attest(CLI::App &app, Action &action);

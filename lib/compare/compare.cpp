@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/compare/environment_drift.hpp"
 #include "lib/compare/ranking.hpp"
 #include "lib/error.hpp"
 
@@ -116,7 +117,58 @@ private:
   std::map<std::pair<std::size_t, std::size_t>, PairComparison> cache_;
 };
 
+// Every field the environments of the cohort's members differ in, against
+// the environment of its first member (each difference once).
+std::vector<FieldDifference> drift_of(const std::vector<std::size_t> &members,
+                                      const std::vector<ComparedRun> &runs) {
+  std::vector<FieldDifference> out;
+  const ComparedRun &first = runs[members.front()];
+  std::vector<std::string> seen{first.environment_digest};
+  for (const std::size_t i : members) {
+    if (std::find(seen.begin(), seen.end(), runs[i].environment_digest) != seen.end()) continue;
+    seen.push_back(runs[i].environment_digest);
+    for (FieldDifference &difference : environment_differences(first.environment, runs[i].environment)) {
+      const bool listed = std::any_of(out.begin(), out.end(), [&](const FieldDifference &d) {
+        return d.field == difference.field && d.first == difference.first && d.second == difference.second;
+      });
+      if (!listed) out.push_back(std::move(difference));
+    }
+  }
+  return out;
+}
+
+// A cohort ranked across environments: the difference, as a note on the
+// cohort and a caveat on each of its verdicts.
+void mark_environment_drift(Cohort &cohort, const std::vector<ComparedRun> &runs) {
+  cohort.environment_drift = drift_of(cohort.members, runs);
+  const std::string differences = join(cohort.environment_drift);
+  cohort.notes.push_back(
+      fmt::format("ranked across environments that differ only where the environment drift rule tolerates it "
+                  "(--allow-environment-drift, {}): {}; KernelIndex ranks only runs of one environment",
+                  kEnvironmentDriftRule, differences));
+  if (!cohort.baseline) return;
+  const ComparedRun &baseline = runs[*cohort.baseline];
+  for (RankedMember &member : cohort.ranking) {
+    const ComparedRun &run = runs[member.run];
+    if (member.is_baseline || run.environment_digest == baseline.environment_digest) {
+      member.caveats.push_back(fmt::format(
+          "{}; the cohort's environments differ in {} (--allow-environment-drift)",
+          member.is_baseline ? "the baseline" : "measured in the baseline's environment", differences));
+    } else {
+      member.caveats.push_back(
+          fmt::format("measured in another environment than the baseline, within the environment drift "
+                      "rule (--allow-environment-drift): {}",
+                      join(environment_differences(baseline.environment, run.environment))));
+    }
+  }
+}
+
 } // namespace
+
+std::string_view cohort_profile(const Cohort &cohort) {
+  if (cohort.ranking.empty()) return "reported";
+  return cohort.environment_drift.empty() ? "strict_exact" : "environment_drift";
+}
 
 const Cohort &CompareReport::cohort_of(std::size_t run) const {
   for (const Cohort &cohort : cohorts) {
@@ -171,20 +223,35 @@ CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &
     report.anchor_choice = by_name ? fmt::format("the run named {}", name) : "the first run given";
   }
 
-  // Cohorts in the order their first member was given.
+  // Cohorts in the order their first member was given, by comparison key
+  // (or, with environment drift allowed, by the key with the environment's
+  // drift equivalence key in place of its digest).
+  const auto cohort_key = [&](std::size_t i) -> const std::string & {
+    return options.allow_environment_drift ? report.runs[i].drift_comparison_key
+                                           : report.runs[i].comparison_key;
+  };
   std::vector<std::string> keys;
   std::map<std::string, std::vector<std::size_t>> members;
   for (const std::size_t i : everyone) {
-    const std::string &key = report.runs[i].comparison_key;
+    const std::string &key = cohort_key(i);
     if (!members.contains(key)) keys.push_back(key);
     members[key].push_back(i);
   }
   CohortBuilder builder(report.runs, report.bootstrap);
-  for (const auto &key : keys) report.cohorts.push_back(builder.build(key, members[key], report.anchor));
+  for (const auto &key : keys) {
+    const std::vector<std::size_t> &cohort = members[key];
+    const bool one_key = std::all_of(cohort.begin(), cohort.end(), [&](std::size_t i) {
+      return report.runs[i].comparison_key == report.runs[cohort.front()].comparison_key;
+    });
+    // A cohort of one environment keeps its strict key, drift allowed or not.
+    report.cohorts.push_back(
+        builder.build(one_key ? report.runs[cohort.front()].comparison_key : key, cohort, report.anchor));
+    if (!one_key) mark_environment_drift(report.cohorts.back(), report.runs);
+  }
 
-  const std::string &anchor_key = report.runs[report.anchor].comparison_key;
+  const std::string &anchor_key = cohort_key(report.anchor);
   for (const std::size_t i : everyone) {
-    if (report.runs[i].comparison_key != anchor_key)
+    if (cohort_key(i) != anchor_key)
       report.not_comparable.push_back(view_pair(report.runs, report.anchor, i));
   }
   if (options.fail_if_slower_percent) report.gate = evaluate_gate(report, *options.fail_if_slower_percent);

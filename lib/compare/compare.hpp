@@ -19,6 +19,10 @@ struct CompareOptions {
   std::optional<std::string> baseline; // a selector (see select_runs)
   stats::BootstrapSettings bootstrap;
   std::optional<double> fail_if_slower_percent;
+  // Rank runs whose environments differ only where the environment drift
+  // rule tolerates it (environment_drift.hpp) in one cohort, with the
+  // difference as a caveat on each of its verdicts.
+  bool allow_environment_drift = false;
 };
 
 // The runs a --baseline selector names: its id, implementation name, run

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/compare/compared_run.hpp"
+#include "lib/compare/field_difference.hpp"
 #include "lib/compare/pair_comparison.hpp"
 #include "lib/compare/pair_view.hpp"
 #include "lib/compare/regression_gate.hpp"
@@ -21,6 +23,10 @@ struct RankedMember {
   std::size_t tier_leader = 0;
   bool is_baseline = false;
   std::optional<PairComparison> vs_baseline; // absent for the baseline itself
+  // What qualifies its verdict beyond the comparison itself: in a cohort
+  // ranked across environment drift, how its environment differs from the
+  // baseline's (or that the cohort's environments do).
+  std::vector<std::string> caveats;
 };
 
 // Runs that share one comparison key.
@@ -32,7 +38,17 @@ struct Cohort {
   std::vector<RankedMember> ranking;   // fastest first
   std::vector<PairView> not_ranked;    // members that are not rankable, against `reference`
   std::vector<std::string> notes;
+  // Members measured in more than one environment, ranked together under
+  // --allow-environment-drift: every field their environments differ in
+  // (each tolerated by the rule). Empty for a strict cohort.
+  std::vector<FieldDifference> environment_drift;
 };
+
+// KernelIndex's profile of a cohort: "strict_exact" (one comparison key,
+// ranked), "reported" (nothing rankable); kibench's own
+// "environment_drift" for a cohort ranked across environments under
+// --allow-environment-drift, which KernelIndex would not rank together.
+std::string_view cohort_profile(const Cohort &cohort);
 
 struct CompareReport {
   std::vector<ComparedRun> runs;

@@ -38,11 +38,17 @@ struct ComparedRun {
   json::Value correctness; // the WorkloadCase's spec.correctness
   std::string metric;      // "latency:median:ns"
   std::string comparison_key;
+  // The comparison key with the environment's drift equivalence key in
+  // place of its digest (compare --allow-environment-drift; environment_drift.hpp).
+  std::string drift_comparison_key;
 
   // Names for people; the digests above decide.
   std::string workload_name, environment_name, protocol_name;
   std::string protocol_family; // BenchmarkProtocol spec.comparability.family
   std::string upstream_source; // spec.sourceNative.source of an imported record; "" for our own
+  // The BenchmarkProtocol and ExecutionEnvironment manifests themselves, so
+  // that a difference can be named field by field.
+  json::Value protocol, environment;
 
   double minimum_effect = 0.01;       // relative; from the protocol's notes, else 1 %
   bool minimum_effect_stated = false; // false: the 1 % default

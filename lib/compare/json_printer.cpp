@@ -15,6 +15,16 @@ json::Value interval(const stats::Interval &i) {
   return json::Object{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}};
 }
 
+json::Value differences_document(const std::vector<FieldDifference> &differences, bool environment) {
+  json::Array out;
+  for (const FieldDifference &d : differences) {
+    json::Object entry{{"field", d.field}, {"values", json::Array{d.first, d.second}}};
+    if (environment) entry.set("withinDriftRule", d.within_drift_rule);
+    out.emplace_back(std::move(entry));
+  }
+  return out;
+}
+
 json::Value run_document(const ComparedRun &run) {
   json::Object out{
       {"id", run.id},
@@ -78,9 +88,13 @@ json::Value comparison_document(const CompareReport &report, std::size_t baselin
 
 json::Value view_document(const CompareReport &report, const PairView &view) {
   json::Array reasons;
-  for (const Reason &reason : view.reasons)
-    reasons.emplace_back(
-        json::Object{{"code", std::string(to_string(reason.code))}, {"detail", reason.detail}});
+  for (const Reason &reason : view.reasons) {
+    json::Object entry{{"code", std::string(to_string(reason.code))}, {"detail", reason.detail}};
+    if (reason.code == ReasonCode::protocol_incomparable || reason.code == ReasonCode::environment_mismatch)
+      entry.set("differences",
+                differences_document(reason.differences, reason.code == ReasonCode::environment_mismatch));
+    reasons.emplace_back(std::move(entry));
+  }
   json::Array caveats;
   for (const auto &caveat : view.caveats) caveats.emplace_back(caveat);
   return json::Object{{"run", report.runs[view.run].id},
@@ -101,21 +115,25 @@ json::Value cohort_document(const CompareReport &report, const Cohort &cohort) {
                        {"rank", static_cast<std::uint64_t>(member.rank)},
                        {"tierLeader", report.runs[member.tier_leader].id},
                        {"baseline", member.is_baseline}};
+    json::Array caveats;
+    for (const auto &caveat : member.caveats) caveats.emplace_back(caveat);
     entry.set("vsBaseline", member.vs_baseline
                                 ? comparison_document(report, *cohort.baseline, *member.vs_baseline)
                                 : json::Value(nullptr));
+    entry.set("caveats", std::move(caveats));
     ranking.emplace_back(std::move(entry));
   }
   for (const PairView &view : cohort.not_ranked) not_ranked.push_back(view_document(report, view));
   for (const auto &note : cohort.notes) notes.emplace_back(note);
   return json::Object{
       {"comparisonKey", cohort.comparison_key},
-      {"profile", cohort.ranking.empty() ? "reported" : "strict_exact"},
+      {"profile", std::string(cohort_profile(cohort))},
       {"members", std::move(members)},
       {"baseline", cohort.baseline ? json::Value(report.runs[*cohort.baseline].id) : json::Value(nullptr)},
       {"ranking", std::move(ranking)},
       {"notRanked", std::move(not_ranked)},
-      {"notes", std::move(notes)}};
+      {"notes", std::move(notes)},
+      {"environmentDrift", differences_document(cohort.environment_drift, true)}};
 }
 
 json::Value gate_document(const CompareReport &report, const GateResult &gate) {

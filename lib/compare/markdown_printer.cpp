@@ -112,11 +112,13 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
     }
     out += "\n";
     for (const RankedMember &member : cohort.ranking) {
-      if (!member.vs_baseline) continue;
+      if (!member.vs_baseline && member.caveats.empty()) continue;
       out += fmt::format("- {}: {}\n", code(report.runs[member.run].id),
-                         inline_text(text::verdict(*member.vs_baseline)));
-      if (!member.vs_baseline->state_caveat.empty())
+                         member.vs_baseline ? inline_text(text::verdict(*member.vs_baseline))
+                                            : std::string("baseline"));
+      if (member.vs_baseline && !member.vs_baseline->state_caveat.empty())
         out += fmt::format("  - caveat: {}\n", inline_text(member.vs_baseline->state_caveat));
+      for (const auto &caveat : member.caveats) out += fmt::format("  - caveat: {}\n", inline_text(caveat));
     }
   }
   if (!cohort.not_ranked.empty()) {

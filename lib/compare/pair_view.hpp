@@ -13,8 +13,9 @@
 //                        environment, or another harness)
 //   none                 different operations: reasons only
 // (strict_exact — one cohort, both rankable — is the ranking itself;
-// `reported` is what a run without raw samples carries: its median as its
-// source reported it.)
+// environment_drift, kibench's own, a ranking across environments under
+// --allow-environment-drift (compare_report.hpp); `reported` is what a run
+// without raw samples carries: its median as its source reported it.)
 #pragma once
 
 #include <cstddef>

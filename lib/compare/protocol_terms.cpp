@@ -34,3 +34,76 @@ bool states_interleaving(std::string_view notes) {
 }
 
 } // namespace kibench::compare
+
+namespace kibench::compare {
+namespace {
+
+// One setting in kibench's sentence: the pattern's first group is the
+// value; `unit` is appended to it when shown.
+struct SettingPattern {
+  const char *name;
+  const char *pattern;
+  const char *unit;
+};
+
+// The sentence of ProtocolSettings::describe, a clause at a time.
+// warmupIterations and the timer are also structured fields
+// (spec.measurement) and are named there, so they are masked (name empty)
+// but not reported twice.
+constexpr SettingPattern kSettingPatterns[] = {
+    {"pass", R"(Timed: the (\w+) pass)", ""},
+    {"", R"(, with ([A-Za-z0-9_]+) \()", ""},
+    {"cache",
+     R"((the GPU L2 cache flushed \(a write of twice its size\) before every sample|caches left warm between samples))",
+     ""},
+    {"", R"((\d+) untimed warm-up invocations)", ""},
+    {"maxNoise", R"(is at most ([0-9.eE+-]+) after)", ""},
+    {"minSamples", R"(after at least (\d+) samples)", ""},
+    {"minTime", R"(and ([0-9.eE+-]+) s of sampled time)", " s"},
+    {"maxSamples", R"(or at (\d+) samples)", ""},
+    {"timeout", R"(or after ([0-9.eE+-]+) s\.)", " s"},
+    {"interleaved", R"(interleaved round by round: (yes, in a Williams-design order[^.]*\)|yes|no))", ""},
+    {"throttleFraction", R"(SM clock is under ([0-9.eE+-]+) of the highest)", ""},
+    {"minimumEffect", R"(smaller than ([0-9.eE+-]+) relative)", ""},
+};
+
+// Stated only when on (ProtocolSettings::share_rounds).
+constexpr std::string_view kShareRoundsSentence =
+    " Every implementation samples in every round until the last one's rule is met (its own cap or time "
+    "limit aside).";
+
+std::string cache_state(const std::string &clause) {
+  return clause.starts_with("the GPU L2") ? "cold (L2 flushed)" : "warm";
+}
+
+} // namespace
+
+NotesReading read_notes_settings(std::string_view notes) {
+  NotesReading out;
+  std::string rest(notes);
+  bool kibench_sentence = false;
+  for (const SettingPattern &setting : kSettingPatterns) {
+    const std::regex pattern(setting.pattern);
+    std::smatch match;
+    if (!std::regex_search(rest, match, pattern)) continue;
+    kibench_sentence = true;
+    std::string value = match[1].str();
+    const auto begin = match.position(1);
+    const auto length = match.length(1);
+    rest.replace(static_cast<std::size_t>(begin), static_cast<std::size_t>(length), "{}");
+    if (*setting.name == '\0') continue;
+    if (std::string_view(setting.name) == "cache") value = cache_state(value);
+    if (std::string_view(setting.name) == "interleaved" && value.starts_with("yes, "))
+      value = "yes (Williams-design order)";
+    out.settings.push_back({setting.name, value + setting.unit});
+  }
+  if (kibench_sentence) {
+    const std::size_t share = rest.find(kShareRoundsSentence);
+    if (share != std::string::npos) rest.erase(share, kShareRoundsSentence.size());
+    out.settings.push_back({"shareRounds", share != std::string::npos ? "yes" : "no"});
+  }
+  out.rest = std::move(rest);
+  return out;
+}
+
+} // namespace kibench::compare

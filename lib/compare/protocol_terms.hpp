@@ -7,7 +7,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "lib/json/value.hpp"
 
@@ -35,5 +37,22 @@ bool states_interleaving(std::string_view notes);
 // cancel what that place costs it (measured: ~2 % between two GEMM-bound
 // implementations on a power-limited GPU; docs/perf.md, 2026-12-04).
 bool states_rotated_order(std::string_view notes);
+
+// The sampling settings kibench states in its notes
+// (ProtocolSettings::describe), by the names the differences show:
+// pass, cache, minSamples, maxSamples, minTime, maxNoise, timeout,
+// interleaved, shareRounds, throttleFraction, minimumEffect (warm-up and
+// timer are structured fields of the protocol and named there).
+struct NotesSetting {
+  std::string name;
+  std::string value; // as the notes state it, with its unit ("0.5 s")
+};
+
+struct NotesReading {
+  std::vector<NotesSetting> settings; // those found, in the order above
+  std::string rest;                   // the notes with every value found masked: what else they say
+};
+
+NotesReading read_notes_settings(std::string_view notes);
 
 } // namespace kibench::compare

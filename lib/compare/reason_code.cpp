@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "lib/compare/environment_drift.hpp"
+#include "lib/compare/protocol_differences.hpp"
 #include "lib/json/canonical.hpp"
 
 namespace kibench::compare {
@@ -20,6 +22,15 @@ std::string names_or_digests(const std::string &name_a, const std::string &diges
                              const std::string &name_b, const std::string &digest_b) {
   if (name_a != name_b) return fmt::format("{} vs {}", name_a, name_b);
   return fmt::format("{} ({} vs {})", name_a, short_digest(digest_a), short_digest(digest_b));
+}
+
+// The fields --allow-environment-drift does not tolerate: "hardware.product, software.driver".
+std::string beyond_drift_rule(const std::vector<FieldDifference> &differences) {
+  std::vector<std::string> fields;
+  for (const auto &difference : differences) {
+    if (!difference.within_drift_rule) fields.push_back(difference.field);
+  }
+  return fmt::format("{}", fmt::join(fields, ", "));
 }
 
 std::string comparator_of(const json::Value &correctness) {
@@ -64,17 +75,27 @@ std::vector<Reason> reasons_between(const ComparedRun &a, const ComparedRun &b) 
                                                                        b.workload_name, b.workload_digest)});
   }
   if (a.protocol_digest != b.protocol_digest) {
-    const bool same_family = !a.protocol_family.empty() && a.protocol_family == b.protocol_family;
-    out.push_back(
-        {ReasonCode::protocol_incomparable,
-         "protocol " +
-             names_or_digests(a.protocol_name, a.protocol_digest, b.protocol_name, b.protocol_digest) +
-             (same_family ? fmt::format(" (same family {}, other settings)", a.protocol_family) : "")});
+    Reason reason{ReasonCode::protocol_incomparable,
+                  "protocol " + names_or_digests(a.protocol_name, a.protocol_digest, b.protocol_name,
+                                                 b.protocol_digest),
+                  protocol_differences(a.protocol, b.protocol)};
+    if (!reason.differences.empty()) reason.detail += ": " + join(reason.differences);
+    out.push_back(std::move(reason));
   }
   if (a.environment_digest != b.environment_digest) {
-    out.push_back({ReasonCode::environment_mismatch,
-                   "environment " + names_or_digests(a.environment_name, a.environment_digest,
-                                                     b.environment_name, b.environment_digest)});
+    Reason reason{ReasonCode::environment_mismatch,
+                  "environment " + names_or_digests(a.environment_name, a.environment_digest,
+                                                    b.environment_name, b.environment_digest),
+                  environment_differences(a.environment, b.environment)};
+    if (!reason.differences.empty()) {
+      reason.detail += ": " + join(reason.differences);
+      reason.detail += all_within_drift_rule(reason.differences)
+                           ? " (each within the environment drift rule: --allow-environment-drift ranks "
+                             "them together)"
+                           : fmt::format(" (beyond the environment drift rule: {})",
+                                         beyond_drift_rule(reason.differences));
+    }
+    out.push_back(std::move(reason));
   }
   if (a.correctness != b.correctness) {
     const std::string comparator_a = comparator_of(a.correctness);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lib/compare/compared_run.hpp"
+#include "lib/compare/field_difference.hpp"
 
 namespace kibench::compare {
 
@@ -40,6 +41,9 @@ std::string_view to_string(ReasonCode code);
 struct Reason {
   ReasonCode code;
   std::string detail; // the difference in words: "workload a vs b"
+  // PROTOCOL_INCOMPARABLE and ENVIRONMENT_MISMATCH: every field that
+  // differs, the first run's value first.
+  std::vector<FieldDifference> differences = {};
 };
 
 // Every reason that applies to the pair, in the order of the enum.

@@ -87,7 +87,7 @@ std::string view_summary(const PairView &view, const CompareReport &report) {
 }
 
 std::string cohort_profile(const Cohort &cohort) {
-  return cohort.ranking.empty() ? "reported" : "strict_exact";
+  return std::string(compare::cohort_profile(cohort));
 }
 
 std::string median(const ComparedRun &run) {

@@ -33,7 +33,8 @@ std::string reason_codes(const PairView &view);
 // "compatible_workload view: speedup 3.2× over x (not a ranking)", "no view: different operations",
 // or that it is the reference point itself.
 std::string view_summary(const PairView &view, const CompareReport &report);
-// "strict_exact" when the cohort has a ranking, else "reported".
+// "strict_exact" when the cohort has a ranking, "environment_drift" when it
+// is ranked across environments, "reported" when it has none.
 std::string cohort_profile(const Cohort &cohort);
 // The median with its source: "1.234 ms" or "213.2 ms (reported)"; "—" when none.
 std::string median(const ComparedRun &run);

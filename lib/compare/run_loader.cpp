@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/compare/environment_drift.hpp"
 #include "lib/compare/protocol_terms.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/digest/file_reference.hpp"
@@ -111,6 +112,15 @@ public:
                                                            .environment = out.environment_digest,
                                                            .correctness = out.correctness,
                                                            .metric = out.metric});
+    out.drift_comparison_key =
+        comparison_key(ComparisonKeyParts{.operation = out.operation_digest,
+                                          .workload = out.workload_digest,
+                                          .protocol = out.protocol_digest,
+                                          .environment = drift_equivalence_key(environment.manifest),
+                                          .correctness = out.correctness,
+                                          .metric = out.metric});
+    out.protocol = protocol.manifest;
+    out.environment = environment.manifest;
 
     out.workload_name = display_name(workload);
     out.environment_name = display_name(environment);

@@ -51,11 +51,13 @@ void render_cohort(std::string &out, const CompareReport &report, const Cohort &
     out += table.render("  ");
     out += "\n";
     for (const RankedMember &member : cohort.ranking) {
-      if (!member.vs_baseline) continue;
-      out += fmt::format("  {}: {}\n", report.runs[member.run].id, text::verdict(*member.vs_baseline));
-      if (!member.vs_baseline->state_caveat.empty())
-        out +=
-            fmt::format("  {}: caveat: {}\n", report.runs[member.run].id, member.vs_baseline->state_caveat);
+      const std::string &id = report.runs[member.run].id;
+      if (member.vs_baseline) {
+        out += fmt::format("  {}: {}\n", id, text::verdict(*member.vs_baseline));
+        if (!member.vs_baseline->state_caveat.empty())
+          out += fmt::format("  {}: caveat: {}\n", id, member.vs_baseline->state_caveat);
+      }
+      for (const auto &caveat : member.caveats) out += fmt::format("  {}: caveat: {}\n", id, caveat);
     }
   }
   if (!cohort.not_ranked.empty()) {

@@ -117,4 +117,11 @@ const CuratedManifest *CuratedTables::environment(std::string_view gpu_name) con
   return lookup(environments_, gpu_name);
 }
 
+std::string CuratedTables::gpu_name_of(std::string_view environment_digest) const {
+  for (const auto &[gpu_name, curated] : environments_) {
+    if (curated.digest == environment_digest) return gpu_name;
+  }
+  return {};
+}
+
 } // namespace kibench::importers::liger

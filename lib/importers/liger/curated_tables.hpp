@@ -43,6 +43,9 @@ public:
                                                       std::string_view provider) const;
   [[nodiscard]] const CuratedManifest *project(std::string_view provider) const;
   [[nodiscard]] const CuratedManifest *environment(std::string_view gpu_name) const;
+  // The CSV gpu_name curated for an environment digest ("" when none is):
+  // what `kibench export --format liger-csv` writes for an imported row.
+  [[nodiscard]] std::string gpu_name_of(std::string_view environment_digest) const;
 
 private:
   using Table = std::map<std::string, CuratedManifest, std::less<>>;
