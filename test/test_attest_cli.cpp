@@ -299,7 +299,7 @@ TEST_CASE("verify detects an added file and a removed one", "[attest][cli][tampe
 
 TEST_CASE("verify with the wrong public key fails on the keyid", "[attest][cli][tamper]") {
   const AttestedRun &run = attested_run();
-  const std::string other_keyid = kibench::json::parse_file(run.other_pub).find("keyid")->as_string();
+  const std::string other_keyid = kibench::attest::read_public_key(run.other_pub).keyid();
   expect_check_failure(verify(run.run_dir, run.other_pub),
                        "does not match " + run.other_pub.string() + " (keyid " + other_keyid + ")");
 }

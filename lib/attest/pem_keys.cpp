@@ -75,8 +75,8 @@ PemBlock first_block(std::string_view text, const fs::path &path) {
         return PemBlock{*label, text.substr(body_start, scan - body_start)};
       scan = stop + 1;
     }
-    throw InputError(fmt::format("{}: PEM: no \"{}\" line after \"-----BEGIN {}-----\"", path.string(),
-                                 end_line, *label));
+    throw InputError(
+        fmt::format("{}: PEM: no \"{}\" line after \"-----BEGIN {}-----\"", path.string(), end_line, *label));
   }
   throw InputError(fmt::format("{}: not a key file: no PEM \"-----BEGIN\" line", path.string()));
 }
@@ -100,7 +100,8 @@ std::string_view algorithm_in(std::span<const unsigned char> der) {
   return {};
 }
 
-[[noreturn]] void not_ed25519(const fs::path &path, std::string_view what, std::span<const unsigned char> der) {
+[[noreturn]] void not_ed25519(const fs::path &path, std::string_view what,
+                              std::span<const unsigned char> der) {
   const std::string_view other = algorithm_in(der);
   throw InputError(fmt::format("{}: {}", path.string(),
                                other.empty() ? fmt::format("not an Ed25519 {} (RFC 8410)", what)
@@ -113,8 +114,8 @@ std::size_t decode_body(const PemBlock &block, std::span<unsigned char> out, con
   std::size_t written = 0;
   if (sodium_base642bin(out.data(), out.size(), block.body.data(), block.body.size(), " \t\r\n", &written,
                         nullptr, sodium_base64_VARIANT_ORIGINAL) != 0)
-    throw InputError(fmt::format("{}: PEM {}: damaged base64, or longer than an Ed25519 key", path.string(),
-                                 block.label));
+    throw InputError(
+        fmt::format("{}: PEM {}: damaged base64, or longer than an Ed25519 key", path.string(), block.label));
   return written;
 }
 
@@ -134,8 +135,9 @@ void require_label(const PemBlock &block, std::string_view expected, const fs::p
                                  path.string()));
   throw InputError(fmt::format("{}: PEM \"{}\" is not a {} (expected \"-----BEGIN {}-----\": an Ed25519 "
                                "key in {} form)",
-                               path.string(), block.label, expected == public_label ? "public key" : "private key",
-                               expected, expected == public_label ? "SubjectPublicKeyInfo" : "PKCS#8"));
+                               path.string(), block.label,
+                               expected == public_label ? "public key" : "private key", expected,
+                               expected == public_label ? "SubjectPublicKeyInfo" : "PKCS#8"));
 }
 
 std::string pem_lines(std::string_view label, std::string_view base64) {
