@@ -45,6 +45,7 @@ struct RunArgs {
   std::vector<std::string> plugins;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
+  std::string lock_clocks; // "" (leave them), base or max
 };
 
 // The terminal's width, for a progress line that must not wrap (a wrapped
@@ -101,6 +102,11 @@ int run_command(const RunArgs &args, const CliContext &context) {
   const ProtocolSettings &s = options.settings;
   for (const auto &w : args.workloads) options.workload_files.emplace_back(w);
   options.axes = parse_axes(args.axes);
+  if (!args.lock_clocks.empty()) {
+    options.lock_clocks = clock_target_from_string(args.lock_clocks);
+    if (!options.lock_clocks)
+      throw InputError(fmt::format("--lock-clocks: {:?} is not base or max", args.lock_clocks));
+  }
   options.implementations = args.implementations;
   options.out_dir = args.out;
   if (!args.save_tensors.empty()) options.save_tensors = args.save_tensors;
@@ -181,6 +187,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "per axis (tokens, vocab, hidden)")
       ->type_name("NAME=VALUES")
       ->allow_extra_args(false);
+  run->add_option("--lock-clocks", args->lock_clocks,
+                  "Lock the GPU's SM clock for the run at its base (TDP) or maximum clock, as NVBench's --lgc; "
+                  "needs root; reset when the run ends or is interrupted")
+      ->type_name("base|max");
   run->add_option(
          "--label", args->labels,
          "Name this invocation's runs (e.g. main, pr-123): written into every BenchmarkRun and shown "

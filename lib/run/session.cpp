@@ -118,12 +118,41 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
   io::prepare_output_directories(folders);
 
+  // The clocks, locked before anything is measured or probed, for as long
+  // as the session runs (the guard resets them, on signals too).
+  std::unique_ptr<ClockControl> clocks = backend.clock_control();
+  std::optional<ClockLockGuard> clock_lock;
+  if (options.lock_clocks) {
+    if (gpu_missing) {
+      note(fmt::format("--lock-clocks {}: no GPU to lock ({})", to_string(*options.lock_clocks), *gpu_missing));
+    } else if (!clocks) {
+      note(fmt::format("--lock-clocks {}: NVML is not available; timing on the clocks as they are",
+                       to_string(*options.lock_clocks)));
+    } else {
+      clock_lock.emplace(*clocks, *options.lock_clocks, note);
+    }
+  }
+
   ProtocolSettings settings = options.settings;
   settings.timer = gpu_missing ? "steady_clock" : "cuda_events";
   if (gpu_missing) settings.cold = false; // no device cache to flush on the CPU path
+  settings.clocks_locked = clock_lock && clock_lock->locked();
   const json::Value protocol = protocol_manifest(settings, oracle);
   const std::string protocol_digest = manifest_digest(protocol);
-  const json::Value environment = environment_manifest(backend.environment());
+  EnvironmentFacts facts = backend.environment();
+  if (settings.clocks_locked) {
+    // A lock NVML cannot read back: what kibench set is what is known.
+    ClockReadings readings;
+    readings.locked_by_kibench = options.lock_clocks;
+    readings.locked_mhz = clock_lock->locked_mhz();
+    facts.clocks_locked = true;
+    facts.labels["clock_state"] = clock_state(readings).description;
+  } else if (!gpu_missing && !facts.clocks_locked) {
+    note(fmt::format("GPU clocks are not locked ({}): medians follow boost and the power limiter; "
+                     "--lock-clocks base|max locks them where NVML allows (root)",
+                     facts.labels.contains("clock_state") ? facts.labels.at("clock_state") : "NVML not available"));
+  }
+  const json::Value environment = environment_manifest(facts);
   const std::string environment_digest = manifest_digest(environment);
 
   std::vector<WorkloadOutcome> outcomes;

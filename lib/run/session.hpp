@@ -39,6 +39,9 @@ struct SessionOptions {
   // --save-tensors: inputs and outputs as .npy under this folder (one
   // subfolder per workload, named like its run directory).
   std::optional<std::filesystem::path> save_tensors;
+  // --lock-clocks: the SM clock locked for the whole session where NVML
+  // allows it (and reset at its end, or on SIGINT / SIGTERM).
+  std::optional<ClockTarget> lock_clocks;
   // --label: names this invocation's runs (metadata.labels.run_label of
   // every BenchmarkRun), which compare and report show in place of a
   // number where an implementation appears more than once. Empty: none.
