@@ -28,7 +28,7 @@ const fs::path kWorkloads = fs::path(KIBENCH_SOURCE_DIR) / "workloads";
 
 } // namespace
 
-TEST_CASE("--axis values: lists, ranges, powers of two, NVBench's brackets", "[sweep][axis]") {
+TEST_CASE("axis values: lists, ranges, powers of two, brackets as NVBench writes them", "[sweep][axis]") {
   CHECK(parse_axis("tokens=1024,2048,4096").values == Values{1024, 2048, 4096});
   CHECK(parse_axis("tokens=1024").name == "tokens");
   CHECK(parse_axis("vocab=32000:128000:32000").values == Values{32000, 64000, 96000, 128000});
@@ -41,7 +41,7 @@ TEST_CASE("--axis values: lists, ranges, powers of two, NVBench's brackets", "[s
   CHECK(parse_axis("hidden=2").values == Values{2});
 }
 
-TEST_CASE("--axis refuses what it cannot read, naming the flag", "[sweep][axis]") {
+TEST_CASE("axis values that cannot be read are refused, naming the flag", "[sweep][axis]") {
   const auto refuses = [](const std::string &text, const std::string &why) {
     CAPTURE(text);
     CHECK_THROWS_AS(parse_axis(text), InputError);
@@ -65,7 +65,7 @@ TEST_CASE("--axis refuses what it cannot read, naming the flag", "[sweep][axis]"
   refuses("hidden=1,64", "hidden=1 leaves the student no hidden units");
 }
 
-TEST_CASE("--axis axes together: each once, and a bounded product", "[sweep][axis]") {
+TEST_CASE("axes together: each once, and a bounded product", "[sweep][axis]") {
   const auto axes = parse_axes({"tokens=16,32", "vocab=1000,1003,2000"});
   REQUIRE(axes.size() == 2);
   CHECK(axes[1].values == Values{1000, 1003, 2000});

@@ -17,8 +17,8 @@ using namespace kibench::test;
 TEST_CASE("run --lock-clocks: refused values, and a note where there is nothing to lock", "[cli][clocks]") {
   TempDir tmp;
   const fs::path out = tmp.path() / "runs";
-  const auto bogus = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) +
-                                 " " + kQuickSampling + " --lock-clocks boost");
+  const auto bogus = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " +
+                                 quoted(out) + " " + kQuickSampling + " --lock-clocks boost");
   CHECK(bogus.exit_code == 2);
   CHECK_THAT(bogus.err, Contains("--lock-clocks: \"boost\" is not base or max"));
   CHECK_FALSE(fs::exists(out));
@@ -31,8 +31,8 @@ TEST_CASE("run --lock-clocks: refused values, and a note where there is nothing 
   const fs::path dir = quick_run_with(out, "--lock-clocks base");
   const auto protocol = kibench::json::parse_file(dir / "protocol.json");
   CHECK_FALSE(kibench::json::member_at(protocol, "spec.devicePolicy.clocksLocked")->as_bool());
-  const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) +
-                               " " + kQuickSampling + " --lock-clocks max");
+  const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " +
+                               quoted(out) + " " + kQuickSampling + " --lock-clocks max");
   CHECK(run.exit_code == 0);
   CHECK_THAT(run.err, Contains("note: --lock-clocks max: no GPU to lock"));
 }

@@ -35,13 +35,12 @@ ProcessResult run_kibench_interleaved(const std::string &arguments) {
 
 } // namespace
 
-TEST_CASE("run --axis runs every combination, each written and hashed like a workload file",
-          "[cli][sweep]") {
+TEST_CASE("run --axis runs every combination, each written and hashed like a workload file", "[cli][sweep]") {
   TempDir tmp;
   const fs::path out = tmp.path() / "runs";
-  const auto run = run_kibench_interleaved("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " +
-                                           quoted(out) + " " + kQuickSampling +
-                                           " --axis tokens=16,32 --axis vocab=[1000:1003:3]");
+  const auto run =
+      run_kibench_interleaved("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) +
+                              " " + kQuickSampling + " --axis tokens=16,32 --axis vocab=[1000:1003:3]");
   INFO(run.out);
   REQUIRE(run.exit_code == 0);
   const auto dirs = directories_in(out);
@@ -62,7 +61,8 @@ TEST_CASE("run --axis runs every combination, each written and hashed like a wor
   // At the base's own shape the derived case is the base: the same digest.
   for (const fs::path &dir : dirs) {
     const auto workload = kibench::json::parse_file(dir / "workload.json");
-    if (kibench::json::string_at(workload, "metadata.name") != "distill-jsd-loss-hidden64-tokens32-vocab1000-bf16")
+    if (kibench::json::string_at(workload, "metadata.name") !=
+        "distill-jsd-loss-hidden64-tokens32-vocab1000-bf16")
       continue;
     CHECK(kibench::manifest_digest(workload) ==
           kibench::manifest_digest(kibench::json::parse_file(kSmallWorkload)));
@@ -92,8 +92,8 @@ TEST_CASE("run --axis refuses a bad axis before any work, naming the flag", "[cl
            {"tokens=64:8:pow2", "runs backwards"},
            {"tokens", "is not NAME=VALUES"}}) {
     CAPTURE(axis);
-    const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) +
-                                 " " + kQuickSampling + " --axis " + axis);
+    const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " +
+                                 quoted(out) + " " + kQuickSampling + " --axis " + axis);
     CHECK(run.exit_code == 2);
     CHECK_THAT(run.err, Contains(why));
     CHECK(count_of(run.err, "\n") == 1);
@@ -106,7 +106,7 @@ TEST_CASE("run --axis refuses a bad axis before any work, naming the flag", "[cl
   CHECK_FALSE(fs::exists(out));
 }
 
-TEST_CASE("run --label names the runs; compare and report show it in place of a number", "[cli][label]") {
+TEST_CASE("run --label names the runs: compare and report show it in place of a number", "[cli][label]") {
   TempDir tmp;
   const fs::path main_dir = quick_run_with(tmp.path() / "main", "--label main");
   const fs::path pr_dir = quick_run_with(tmp.path() / "pr", "--label pr-7");
@@ -122,7 +122,8 @@ TEST_CASE("run --label names the runs; compare and report show it in place of a 
   CHECK_THAT(compare.out, !Contains("cpu-reference[1]"));
 
   const fs::path page = tmp.path() / "report.html";
-  const auto report = run_kibench("report " + quoted(main_dir) + " " + quoted(pr_dir) + " --out " + quoted(page));
+  const auto report =
+      run_kibench("report " + quoted(main_dir) + " " + quoted(pr_dir) + " --out " + quoted(page));
   INFO(report.out << report.err);
   REQUIRE(report.exit_code == 0);
   CHECK_THAT(read_text(page), Contains("cpu-reference[main]") && Contains("cpu-reference[pr-7]"));
@@ -145,8 +146,8 @@ TEST_CASE("run --label refuses a bad label or a second one, naming the flag", "[
            {"--label " + std::string(65, 'x'), "1 to 64 letters"},
            {"--label main --label pr", "--label: given 2 times"}}) {
     CAPTURE(flags);
-    const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) +
-                                 " " + kQuickSampling + " " + flags);
+    const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " +
+                                 quoted(out) + " " + kQuickSampling + " " + flags);
     CHECK(run.exit_code == 2);
     CHECK_THAT(run.err, Contains(why));
     CHECK_FALSE(fs::exists(out));
@@ -157,8 +158,9 @@ TEST_CASE("report charts a sweep over any axis: the imported Liger V sweep and a
           "[cli][sweep][report]") {
   TempDir tmp;
   const fs::path imported = tmp.path() / "imported";
-  const auto import = run_kibench("import liger " + quoted(kSourceDir / "test/data/liger/jsd-family-rows.csv") +
-                                  " --out " + quoted(imported));
+  const auto import =
+      run_kibench("import liger " + quoted(kSourceDir / "test/data/liger/jsd-family-rows.csv") + " --out " +
+                  quoted(imported));
   INFO(import.out << import.err);
   REQUIRE(import.exit_code == 0);
   const fs::path liger_page = tmp.path() / "liger.html";
@@ -172,8 +174,9 @@ TEST_CASE("report charts a sweep over any axis: the imported Liger V sweep and a
   CHECK_THAT(liger_html, Contains("<dt>T</dt><dd>1024, 2048, 4096, 8192</dd>"));
 
   const fs::path out = tmp.path() / "runs";
-  const auto run = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) +
-                               " " + kQuickSampling + " --axis tokens=16 --axis vocab=1000,1003,2000");
+  const auto run =
+      run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(out) + " " +
+                  kQuickSampling + " --axis tokens=16 --axis vocab=1000,1003,2000");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const fs::path page = tmp.path() / "sweep.html";

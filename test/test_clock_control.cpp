@@ -23,9 +23,9 @@ namespace {
 class FakeClocks final : public ClockControl {
 public:
   ClockReadings readings;
-  std::string refusal;   // what lock() answers; "" locks
+  std::string refusal; // what lock() answers; "" locks
   int locks = 0, unlocks = 0;
-  int unlock_fd = -1;    // where unlock() writes, for a forked child
+  int unlock_fd = -1; // where unlock() writes, for a forked child
 
   [[nodiscard]] ClockReadings read() const override { return readings; }
   std::string lock(ClockTarget target, std::optional<unsigned> &locked_mhz) override {
@@ -82,7 +82,7 @@ TEST_CASE("clock state: locked only where a reading says so, and how it is known
   CHECK_FALSE(clock_target_from_string("boost").has_value());
 }
 
-TEST_CASE("--lock-clocks' guard locks for its scope and resets at its end", "[clocks]") {
+TEST_CASE("the clock lock guard locks for its scope and resets at its end", "[clocks]") {
   FakeClocks clocks;
   notes.clear();
   const auto before = current_handler(SIGTERM);
@@ -101,7 +101,7 @@ TEST_CASE("--lock-clocks' guard locks for its scope and resets at its end", "[cl
   CHECK(current_handler(SIGTERM) == before);
 }
 
-TEST_CASE("--lock-clocks fails soft where NVML refuses, and leaves clocks held already", "[clocks]") {
+TEST_CASE("a clock lock fails soft where NVML refuses, and leaves clocks held already", "[clocks]") {
   notes.clear();
   FakeClocks refusing;
   refusing.refusal = "Insufficient Permissions";
@@ -161,7 +161,8 @@ TEST_CASE("SIGINT and SIGTERM reset locked clocks, then end the process as befor
 TEST_CASE("the protocol records clocks kibench locked", "[clocks]") {
   ProtocolSettings s;
   s.timer = "cuda_events";
-  CHECK(json::member_at(protocol_manifest(s, "oracle-fp64"), "spec.devicePolicy.clocksLocked")->as_bool() == false);
+  CHECK(json::member_at(protocol_manifest(s, "oracle-fp64"), "spec.devicePolicy.clocksLocked")->as_bool() ==
+        false);
   s.clocks_locked = true;
   CHECK(json::member_at(protocol_manifest(s, "oracle-fp64"), "spec.devicePolicy.clocksLocked")->as_bool());
 }

@@ -187,9 +187,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "per axis (tokens, vocab, hidden)")
       ->type_name("NAME=VALUES")
       ->allow_extra_args(false);
-  run->add_option("--lock-clocks", args->lock_clocks,
-                  "Lock the GPU's SM clock for the run at its base (TDP) or maximum clock, as NVBench's --lgc; "
-                  "needs root; reset when the run ends or is interrupted")
+  run->add_option(
+         "--lock-clocks", args->lock_clocks,
+         "Lock the GPU's SM clock for the run at its base (TDP) or maximum clock, as NVBench's --lgc; "
+         "needs root; reset when the run ends or is interrupted")
       ->type_name("base|max");
   run->add_option(
          "--label", args->labels,

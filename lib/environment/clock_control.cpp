@@ -54,8 +54,9 @@ std::string_view to_string(ClockTarget target) {
 
 ClockState clock_state(const ClockReadings &r) {
   if (r.locked_by_kibench)
-    return {true, fmt::format("locked by kibench --lock-clocks {}{}", to_string(*r.locked_by_kibench),
-                              r.locked_mhz ? fmt::format(" ({} MHz)", *r.locked_mhz) : std::string(" (TDP)"))};
+    return {true,
+            fmt::format("locked by kibench --lock-clocks {}{}", to_string(*r.locked_by_kibench),
+                        r.locked_mhz ? fmt::format(" ({} MHz)", *r.locked_mhz) : std::string(" (TDP)"))};
   const bool applications_known = r.applications_sm_mhz && r.default_applications_sm_mhz;
   if (applications_known && *r.applications_sm_mhz != *r.default_applications_sm_mhz)
     return {true, fmt::format("applications clocks set: SM {} MHz (default {} MHz)", *r.applications_sm_mhz,
@@ -64,7 +65,8 @@ ClockState clock_state(const ClockReadings &r) {
     return {true, "NVML reports an applications-clocks or locked-clocks setting holding the SM clock"};
   std::vector<std::string> readings;
   if (applications_known)
-    readings.push_back(fmt::format("applications clocks at their default ({} MHz)", *r.default_applications_sm_mhz));
+    readings.push_back(
+        fmt::format("applications clocks at their default ({} MHz)", *r.default_applications_sm_mhz));
   if (r.event_reasons)
     readings.push_back(fmt::format("no clock setting in the clock event reasons (0x{:x})", *r.event_reasons));
   if (readings.empty()) return {false, "unknown: NVML gave no clock readings (recorded as not locked)"};
@@ -76,8 +78,8 @@ ClockLockGuard::ClockLockGuard(ClockControl &control, ClockTarget target,
     : control_(control) {
   const ClockState before = clock_state(control.read());
   if (before.locked) {
-    note(fmt::format("--lock-clocks {}: the clocks are locked already ({}); left as they are", to_string(target),
-                     before.description));
+    note(fmt::format("--lock-clocks {}: the clocks are locked already ({}); left as they are",
+                     to_string(target), before.description));
     return;
   }
   std::optional<unsigned> mhz;

@@ -71,7 +71,8 @@ class ClockLockGuard {
 public:
   // Locks unless the clocks are held already (then it leaves them: a lock
   // it cannot read back it could not restore). `note` hears what happened.
-  ClockLockGuard(ClockControl &control, ClockTarget target, const std::function<void(const std::string &)> &note);
+  ClockLockGuard(ClockControl &control, ClockTarget target,
+                 const std::function<void(const std::string &)> &note);
   ~ClockLockGuard();
   ClockLockGuard(const ClockLockGuard &) = delete;
   ClockLockGuard &operator=(const ClockLockGuard &) = delete;

@@ -124,7 +124,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   std::optional<ClockLockGuard> clock_lock;
   if (options.lock_clocks) {
     if (gpu_missing) {
-      note(fmt::format("--lock-clocks {}: no GPU to lock ({})", to_string(*options.lock_clocks), *gpu_missing));
+      note(fmt::format("--lock-clocks {}: no GPU to lock ({})", to_string(*options.lock_clocks),
+                       *gpu_missing));
     } else if (!clocks) {
       note(fmt::format("--lock-clocks {}: NVML is not available; timing on the clocks as they are",
                        to_string(*options.lock_clocks)));
@@ -150,7 +151,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   } else if (!gpu_missing && !facts.clocks_locked) {
     note(fmt::format("GPU clocks are not locked ({}): medians follow boost and the power limiter; "
                      "--lock-clocks base|max locks them where NVML allows (root)",
-                     facts.labels.contains("clock_state") ? facts.labels.at("clock_state") : "NVML not available"));
+                     facts.labels.contains("clock_state") ? facts.labels.at("clock_state")
+                                                          : "NVML not available"));
   }
   const json::Value environment = environment_manifest(facts);
   const std::string environment_digest = manifest_digest(environment);
