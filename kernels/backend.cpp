@@ -13,6 +13,8 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_environment.hpp"
+#include "kernels/cuda/nvml.hpp"
+#include "kernels/cuda/nvml_clock_control.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/plugin/plugin_backend.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
@@ -62,7 +64,21 @@ public:
     if (g.sm_clock_mhz) facts.labels["sm_clock_mhz_at_probe"] = std::to_string(*g.sm_clock_mhz);
     facts.labels["gpu_uuid"] = g.uuid;
     facts.labels["nvml"] = g.nvml_status;
+    // Locked clocks are a different environment (spec); how that is known,
+    // a label.
+    if (const auto control = clock_control()) {
+      const ClockState clocks = clock_state(control->read());
+      facts.clocks_locked = clocks.locked;
+      facts.labels["clock_state"] = clocks.description;
+    }
     return facts;
+  }
+
+  [[nodiscard]] std::unique_ptr<ClockControl> clock_control() const override {
+    if (gpu_unavailable_reason()) return nullptr;
+    const gpu::Nvml *nvml = gpu::Nvml::instance();
+    if (nvml == nullptr) return nullptr;
+    return std::make_unique<gpu::NvmlClockControl>(*nvml, 0);
   }
 
   [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {

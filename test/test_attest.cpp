@@ -234,8 +234,14 @@ TEST_CASE("Key files round-trip, and the secret one is private and checked", "[a
   CHECK(read_public_key(paths.public_key) == key.public_key());
   CHECK(as_text(read_secret_key(paths.secret_key).seed()) == kRfcSeed);
 
+  // RFC 8410's forms, byte for byte as `openssl pkey` writes this key.
   const std::string secret_text = kibench::test::read_text(paths.secret_key);
-  CHECK_THAT(secret_text, Contains("seed: nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A=\n"));
+  CHECK(secret_text == "-----BEGIN PRIVATE KEY-----\n"
+                       "MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n"
+                       "-----END PRIVATE KEY-----\n");
+  CHECK(kibench::test::read_text(paths.public_key) == "-----BEGIN PUBLIC KEY-----\n"
+                                                       "MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n"
+                                                       "-----END PUBLIC KEY-----\n");
 
   SECTION("an existing pair is not overwritten without replace") {
     const SecretKey other = SecretKey::generate();
@@ -257,6 +263,74 @@ TEST_CASE("Key files round-trip, and the secret one is private and checked", "[a
       CHECK_THROWS_WITH(read_secret_key(paths.secret_key), Contains("are too open"));
     }
   }
+  SECTION("a damaged PEM secret key is refused without echoing it") {
+    const fs::path bad = tmp.path() / "bad.key";
+    const auto refuses = [&](const std::string &text, const std::string &why) {
+      write_text(bad, text, 0600);
+      CAPTURE(text);
+      CHECK_THROWS_WITH(read_secret_key(bad), Contains(why) && !Contains("MC4CAQAw"));
+    };
+    const std::string body = "MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n";
+    refuses("-----BEGIN PRIVATE KEY-----\n" + body, "no \"-----END PRIVATE KEY-----\" line");
+    refuses("-----BEGIN PRIVATE KEY-----\nMC4CAQAw!BQYDK2Vw\n-----END PRIVATE KEY-----\n", "damaged base64");
+    refuses("-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + body + "-----END ENCRYPTED PRIVATE KEY-----\n",
+            "an encrypted private key");
+    refuses("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n"
+            "-----END PUBLIC KEY-----\n",
+            "is not a private key");
+    // The seed's DER under another OID: X25519 (1.3.101.110).
+    refuses("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VuBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n"
+            "-----END PRIVATE KEY-----\n",
+            "an X25519 key, not Ed25519");
+    // Version 2 with the public key of RFC 8032's second test key attached.
+    refuses("-----BEGIN PRIVATE KEY-----\n"
+            "MFECAQEwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9ggSEAPUAXw+hDiVqStwqnTRt+vJyY\n"
+            "LM8uxJaMwM1V8Sr0Zgw=\n-----END PRIVATE KEY-----\n",
+            "the public key it carries is not its private key's");
+  }
+  SECTION("a version-2 PKCS#8 key carrying its own public key is read") {
+    const fs::path v2 = tmp.path() / "v2.key";
+    write_text(v2,
+               "-----BEGIN PRIVATE KEY-----\n"
+               "MFECAQEwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9ggSEA11qYAYKxCrfVS/7TyWQHOg7h\n"
+               "cvPapiMlrwIaaPcHURo=\n-----END PRIVATE KEY-----\n",
+               0600);
+    CHECK(read_secret_key(v2).public_key() == key.public_key());
+  }
+  SECTION("a PEM public key of another kind is named") {
+    const fs::path bad = tmp.path() / "bad.pub";
+    write_text(bad, secret_text, 0644);
+    CHECK_THROWS_WITH(read_public_key(bad), Contains("holds a private key") && Contains("-pubout"));
+    // An RSA SubjectPublicKeyInfo (a toy modulus: the algorithm OID is what is read).
+    write_text(bad,
+               "-----BEGIN PUBLIC KEY-----\nMCAwDQYJKoZIhvcNAQEBBQADDwAwDAIHAMPXJjGRjAIBAw==\n"
+               "-----END PUBLIC KEY-----\n",
+               0644);
+    CHECK_THROWS_WITH(read_public_key(bad), Contains("an RSA key, not Ed25519"));
+    write_text(bad, "no key here\n", 0644);
+    CHECK_THROWS_WITH(read_public_key(bad), Contains("bad.pub"));
+  }
+}
+
+// The files of earlier kibench versions: a JSON public key and a line-based
+// secret key, still read (and checked) as before.
+TEST_CASE("Key files of the earlier format are still read and checked", "[attest][keys]") {
+  kibench::test::TempDir tmp;
+  const SecretKey key = rfc_key();
+  const fs::path secret = tmp.path() / "old.key";
+  const fs::path pub = tmp.path() / "old.pub";
+  const std::string keyid = key.public_key().keyid();
+  const std::string secret_text = "# kibench secret key: keep it private (mode 0600). The public key is in "
+                                  "the .pub file.\ntype: ed25519\nkeyid: " +
+                                  keyid + "\nseed: nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A=\n";
+  write_text(secret, secret_text, 0600);
+  write_text(pub,
+             "{\n  \"type\": \"ed25519\",\n  \"keyid\": \"" + keyid +
+                 "\",\n  \"publicKey\": \"11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\"\n}\n",
+             0644);
+  CHECK(as_text(read_secret_key(secret).seed()) == kRfcSeed);
+  CHECK(read_public_key(pub) == key.public_key());
+
   SECTION("a damaged secret key file is refused without echoing the seed") {
     const fs::path bad = tmp.path() / "bad.key";
     const auto refuses = [&](const std::string &text, const std::string &why) {
@@ -277,9 +351,9 @@ TEST_CASE("Key files round-trip, and the secret one is private and checked", "[a
     refuses(std::string(2000, '#'), "not a kibench secret key file");
   }
   SECTION("a public key file whose keyid was edited is refused") {
-    std::string text = kibench::test::read_text(paths.public_key);
-    text.replace(text.find(key.public_key().keyid()), 1, "0");
-    write_text(paths.public_key, text, 0644);
-    CHECK_THROWS_WITH(read_public_key(paths.public_key), Contains("does not match the key it holds"));
+    std::string text = kibench::test::read_text(pub);
+    text.replace(text.find(keyid), 1, "0");
+    write_text(pub, text, 0644);
+    CHECK_THROWS_WITH(read_public_key(pub), Contains("does not match the key it holds"));
   }
 }

@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 #include "lib/attest/base64.hpp"
+#include "lib/attest/key_files.hpp"
+#include "lib/attest/pae.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
@@ -127,10 +130,16 @@ TEST_CASE("keygen writes a 0600 secret key and never overwrites it silently", "[
   const fs::path key = tmp.path() / "signing.key";
   const fs::path pub = tmp.path() / "signing.pub";
   CHECK(fs::status(key).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
-  const Value pub_json = kibench::json::parse_file(pub);
-  CHECK(pub_json.find("type")->as_string() == "ed25519");
-  CHECK(pub_json.find("keyid")->as_string().size() == 64);
-  CHECK(pub_json.find("publicKey")->as_string().size() == 44);
+  // Standard PEM: OpenSSL reads both files as they are.
+  CHECK(read_text(pub).starts_with("-----BEGIN PUBLIC KEY-----\n"));
+  CHECK(read_text(key).starts_with("-----BEGIN PRIVATE KEY-----\n"));
+  const auto openssl_pub = run_command("openssl pkey -pubin -in " + quoted(pub) + " -text -noout");
+  INFO(openssl_pub.err);
+  CHECK(openssl_pub.exit_code == 0);
+  CHECK_THAT(openssl_pub.out, Contains("ED25519 Public-Key"));
+  const auto openssl_key = run_command("openssl pkey -in " + quoted(key) + " -pubout");
+  CHECK(openssl_key.exit_code == 0);
+  CHECK(openssl_key.out == read_text(pub));
 
   const std::string key_text = read_text(key);
   const std::string pub_text = read_text(pub);
@@ -168,10 +177,9 @@ TEST_CASE("The attestation is a DSSE envelope over an in-toto Statement of every
   const fs::path envelope_file = run.run_dir / "attestation.dsse.json";
   const Value envelope = kibench::json::parse_file(envelope_file);
   CHECK(envelope.find("payloadType")->as_string() == "application/vnd.in-toto+json");
-  const Value signer = kibench::json::parse_file(run.signer_pub);
   REQUIRE(envelope.find("signatures")->as_array().size() == 1);
   CHECK(envelope.find("signatures")->as_array()[0].find("keyid")->as_string() ==
-        signer.find("keyid")->as_string());
+        kibench::attest::read_public_key(run.signer_pub).keyid());
 
   const Value statement = statement_of(envelope_file);
   CHECK(statement.find("_type")->as_string() == "https://in-toto.io/Statement/v1");
@@ -291,7 +299,7 @@ TEST_CASE("verify detects an added file and a removed one", "[attest][cli][tampe
 
 TEST_CASE("verify with the wrong public key fails on the keyid", "[attest][cli][tamper]") {
   const AttestedRun &run = attested_run();
-  const std::string other_keyid = kibench::json::parse_file(run.other_pub).find("keyid")->as_string();
+  const std::string other_keyid = kibench::attest::read_public_key(run.other_pub).keyid();
   expect_check_failure(verify(run.run_dir, run.other_pub),
                        "does not match " + run.other_pub.string() + " (keyid " + other_keyid + ")");
 }
@@ -317,4 +325,48 @@ TEST_CASE("verify reports a malformed or missing attestation as bad input", "[at
     CHECK(result.exit_code == 2);
     CHECK_THAT(result.err, Contains(run.signer_key.string()));
   }
+}
+
+// The keys are standard: OpenSSL checks a kibench signature with kibench's
+// public key, and kibench signs and verifies with a key OpenSSL made.
+TEST_CASE("openssl verifies a kibench signature, and kibench signs with an openssl key",
+          "[attest][cli][openssl]") {
+  const AttestedRun &run = attested_run();
+  TempDir tmp;
+  const Value envelope = kibench::json::parse_file(run.run_dir / "attestation.dsse.json");
+  const auto payload = kibench::attest::decode_base64(envelope.find("payload")->as_string());
+  const auto signature =
+      kibench::attest::decode_base64(envelope.find("signatures")->as_array()[0].find("sig")->as_string());
+  REQUIRE(payload);
+  REQUIRE(signature);
+  // DSSE signs the pre-authentication encoding of the payload, not the payload.
+  const std::string signed_bytes = kibench::attest::pae(envelope.find("payloadType")->as_string(), *payload);
+  write_file(tmp.path() / "pae.bin", signed_bytes);
+  write_file(tmp.path() / "sig.bin", *signature);
+  const auto openssl_verify = [&](const fs::path &message) {
+    return run_command("openssl pkeyutl -verify -pubin -inkey " + quoted(run.signer_pub) + " -rawin -in " +
+                       quoted(message) + " -sigfile " + quoted(tmp.path() / "sig.bin"));
+  };
+  const auto verified = openssl_verify(tmp.path() / "pae.bin");
+  INFO("openssl stdout: " << verified.out << "\nstderr: " << verified.err);
+  CHECK(verified.exit_code == 0);
+  CHECK_THAT(verified.out, Contains("Signature Verified Successfully"));
+  std::string changed = signed_bytes;
+  changed.back() = static_cast<char>(changed.back() ^ 1);
+  write_file(tmp.path() / "changed.bin", changed);
+  CHECK(openssl_verify(tmp.path() / "changed.bin").exit_code != 0);
+
+  const fs::path key = tmp.path() / "openssl.key";
+  const fs::path pub = tmp.path() / "openssl.pub";
+  REQUIRE(run_command("openssl genpkey -algorithm ed25519 -out " + quoted(key)).exit_code == 0);
+  REQUIRE(run_command("openssl pkey -in " + quoted(key) + " -pubout -out " + quoted(pub)).exit_code == 0);
+  REQUIRE(::chmod(key.c_str(), 0600) == 0);
+  const RunCopy copy;
+  const auto attest = run_kibench("attest " + quoted(copy.dir()) + " --force --key " + quoted(key));
+  INFO("attest stderr: " << attest.err);
+  CHECK(attest.exit_code == 0);
+  const auto verified_by_kibench = verify(copy.dir(), pub);
+  INFO("verify stdout: " << verified_by_kibench.out << "\nstderr: " << verified_by_kibench.err);
+  CHECK(verified_by_kibench.exit_code == 0);
+  CHECK(verify(copy.dir(), run.signer_pub).exit_code == 1);
 }

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "lib/json/parse.hpp"
+#include "lib/attest/key_files.hpp"
 #include "test/cli_fixtures.hpp"
 
 namespace fs = std::filesystem;
@@ -23,12 +23,9 @@ std::vector<std::string> names_in(const fs::path &folder) {
   return names;
 }
 
-// The keyid the secret key file records.
+// The keyid of the key a secret key file holds.
 std::string secret_keyid(const fs::path &key) {
-  const std::string text = read_text(key);
-  const std::size_t at = text.find("keyid: ");
-  REQUIRE(at != std::string::npos);
-  return text.substr(at + 7, 64);
+  return kibench::attest::read_secret_key(key).public_key().keyid();
 }
 
 } // namespace
@@ -69,7 +66,8 @@ TEST_CASE("keygen --force replaces both halves with a matching new pair", "[atte
   REQUIRE(forced.exit_code == 0);
   const std::string new_keyid = secret_keyid(key);
   CHECK(new_keyid != old_keyid);
-  CHECK(kibench::json::parse_file(pub).find("keyid")->as_string() == new_keyid);
+  CHECK(kibench::attest::read_public_key(pub).keyid() == new_keyid);
+  CHECK_THAT(forced.out, Contains("keyid " + new_keyid + "\n"));
   CHECK(fs::status(key).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
   CHECK(names_in(tmp.path()) == std::vector<std::string>{"signing.key", "signing.pub"});
 

@@ -17,7 +17,7 @@
 
 using namespace kibench;
 
-TEST_CASE("interleave order: each round is a permutation; over a cycle places and neighbours balance",
+TEST_CASE("interleave order: each round is a permutation, and over a cycle places and neighbours balance",
           "[harness]") {
   CHECK(interleave_order(0, 3).empty());
   CHECK(interleave_order(1, 7) == std::vector<std::size_t>{0});

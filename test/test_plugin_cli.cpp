@@ -105,7 +105,7 @@ TEST_CASE("a plugin lane that cannot time the pass is skipped with its reason", 
   CHECK(read_text(dir / "summary.json").find("one sweep") != std::string::npos);
 }
 
-TEST_CASE("lanes that fail are recorded with their status and reason; the others are measured",
+TEST_CASE("lanes that fail are recorded with their status and reason, the others are measured",
           "[cli][plugin]") {
   TempDir tmp;
   const auto run =

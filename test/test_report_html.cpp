@@ -102,13 +102,14 @@ ReportModel sample_model() {
   Sweep sweep;
   sweep.slug = "distill_jsd_loss-vocab-1000-hidden-64";
   sweep.operation_name = "distill_jsd_loss";
+  sweep.axis = "tokens";
   sweep.fixed_axes = "vocab 1000, hidden 64";
   sweep.protocol_title = "full pass";
   sweep.environment_name = "host";
-  sweep.tokens = {8, 32, 128};
+  sweep.values = {8, 32, 128};
   for (const std::string implementation : {"reference", "fused"}) {
     SweepSeries series{implementation, {}};
-    for (const std::int64_t t : sweep.tokens) {
+    for (const std::int64_t t : sweep.values) {
       const double ns = 1e4 * static_cast<double>(t) * (implementation == "fused" ? 0.5 : 1.0);
       series.points.push_back(SweepPoint{t, ns, kibench::stats::Interval{ns, ns * 0.95, ns * 1.05},
                                          0.01 * static_cast<double>(t), kibench::RunStatus::passed,

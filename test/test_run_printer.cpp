@@ -42,9 +42,11 @@ CorrectnessVerdict verdict(bool passed, std::vector<double> rel_l2) {
 ImplementationOutcome finished(const Workload &w, std::string name, double median_ns,
                                std::optional<CorrectnessVerdict> check, std::uint64_t peak,
                                std::uint64_t workspace,
-                               std::optional<SustainedMeasurement> sustained = std::nullopt) {
+                               std::optional<SustainedMeasurement> sustained = std::nullopt,
+                               std::string stop_reason = "noise_target") {
   ImplementationOutcome o;
   o.facts.name = std::move(name);
+  o.facts.measurement.stop_reason = std::move(stop_reason);
   o.facts.verdict = std::move(check);
   o.facts.status = status_of_check(o.facts.verdict);
   for (std::size_t k = 0; k < 3; ++k)
@@ -78,8 +80,8 @@ TEST_CASE("the run table: every figure in its column, then the floors, the susta
   o.implementations = {
       finished(w, "reference", 4e6, verdict(true, {1.5e-3, 2e-4}), 3'400'000'000, 120'000'000),
       finished(w, "fused", 2e6, verdict(false, {0.25, 1e-3}), 1'500'000, 2'048, back_to_back(1.25e6, 600.0)),
-      finished(w, "cublas-floor", 1e6, std::nullopt, 0, 0),
-      finished(w, "wgmma-floor", 0.5e6, std::nullopt, 0, 0, back_to_back(0.5e6, std::nullopt)),
+      finished(w, "cublas-floor", 1e6, std::nullopt, 0, 0, std::nullopt, "timeout"),
+      finished(w, "wgmma-floor", 0.5e6, std::nullopt, 0, 0, back_to_back(0.5e6, std::nullopt), "max_samples"),
   };
   o.skipped = {{"cpu-reference", "too large for the CPU"}};
 
@@ -87,20 +89,25 @@ TEST_CASE("the run table: every figure in its column, then the floors, the susta
       render_run_table(o) ==
       "\ntest-workload  (T=1000 V=1000 H=500 Hs=250, β=0.5 τ=1; 0.00 TFLOP of GEMMs per full pass)\n"
       "checked against cpu-fp64 (loss 1.25)\n\n"
-      "implementation   median ms          p20–p80 ms       n    vs ref  ÷ floor  TFLOP/s       peak  "
+      "implementation   median ms          p20–p80 ms       n     stop    vs ref  ÷ floor  TFLOP/s       "
+      "peak  "
       "workspace  "
       "correctness\n"
-      "reference            4.000         4.000–4.000       3         –     4.00    0.625    3.40 GB   120.0 "
-      "MB  "
+      "reference            4.000         4.000–4.000       3    noise         –     4.00    0.625    3.40 "
+      "GB   "
+      "120.0 MB  "
       "passed (max rel 1.5e-03)\n"
-      "fused                2.000         2.000–2.000       3     2.00×     2.00     1.25     1.5 MB     2.0 "
-      "kB  "
+      "fused                2.000         2.000–2.000       3    noise     2.00×     2.00     1.25     1.5 "
+      "MB     "
+      "2.0 kB  "
       "FAILED (max rel 2.5e-01)\n"
-      "cublas-floor         1.000         1.000–1.000       3     4.00×        –      2.5     0.0 kB     0.0 "
-      "kB  "
+      "cublas-floor         1.000         1.000–1.000       3 time cap     4.00×        –      2.5     0.0 "
+      "kB     "
+      "0.0 kB  "
       "not checked (no loss)\n"
-      "wgmma-floor          0.500         0.500–0.500       3     8.00×     0.50        5     0.0 kB     0.0 "
-      "kB  "
+      "wgmma-floor          0.500         0.500–0.500       3    n cap     8.00×     0.50        5     0.0 "
+      "kB     "
+      "0.0 kB  "
       "not checked (no loss)\n"
       "cpu-reference  skipped: too large for the CPU\n"
       "\n÷ wgmma-floor (the tensor cores alone, 0.500 ms): reference 8.00×, fused 4.00×, cublas-floor 2.00×\n"
@@ -122,9 +129,45 @@ TEST_CASE("the run table without the floors or a sustained phase: dashes, and no
       finished(o.workload, "cpu-reference", 2.5e6, verdict(true, {1e-4}), 1'200'000, 780'000)};
   const std::string text = render_run_table(o);
   CHECK(text.find(
-            "cpu-reference        2.500         2.500–2.500       3         –        –        1     1.2 MB   "
-            "780.0 kB  passed (max rel 1.0e-04)\n") != std::string::npos);
+            "cpu-reference        2.500         2.500–2.500       3    noise         –        –        1    "
+            " 1.2 MB   780.0 kB  passed (max rel 1.0e-04)\n") != std::string::npos);
+  CHECK(text.find("warning") == std::string::npos);
   CHECK(text.find("wgmma-floor") == std::string::npos);
   CHECK(text.find("back to back") == std::string::npos);
   CHECK(text.ends_with("\nwritten: out/run/\n"));
+}
+
+// Samples of a spread whose median's relative standard error is known:
+// 1.4826·MAD/median = 1.4826 · 0.1/1.0 over 8 samples gives 1.2533 ·
+// 0.14826 / sqrt(8) = 6.57 %.
+TEST_CASE("the run table says which implementations stopped at a cap short of the noise target",
+          "[run][printer]") {
+  WorkloadOutcome o;
+  o.workload = test_workload();
+  o.run_dir = "out/run";
+  o.oracle = "cpu-fp64";
+  o.noise_target = 0.005;
+  const auto spread = [&](std::string name, std::string stop_reason) {
+    ImplementationOutcome i;
+    i.facts.name = std::move(name);
+    i.facts.measurement.stop_reason = std::move(stop_reason);
+    std::size_t round = 0;
+    for (const double ns : {0.9e6, 0.9e6, 0.9e6, 1.0e6, 1.0e6, 1.1e6, 1.1e6, 1.1e6})
+      i.facts.measurement.samples.push_back(Sample{.ns = ns, .round = round++});
+    i.result = summarize(i.facts.measurement, o.workload, Pass::full);
+    return i;
+  };
+  o.implementations = {spread("cpu-reference", "max_samples"), spread("fused", "timeout"),
+                       spread("steady", "noise_target")};
+  const std::string text = render_run_table(o);
+  CHECK(text.find("warning: cpu-reference stopped at the sample cap (8 samples) with the median's noise at "
+                  "6.57 %, above the 0.50 % target: raise --max-samples, or read its interval as wider\n") !=
+        std::string::npos);
+  CHECK(text.find("warning: fused stopped at the time limit (8 samples) with the median's noise at 6.57 %, "
+                  "above the 0.50 % target: raise --timeout, or read its interval as wider\n") !=
+        std::string::npos);
+  CHECK(text.find("warning: steady") == std::string::npos);
+  // A cap reached with the noise already within the target is no warning.
+  o.noise_target = 0.1;
+  CHECK(render_run_table(o).find("warning") == std::string::npos);
 }

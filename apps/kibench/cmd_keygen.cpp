@@ -39,7 +39,8 @@ void add_keygen(CLI::App &app, Action &action) {
   command->add_flag("--force", options->force, "Replace an existing PREFIX.key and PREFIX.pub");
   command->footer(R"(PREFIX.key is created with mode 0600 and never overwritten without --force; keep it
 private. PREFIX.pub is what others need to check attestations. The keyid is the hex SHA-256
-of the 32 public-key bytes. Formats: docs/attest.md.
+of the 32 public-key bytes. Both files are standard PEM (PKCS#8 and SubjectPublicKeyInfo),
+as openssl writes and reads them; docs/attest.md.
 
 Examples:
   kibench keygen --out ~/.kibench/signing

@@ -1,9 +1,10 @@
 // kibench run: argument parsing and progress; the work is
 // lib/run/session.cpp, the printed table lib/run/run_printer.cpp.
-#include <cmath>
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <map>
 #include <memory>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -14,6 +15,7 @@
 #include "lib/error.hpp"
 #include "lib/harness/setting_ranges.hpp"
 #include "lib/io/terminal_text.hpp"
+#include "lib/run/progress_line.hpp"
 #include "lib/run/run_printer.hpp"
 #include "lib/run/session.hpp"
 
@@ -41,25 +43,32 @@ struct RunArgs {
   std::string sustained = "1";
   std::string save_tensors;
   std::vector<std::string> plugins;
+  std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
+  std::vector<std::string> axes;
+  std::string lock_clocks; // "" (leave them), base or max
 };
 
-// On a terminal the progress line rewrites itself; in a log (CI), a plain
-// line when an implementation starts sampling and then every 5 s.
-ProgressCallback make_progress() {
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  auto last_line_s = std::make_shared<std::map<std::string, double>>();
-  return [tty, last_line_s](const Progress &p) {
+// The terminal's width, for a progress line that must not wrap (a wrapped
+// line cannot be rewritten in place).
+std::size_t terminal_columns() {
+  struct winsize size {};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 100;
+}
+
+// On a terminal the progress line rewrites itself; in a log (CI), a line at
+// each phase and every 5 s while sampling (lib/run/progress_line.hpp).
+ProgressCallback make_progress(bool tty) {
+  auto log = std::make_shared<ProgressLog>(5.0);
+  const auto started = std::chrono::steady_clock::now();
+  return [tty, log, started](const Progress &p) {
     if (tty) {
-      fmt::print(stderr, "\r\033[K  {} sample {} (round {}), {:.1f} s elapsed, ~{:.0f} s left",
-                 p.implementation, p.sample, p.round + 1, p.elapsed_s, std::ceil(p.estimated_left_s));
+      fmt::print(stderr, "\r\033[K{}", progress_line(p, terminal_columns() - 1));
       std::fflush(stderr);
       return;
     }
-    auto [it, first] = last_line_s->try_emplace(p.implementation, p.elapsed_s);
-    if (!first && p.elapsed_s - it->second < 5.0) return;
-    it->second = p.elapsed_s;
-    fmt::print(stderr, "  {}: sample {}, {:.1f} s elapsed, ~{:.0f} s left\n", p.implementation, p.sample,
-               p.elapsed_s, std::ceil(p.estimated_left_s));
+    const double now_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (log->wants(p, now_s)) fmt::print(stderr, "{}\n", progress_line(p));
   };
 }
 
@@ -92,19 +101,37 @@ int run_command(const RunArgs &args, const CliContext &context) {
   options.settings = read_settings(args);
   const ProtocolSettings &s = options.settings;
   for (const auto &w : args.workloads) options.workload_files.emplace_back(w);
+  options.axes = parse_axes(args.axes);
+  if (!args.lock_clocks.empty()) {
+    options.lock_clocks = clock_target_from_string(args.lock_clocks);
+    if (!options.lock_clocks)
+      throw InputError(fmt::format("--lock-clocks: {:?} is not base or max", args.lock_clocks));
+  }
   options.implementations = args.implementations;
   options.out_dir = args.out;
   if (!args.save_tensors.empty()) options.save_tensors = args.save_tensors;
-  options.note = [](const std::string &line) { fmt::print(stderr, "note: {}\n", io::printable(line)); };
-  options.progress = make_progress();
+  if (args.labels.size() > 1)
+    throw InputError(
+        fmt::format("--label: given {} times; one invocation's runs share one label", args.labels.size()));
+  if (!args.labels.empty()) options.label = label_flag("--label", args.labels.front());
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  // A note clears the progress line it would otherwise run into.
+  options.note = [tty](const std::string &line) {
+    fmt::print(stderr, "{}note: {}\n", tty ? "\r\033[K" : "", io::printable(line));
+  };
+  options.progress = make_progress(tty);
+  // Each workload's table as soon as its directory is written, the
+  // progress line cleared first.
+  options.workload_done = [tty](const WorkloadOutcome &o) {
+    if (tty) fmt::print(stderr, "\r\033[K");
+    fmt::print("{}", render_run_table(o));
+    std::fflush(stdout);
+  };
   const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}));
   const auto outcomes = run_session(*backend, options);
-  if (::isatty(STDERR_FILENO)) fmt::print(stderr, "\r\033[K");
-  bool all_passed = true;
-  for (const auto &o : outcomes) {
-    fmt::print("{}", render_run_table(o));
-    all_passed = all_passed && o.no_failed_check();
-  }
+  if (tty) fmt::print(stderr, "\r\033[K");
+  const bool all_passed = std::all_of(outcomes.begin(), outcomes.end(),
+                                      [](const WorkloadOutcome &o) { return o.no_failed_check(); });
   return all_passed ? 0 : 1;
 }
 
@@ -154,6 +181,23 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
       ->capture_default_str();
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
+  run->add_option("--axis", args->axes,
+                  "Sweep: run each workload at every combination of these axis values instead, e.g. "
+                  "tokens=1024,2048 or tokens=1024:8192:pow2 or vocab=32000:128000:32000; repeatable, one "
+                  "per axis (tokens, vocab, hidden)")
+      ->type_name("NAME=VALUES")
+      ->allow_extra_args(false);
+  run->add_option(
+         "--lock-clocks", args->lock_clocks,
+         "Lock the GPU's SM clock for the run at its base (TDP) or maximum clock, as NVBench's --lgc; "
+         "needs root; reset when the run ends or is interrupted")
+      ->type_name("base|max");
+  run->add_option(
+         "--label", args->labels,
+         "Name this invocation's runs (e.g. main, pr-123): written into every BenchmarkRun and shown "
+         "by compare and report in place of [1], [2]; once per run")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
   run->add_flag("--no-interleave", args->no_interleave, "Time implementations one after another");
   run->add_flag("--share-rounds", args->share_rounds,
                 "Every implementation samples in every round until the last one stops, so paired comparisons "
@@ -179,6 +223,8 @@ Examples:
   kibench run workloads/seed-distill-jsd-h4096-t8192-v128256.json --impl fused,cublas-floor --pass forward
   kibench run --hot --min-samples 50 --max-noise 0.2%
   kibench run workloads/small/small-v1000-h64-t32.json --save-tensors tensors/
+  kibench run --impl fused,cublas-floor --axis tokens=1024:8192:pow2 --axis vocab=32000,128256
+  kibench run --label main --out runs/main     # compare shows fused[main] beside fused[pr-7]
   kibench run workloads/small/small-v1000-h64-t32.json --plugin build/examples/plugin/libkibench_example_plugin.so \
       --impl cpu-reference,example-cpu-fp32)");
   run->callback(

@@ -1,5 +1,6 @@
 #include "apps/kibench/flag_values.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -83,6 +84,18 @@ double fraction_flag(std::string_view flag, const std::string &text, double max_
     throw InputError(fmt::format("{}: \"{}\" is not a fraction in [0, {}] nor a percentage such as 0.5%",
                                  flag, text, max_fraction));
   return *value;
+}
+
+std::string label_flag(std::string_view flag, const std::string &text) {
+  constexpr std::size_t kMaxLabel = 64;
+  const bool allowed = std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("._-+:@/").find(c) != std::string_view::npos;
+  });
+  if (text.empty() || text.size() > kMaxLabel || !allowed)
+    throw InputError(fmt::format("{}: {:?} is not a label: 1 to {} letters, digits or . _ - + : @ /", flag,
+                                 text, kMaxLabel));
+  return text;
 }
 
 } // namespace kibench::cli

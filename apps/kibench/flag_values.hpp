@@ -24,4 +24,8 @@ double number_flag(std::string_view flag, const std::string &text, double min, d
 // percentage it probably meant ("did you mean 0.5%?").
 double fraction_flag(std::string_view flag, const std::string &text, double max_fraction);
 
+// A run label (--label): 1 to 64 characters, each a letter, a digit or one
+// of . _ - + : @ / (so it reads the same in a table, a file name or a shell).
+std::string label_flag(std::string_view flag, const std::string &text);
+
 } // namespace kibench::cli

@@ -60,6 +60,11 @@ struct Nvml::Api {
   int (*enforced_power_limit)(NvmlDevice, unsigned *) = nullptr;
   int (*persistence_mode)(NvmlDevice, int *) = nullptr; // nvmlEnableState_t
   int (*field_values)(NvmlDevice, int, FieldReading *) = nullptr;
+  int (*applications_clock)(NvmlDevice, int, unsigned *) = nullptr;
+  int (*default_applications_clock)(NvmlDevice, int, unsigned *) = nullptr;
+  int (*clocks_event_reasons)(NvmlDevice, unsigned long long *) = nullptr;
+  int (*set_locked_clocks)(NvmlDevice, unsigned, unsigned) = nullptr;
+  int (*reset_locked_clocks)(NvmlDevice) = nullptr;
 };
 
 namespace {
@@ -99,6 +104,13 @@ struct Loaded {
     (void)resolve(api.library, "nvmlDeviceGetEnforcedPowerLimit", api.enforced_power_limit);
     (void)resolve(api.library, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
     (void)resolve(api.library, "nvmlDeviceGetFieldValues", api.field_values);
+    (void)resolve(api.library, "nvmlDeviceGetApplicationsClock", api.applications_clock);
+    (void)resolve(api.library, "nvmlDeviceGetDefaultApplicationsClock", api.default_applications_clock);
+    // Renamed in NVML 12.5; the old name stays exported beside the new one.
+    if (!resolve(api.library, "nvmlDeviceGetCurrentClocksEventReasons", api.clocks_event_reasons))
+      (void)resolve(api.library, "nvmlDeviceGetCurrentClocksThrottleReasons", api.clocks_event_reasons);
+    (void)resolve(api.library, "nvmlDeviceSetGpuLockedClocks", api.set_locked_clocks);
+    (void)resolve(api.library, "nvmlDeviceResetGpuLockedClocks", api.reset_locked_clocks);
     if (const int status = api.init(); status != kSuccess) {
       failure = fmt::format("nvmlInit_v2: {}", api.error_string(status));
       return;
@@ -199,6 +211,44 @@ std::optional<unsigned> Nvml::instant_power_mw(int device) const {
   if (h == nullptr || api_->field_values(h, 1, &reading) != kSuccess || reading.status != kSuccess)
     return std::nullopt;
   return reading.value.ui;
+}
+
+std::optional<unsigned> Nvml::applications_sm_clock_mhz(int device) const {
+  if (api_->applications_clock == nullptr) return std::nullopt;
+  void *h = handle(device);
+  unsigned mhz = 0;
+  if (h == nullptr || api_->applications_clock(h, kClockSm, &mhz) != kSuccess) return std::nullopt;
+  return mhz;
+}
+
+std::optional<unsigned> Nvml::default_applications_sm_clock_mhz(int device) const {
+  if (api_->default_applications_clock == nullptr) return std::nullopt;
+  void *h = handle(device);
+  unsigned mhz = 0;
+  if (h == nullptr || api_->default_applications_clock(h, kClockSm, &mhz) != kSuccess) return std::nullopt;
+  return mhz;
+}
+
+std::optional<std::uint64_t> Nvml::clocks_event_reasons(int device) const {
+  if (api_->clocks_event_reasons == nullptr) return std::nullopt;
+  void *h = handle(device);
+  unsigned long long reasons = 0;
+  if (h == nullptr || api_->clocks_event_reasons(h, &reasons) != kSuccess) return std::nullopt;
+  return static_cast<std::uint64_t>(reasons);
+}
+
+std::string Nvml::set_locked_clocks(int device, unsigned min_mhz, unsigned max_mhz) const {
+  if (api_->set_locked_clocks == nullptr || api_->reset_locked_clocks == nullptr)
+    return "this driver's NVML has no nvmlDeviceSetGpuLockedClocks";
+  void *h = handle(device);
+  if (h == nullptr) return "no NVML handle for the device";
+  if (const int status = api_->set_locked_clocks(h, min_mhz, max_mhz); status != kSuccess)
+    return api_->error_string(status);
+  return "";
+}
+
+Nvml::LockReset Nvml::lock_reset(int device) const {
+  return LockReset{api_->reset_locked_clocks, handle(device)};
 }
 
 } // namespace kibench::gpu

@@ -37,6 +37,24 @@ public:
   // has no such field.
   [[nodiscard]] std::optional<unsigned> instant_power_mw(int device) const;
 
+  // The SM's applications clock and its default (`nvidia-smi -ac`), in MHz.
+  [[nodiscard]] std::optional<unsigned> applications_sm_clock_mhz(int device) const;
+  [[nodiscard]] std::optional<unsigned> default_applications_sm_clock_mhz(int device) const;
+  // nvmlClocksEventReasons bits now (NVML 12.x names them throttle reasons).
+  [[nodiscard]] std::optional<std::uint64_t> clocks_event_reasons(int device) const;
+  // nvmlDeviceSetGpuLockedClocks(min, max) (MHz, or NVML's TDP limit id);
+  // "" on success, else NVML's reason. Needs root.
+  [[nodiscard]] std::string set_locked_clocks(int device, unsigned min_mhz, unsigned max_mhz) const;
+  static constexpr unsigned kClockLimitTdp = 0xffffff01u; // NVML_CLOCK_LIMIT_ID_TDP
+
+  // nvmlDeviceResetGpuLockedClocks, resolved for a signal handler: a plain
+  // function and the device's handle, no lookup or mutex when called.
+  struct LockReset {
+    int (*reset)(void *) = nullptr;
+    void *device = nullptr;
+  };
+  [[nodiscard]] LockReset lock_reset(int device) const;
+
   struct Api; // the resolved entry points (nvml.cpp)
   explicit Nvml(const Api *api) : api_(api) {}
 

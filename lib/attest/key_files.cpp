@@ -13,10 +13,10 @@
 #include <fmt/core.h>
 
 #include "lib/attest/base64.hpp"
+#include "lib/attest/pem_keys.hpp"
 #include "lib/error.hpp"
 #include "lib/io/atomic_write.hpp"
 #include "lib/io/input_file.hpp"
-#include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 
 namespace kibench::attest {
@@ -120,34 +120,8 @@ void sync_directory_of(const fs::path &path) {
   ::close(fd);
 }
 
-std::string public_key_file_text(const PublicKey &key) {
-  const json::Value document = json::Object{
-      {"type", key_type},
-      {"keyid", key.keyid()},
-      {"publicKey", encode_base64(key.bytes)},
-  };
-  return json::pretty(document) + "\n";
-}
-
-// Fixed capacity, so building the text never reallocates and leaves a copy.
+// Fixed capacity, so reading the text never reallocates and leaves a copy.
 using SecretKeyText = SecretBuffer<secret_key_file_capacity>;
-
-void compose_secret_key_file(const SecretKey &key, SecretKeyText &text) {
-  SecretBuffer<sodium_base64_ENCODED_LEN(ed25519_seed_size, sodium_base64_VARIANT_ORIGINAL)> seed_base64;
-  sodium_bin2base64(reinterpret_cast<char *>(seed_base64.data()), seed_base64.capacity(), key.seed().data(),
-                    key.seed().size(), sodium_base64_VARIANT_ORIGINAL);
-  // Without its terminating NUL.
-  seed_base64.resize(seed_base64.capacity() - 1);
-
-  text.append("# kibench secret key: keep it private (mode 0600). The public key is in the .pub file.\n");
-  text.append("type: ");
-  text.append(key_type);
-  text.append("\nkeyid: ");
-  text.append(key.public_key().keyid());
-  text.append("\nseed: ");
-  text.append(seed_base64.text());
-  text.append("\n");
-}
 
 // The members of a secret key file; views into its (wiped) text.
 struct SecretKeyFields {
@@ -262,11 +236,11 @@ void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replac
   // 1. Both new files, whole and flushed, before anything old is touched.
   std::optional<StagedKeyFile> secret;
   {
-    SecretKeyText text;
-    compose_secret_key_file(key, text);
+    PrivateKeyPem text;
+    compose_private_key_pem(key, text);
     secret.emplace(paths.secret_key, text.text(), secret_key_mode);
   }
-  StagedKeyFile public_file(paths.public_key, public_key_file_text(key.public_key()), public_key_mode);
+  StagedKeyFile public_file(paths.public_key, public_key_pem(key.public_key()), public_key_mode);
 
   // 2. Renamed into place, the public key first: should the secret key's
   // rename then fail, the old public key is put back, and the old pair
@@ -304,7 +278,10 @@ void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replac
 }
 
 PublicKey read_public_key(const fs::path &path) {
-  const json::Value document = json::parse_file(path, io::file_kinds::public_key);
+  const std::string text = io::read_file(path, io::file_kinds::public_key);
+  if (looks_like_pem(text)) return parse_public_key_pem(text, path);
+  // The JSON file of earlier kibench versions.
+  const json::Value document = json::parse(text, path.string());
   if (!document.is_object())
     throw InputError(fmt::format("{}: not a kibench public key file", path.string()));
   const std::string type = string_member(document, "type", path);
@@ -325,6 +302,8 @@ PublicKey read_public_key(const fs::path &path) {
 SecretKey read_secret_key(const fs::path &path) {
   SecretKeyText text;
   read_owner_only_file(path, text);
+  if (looks_like_pem(text.text())) return parse_private_key_pem(text.text(), path);
+  // The line-based file of earlier kibench versions.
   const SecretKeyFields fields = split_secret_key_file(text.text(), path);
   if (*fields.type != key_type) {
     throw InputError(fmt::format("{}: type \"{}\" is not supported (expected \"{}\")", path.string(),

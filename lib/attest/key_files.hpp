@@ -1,18 +1,22 @@
-// The files `kibench keygen` writes and `attest` / `verify` read.
+// The files `kibench keygen` writes and `attest` / `verify` read: standard
+// PEM (pem_keys.hpp), which OpenSSL and other tools read as they are.
 //
-// PREFIX.pub, JSON, for anyone:
+// PREFIX.pub, for anyone: an Ed25519 SubjectPublicKeyInfo,
+//   -----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----
+// PREFIX.key, mode 0600, for its owner only: an unencrypted PKCS#8 key,
+//   -----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----
+//
+// The files of earlier kibench versions are still read: a JSON public key
 //   {"type": "ed25519", "keyid": "<hex SHA-256 of the key>", "publicKey": "<base64, 32 bytes>"}
-//
-// PREFIX.key, text, mode 0600, for its owner only:
-//   # kibench secret key: ...        (comment lines start with '#')
+// and a line-based secret key
+//   # comment lines start with '#'
 //   type: ed25519
 //   keyid: <hex SHA-256 of the public key>
 //   seed: <base64 of the 32-byte RFC 8032 private key>
 //
-// The secret key is line-based text rather than JSON so that reading it
-// needs no general parser: the file is read into a fixed buffer that is
-// wiped afterwards, and the seed is decoded straight into the key's own
-// wiped storage, leaving no copy of the secret on the heap.
+// Either secret key file is read into a fixed buffer that is wiped
+// afterwards, and the seed is decoded straight into the key's own wiped
+// storage, leaving no copy of the secret on the heap.
 #pragma once
 
 #include <filesystem>
@@ -37,7 +41,8 @@ KeyPairPaths key_pair_paths(const std::filesystem::path &prefix);
 void write_key_pair(const SecretKey &key, const KeyPairPaths &paths, bool replace);
 
 // InputError (naming the file and the problem) when the file is unreadable,
-// malformed, or its keyid does not match its key.
+// malformed, no Ed25519 key, or (an older file) its keyid does not match
+// its key.
 PublicKey read_public_key(const std::filesystem::path &path);
 
 // As read_public_key; also an InputError when the file may be read or

@@ -135,6 +135,7 @@ public:
     out.interleaved = states_interleaving(notes);
     out.rotated_order = states_rotated_order(notes);
 
+    out.run_label = string_at(run, "metadata.labels.run_label");
     out.implementation = string_at(run, "metadata.labels.implementation");
     if (out.implementation.empty()) out.implementation = implementation.name;
     if (out.implementation.empty()) out.implementation = out.name.empty() ? display_name(entry) : out.name;
@@ -168,7 +169,7 @@ public:
     // made safe for a terminal here, once (escape sequences, line breaks).
     for (std::string *shown :
          {&out.label, &out.name, &out.implementation, &out.workload_name, &out.environment_name,
-          &out.protocol_name, &out.protocol_family, &out.upstream_source, &out.raw_missing})
+          &out.protocol_name, &out.protocol_family, &out.upstream_source, &out.raw_missing, &out.run_label})
       *shown = io::printable(*shown);
     return out;
   }
@@ -254,17 +255,30 @@ private:
 };
 
 // Implementation names, made unique: a name given once stays as it is; a
-// repeated one is numbered in the order given, "cpu-reference[1]",
-// "cpu-reference[2]" (with one run directory per argument, the number of
-// its argument).
+// repeated one carries its run label (`kibench run --label`),
+// "fused[main]", "fused[pr-7]", or without one is numbered in the order
+// given, "cpu-reference[1]", "cpu-reference[2]" (with one run directory per
+// argument, the number of its argument). A label two runs of one
+// implementation share is numbered too: "fused[main 1]", "fused[main 2]".
 void assign_ids(std::vector<ComparedRun> &runs) {
   std::map<std::string, std::size_t> uses;
-  for (const auto &run : runs) ++uses[run.implementation];
+  std::map<std::pair<std::string, std::string>, std::size_t> label_uses;
+  for (const auto &run : runs) {
+    ++uses[run.implementation];
+    if (!run.run_label.empty()) ++label_uses[{run.implementation, run.run_label}];
+  }
   std::map<std::string, std::size_t> numbered;
+  std::map<std::pair<std::string, std::string>, std::size_t> label_numbered;
   for (auto &run : runs) {
-    run.id = uses[run.implementation] == 1
-                 ? run.implementation
-                 : fmt::format("{}[{}]", run.implementation, ++numbered[run.implementation]);
+    if (uses[run.implementation] == 1) {
+      run.id = run.implementation;
+    } else if (run.run_label.empty()) {
+      run.id = fmt::format("{}[{}]", run.implementation, ++numbered[run.implementation]);
+    } else if (const std::pair key{run.implementation, run.run_label}; label_uses[key] == 1) {
+      run.id = fmt::format("{}[{}]", run.implementation, run.run_label);
+    } else {
+      run.id = fmt::format("{}[{} {}]", run.implementation, run.run_label, ++label_numbered[key]);
+    }
   }
 }
 

@@ -30,7 +30,9 @@ struct EnvironmentFacts {
   std::optional<bool> ecc_enabled;
   std::optional<bool> persistence_mode;
   std::optional<double> power_limit_watts; // the board's enforced power limit
-  bool clocks_locked = false;              // kibench never locks clocks
+  // The SM clock held by a lock or applications-clocks setting
+  // (clock_control.hpp says how it is read); false where unknown.
+  bool clocks_locked = false;
 
   std::map<std::string, std::string> labels; // drifting readings (metadata only)
 };

@@ -7,6 +7,7 @@
 #include "lib/harness/interleave_order.hpp"
 #include "lib/harness/stopping_rule.hpp"
 #include "lib/harness/throttle.hpp"
+#include "lib/harness/time_left.hpp"
 #include "lib/stats/summary.hpp"
 
 namespace kibench {
@@ -20,9 +21,31 @@ struct Lane {
   Measurement result;
   // Why the lane's own rule first said stop ("" while it wants samples).
   std::string own_stop;
+  double wall_s = 0.0;      // wall time spent taking its samples
+  double sustained_s = 0.0; // the sustained phase still ahead of it (an estimate)
   [[nodiscard]] bool failed() const { return result.failure.has_value(); }
   [[nodiscard]] bool finished() const { return failed() || rule.finished(); }
 };
+
+LaneProgress progress_of(const Lane &lane) {
+  LaneProgress p;
+  p.samples = lane.rule.samples();
+  p.sampled_s = lane.rule.sampled_s();
+  p.wall_s = lane.wall_s;
+  p.relative_spread = lane.rule.relative_spread();
+  p.rule_met = lane.failed() || !lane.own_stop.empty() || lane.rule.finished();
+  p.at_cap = lane.failed() || lane.rule.at_cap();
+  p.sustained_s = lane.failed() ? 0.0 : lane.sustained_s;
+  return p;
+}
+
+// The sustained phase's length as measure_sustained runs it (a quarter
+// untimed first), where it will run: GPU implementations have a power
+// monitor.
+double expected_sustained_s(const Implementation &impl, const ProtocolSettings &settings) {
+  if (!(settings.sustained_time_s > 0.0) || settings.pass == Pass::backward || !impl.needs_gpu()) return 0.0;
+  return 1.25 * settings.sustained_time_s;
+}
 
 // Runs `step` for the lane; an exception fails the lane, not the run.
 template <typename Step> bool guarded(Lane &lane, Step &&step) {
@@ -61,15 +84,47 @@ double median_ns(const Measurement &m) {
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
                                  const ProtocolSettings &settings, const ProgressCallback &progress) {
   const auto started = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   std::vector<Lane> lanes;
   lanes.reserve(implementations.size());
   for (Implementation *impl : implementations) {
-    Lane lane{impl, impl->make_timer(), StoppingRule(settings), {}, {}};
+    Lane lane{
+        impl, impl->make_timer(), StoppingRule(settings), {}, {}, 0.0, expected_sustained_s(*impl, settings)};
     lane.result.implementation = impl->name();
     lane.result.timer = lane.timer->name();
     lanes.push_back(std::move(lane));
   }
+  // What the rules have reached, with the estimate of what is left.
+  const auto report = [&](Phase phase, const Lane &lane, std::size_t round) {
+    if (!progress) return;
+    Progress p;
+    p.phase = phase;
+    p.implementation = lane.result.implementation;
+    p.sample = lane.rule.samples();
+    p.round = round;
+    const LaneProgress state = progress_of(lane);
+    p.samples_expected = samples_needed(state, settings);
+    p.max_samples = settings.max_samples;
+    p.noise = lane.rule.relative_error();
+    p.noise_target = settings.max_noise;
+    p.stop_reason = lane.own_stop;
+    p.elapsed_s = elapsed_s();
+    std::vector<LaneProgress> all;
+    all.reserve(lanes.size());
+    for (const Lane &l : lanes) all.push_back(progress_of(l));
+    p.estimated_left_s = time_left_s(all, settings, p.elapsed_s);
+    progress(p);
+  };
+  // The first time a lane's own rule is met, noted and reported.
+  const auto note_stop = [&](Lane &lane, std::size_t round) {
+    if (!lane.own_stop.empty() || lane.failed() || !lane.rule.finished()) return;
+    lane.own_stop = lane.rule.reason();
+    report(Phase::lane_done, lane, round);
+  };
   for (auto &lane : lanes) {
+    report(Phase::warmup, lane, 0);
     guarded(lane, [&] {
       for (std::size_t i = 0; i < settings.warmup_runs; ++i) {
         Sample discarded;
@@ -90,43 +145,28 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   auto sample_lane = [&](Lane &lane, std::size_t round) {
     Sample s;
     s.round = round;
+    const auto before = std::chrono::steady_clock::now();
     if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings, s)); })) return;
+    lane.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
     lane.result.samples.push_back(s);
-    if (lane.own_stop.empty() && lane.rule.finished()) lane.own_stop = lane.rule.reason();
-    if (progress) {
-      Progress p;
-      p.implementation = lane.result.implementation;
-      p.sample = lane.result.samples.size();
-      p.round = round;
-      p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      // Left: the remaining minimum samples of the slowest lane, at its mean.
-      for (const auto &l : lanes) {
-        if (l.finished() || l.result.samples.empty()) continue;
-        double mean_s = 0;
-        for (const auto &x : l.result.samples) mean_s += x.ns * 1e-9;
-        mean_s /= static_cast<double>(l.result.samples.size());
-        const double remaining = static_cast<double>(settings.min_samples) -
-                                 static_cast<double>(std::min(settings.min_samples, l.result.samples.size()));
-        p.estimated_left_s =
-            std::max(p.estimated_left_s, remaining * mean_s * static_cast<double>(lanes.size()));
-      }
-      progress(p);
-    }
+    report(Phase::sampling, lane, round);
+    note_stop(lane, round);
   };
   if (settings.interleave) {
     // A lane wants samples until its own rule is met (noted when first seen).
-    const auto wants = [](Lane &l) {
+    const auto wants = [&](Lane &l, std::size_t round) {
       if (l.failed()) return false;
       if (!l.rule.finished()) return true;
-      if (l.own_stop.empty()) l.own_stop = l.rule.reason();
+      note_stop(l, round);
       return false;
     };
+    std::size_t round = 0;
     const auto any_wants = [&] {
       bool any = false;
-      for (Lane &l : lanes) any = wants(l) || any; // every lane: each notes its own stop
+      for (Lane &l : lanes) any = wants(l, round) || any; // every lane: each notes its own stop
       return any;
     };
-    for (std::size_t round = 0; any_wants(); ++round) {
+    for (; any_wants(); ++round) {
       for (const std::size_t k : interleave_order(lanes.size(), round)) {
         Lane &lane = lanes[k];
         const bool done = settings.share_rounds ? lane.rule.at_cap() : lane.rule.finished();
@@ -135,16 +175,22 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
       }
     }
   } else {
-    for (auto &lane : lanes)
-      for (std::size_t round = 0; !lane.finished(); ++round) sample_lane(lane, round);
+    for (auto &lane : lanes) {
+      std::size_t round = 0;
+      for (; !lane.finished(); ++round) sample_lane(lane, round);
+      note_stop(lane, round);
+    }
   }
 
   std::vector<Measurement> results;
   for (auto &lane : lanes) {
-    if (!lane.result.failure && !lane.result.samples.empty())
+    if (!lane.result.failure && !lane.result.samples.empty()) {
+      if (lane.sustained_s > 0.0) report(Phase::sustained, lane, 0);
       guarded(lane, [&] {
         lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
       });
+    }
+    lane.sustained_s = 0.0;
     if (!lane.result.failure)
       lane.result.stop_reason = lane.own_stop.empty() ? lane.rule.reason() : lane.own_stop;
     flag_throttled(lane.result, settings.throttle_fraction);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/harness/progress.hpp"
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/harness/sustained.hpp"
 #include "lib/implementation/implementation.hpp"
@@ -36,18 +37,10 @@ struct Measurement {
   std::optional<LaneFailure> failure;
 };
 
-struct Progress {
-  std::string implementation;
-  std::size_t sample = 0; // samples taken by this implementation so far
-  std::size_t round = 0;
-  double elapsed_s = 0.0;
-  double estimated_left_s = 0.0; // rough: from the slowest unfinished implementation
-};
-
-using ProgressCallback = std::function<void(const Progress &)>;
-
 // A lane whose warm-up or sample throws stops there (Measurement::failure);
-// the others go on.
+// the others go on. `progress` hears of each warm-up, sample, lane whose
+// rule is met and sustained phase (Progress's workload fields left to the
+// caller).
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
                                  const ProtocolSettings &settings, const ProgressCallback &progress = {});
 

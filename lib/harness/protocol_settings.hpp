@@ -33,6 +33,9 @@ struct ProtocolSettings {
   // back for about this long (plus a quarter untimed first) while the
   // board's energy is read (harness/sustained.hpp); 0: no such phase.
   double sustained_time_s = 1.0;
+  // kibench locked the SM clock for the run (--lock-clocks, where NVML
+  // allowed it): the protocol's devicePolicy.clocksLocked.
+  bool clocks_locked = false;
 
   // A stable, human-readable statement of the sampling above (goes into the
   // protocol's comparability notes, and so into its digest).

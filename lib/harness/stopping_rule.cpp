@@ -7,20 +7,29 @@
 
 namespace kibench {
 
+double median_relative_standard_error(double relative_spread, std::size_t count) {
+  if (count < 2) return std::numeric_limits<double>::infinity();
+  return kMedianStandardErrorFactor * relative_spread / std::sqrt(static_cast<double>(count));
+}
+
 StoppingRule::StoppingRule(const ProtocolSettings &settings)
     : settings_(settings), started_(std::chrono::steady_clock::now()) {}
 
 void StoppingRule::add_sample(double ns) {
   samples_.push_back(ns);
   sampled_ns_ += ns;
+  spread_.reset();
+}
+
+double StoppingRule::relative_spread() const {
+  if (samples_.size() < 2) return std::numeric_limits<double>::infinity();
+  if (!spread_) spread_ = stats::summarize(samples_).relative_noise;
+  return *spread_;
 }
 
 double StoppingRule::relative_error() const {
-  if (samples_.size() < 2) return std::numeric_limits<double>::infinity();
-  const stats::Summary s = stats::summarize(samples_);
-  // The median's standard error is about 1.2533·sigma/sqrt(n) for normal
-  // data; sigma estimated robustly as 1.4826·MAD.
-  return 1.2533 * s.relative_noise / std::sqrt(static_cast<double>(s.count));
+  // sigma estimated robustly as 1.4826·MAD.
+  return median_relative_standard_error(relative_spread(), samples_.size());
 }
 
 bool StoppingRule::finished() const {

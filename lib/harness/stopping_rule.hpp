@@ -4,12 +4,24 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/harness/protocol_settings.hpp"
 
 namespace kibench {
+
+// The median's standard error is about sqrt(pi/2)·sigma/sqrt(n) for normal
+// data.
+inline constexpr double kMedianStandardErrorFactor = 1.2533;
+
+// The relative standard error of the median of `count` samples whose
+// robust relative spread (1.4826·MAD / median) is `relative_spread`:
+// kMedianStandardErrorFactor·spread/sqrt(n), infinite below two samples.
+// What --max-noise bounds.
+double median_relative_standard_error(double relative_spread, std::size_t count);
 
 class StoppingRule {
 public:
@@ -21,14 +33,23 @@ public:
   // At the sample cap or past the time limit: no sample more, whatever
   // other implementations still need.
   [[nodiscard]] bool at_cap() const;
-  // Current relative standard error of the median (robust).
+  // Current relative standard error of the median (robust); infinite
+  // below two samples.
   [[nodiscard]] double relative_error() const;
+  // 1.4826·MAD / median of the samples so far; infinite below two.
+  [[nodiscard]] double relative_spread() const;
+  [[nodiscard]] std::size_t samples() const { return samples_.size(); }
+  // Seconds of samples so far (what --min-time counts).
+  [[nodiscard]] double sampled_s() const { return sampled_ns_ * 1e-9; }
 
 private:
   ProtocolSettings settings_;
   std::vector<double> samples_;
   double sampled_ns_ = 0.0;
   std::chrono::steady_clock::time_point started_;
+  // relative_spread() of the current samples, computed once per sample:
+  // the rule and the progress report both ask after every sample.
+  mutable std::optional<double> spread_;
 };
 
 } // namespace kibench

@@ -23,7 +23,7 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
       {"measurement", std::move(measurement)},
       {"correctness", json::Object{{"reference", fmt::format("{} (fp64 loss and gradients)", oracle)},
                                    {"comparator", "fp64_oracle_rel_l2"}}},
-      {"devicePolicy", json::Object{{"clocksLocked", false}}},
+      {"devicePolicy", json::Object{{"clocksLocked", s.clocks_locked}}},
       {"comparability", json::Object{{"family", s.family()}, {"notes", s.describe()}}},
   };
   json::Object metadata{{"name", kebab(fmt::format("{}_{}", harness.name, s.method()))},

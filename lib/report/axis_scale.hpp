@@ -1,6 +1,6 @@
 // Maps data values to pixel positions along one chart axis, and chooses
 // the tick values to label it with. Linear axes start from round numbers;
-// logarithmic ones (sweeps over T, latencies spanning decades) put ticks at
+// logarithmic ones (sweeps over an axis, latencies spanning decades) put ticks at
 // 1, 2 and 5 times powers of ten, or at given values.
 #pragma once
 

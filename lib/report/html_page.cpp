@@ -209,18 +209,21 @@ void append_overview(std::string &out, const std::optional<Chart> &chart) {
 
 void append_sweeps(std::string &out, const ReportModel &model, const ColorAssignment &colors) {
   if (model.sweeps.empty()) return;
-  out += "<section class=\"card\" id=\"sweeps\" data-testid=\"sweeps\">\n<h2>Sweeps over T</h2>\n";
+  out += "<section class=\"card\" id=\"sweeps\" data-testid=\"sweeps\">\n<h2>Sweeps</h2>\n";
   out +=
       "<p class=\"subtitle\">Runs of one operation, protocol and environment whose workloads differ only in "
-      "the number of tokens T.</p>\n";
+      "one axis (the number of tokens T, the vocabulary V, the hidden size H) and what follows from "
+      "it.</p>\n";
   for (const Sweep &sweep : model.sweeps) {
-    std::vector<std::string> tokens;
-    for (const std::int64_t t : sweep.tokens) tokens.push_back(std::to_string(t));
+    std::vector<std::string> values;
+    for (const std::int64_t v : sweep.values) values.push_back(std::to_string(v));
     out += fmt::format("<div class=\"sweep\" id=\"sweep-{0}\" data-testid=\"sweep-{0}\">\n", e(sweep.slug));
-    out += fmt::format("<h3>{} · {}</h3>\n", e(sweep.operation_name), e(sweep.fixed_axes));
-    out += fmt::format("<dl class=\"facts\"><dt>T</dt><dd>{}</dd><dt>Protocol</dt><dd>{}</dd>"
+    out += fmt::format("<h3>{} over {} · {}</h3>\n", e(sweep.operation_name), e(axis_symbol(sweep.axis)),
+                       e(sweep.fixed_axes));
+    out += fmt::format("<dl class=\"facts\"><dt>{}</dt><dd>{}</dd><dt>Protocol</dt><dd>{}</dd>"
                        "<dt>Environment</dt><dd>{}</dd></dl>\n",
-                       fmt::join(tokens, ", "), e(sweep.protocol_title), e(sweep.environment_name));
+                       e(axis_symbol(sweep.axis)), fmt::join(values, ", "), e(sweep.protocol_title),
+                       e(sweep.environment_name));
     out += "<div class=\"charts\">\n";
     append_figure(out, sweep_time_chart(sweep, colors));
     const auto tflops = sweep_tflops_chart(sweep, colors);
@@ -254,14 +257,14 @@ void append_header(std::string &out, const ReportModel &model, bool has_overview
                      model.run_count, model.run_count == 1 ? "" : "s", model.cohorts.size(),
                      model.cohorts.size() == 1 ? "" : "s",
                      model.sweeps.empty() ? ""
-                                          : fmt::format(" · {} sweep{} over T", model.sweeps.size(),
+                                          : fmt::format(" · {} sweep{}", model.sweeps.size(),
                                                         model.sweeps.size() == 1 ? "" : "s"),
                      e(model.anchor_choice), e(model.generator));
   out += "<details><summary>Inputs</summary><ul>\n";
   for (const std::string &input : model.inputs) out += fmt::format("<li><code>{}</code></li>\n", e(input));
   out += "</ul></details>\n<nav><ol>\n";
   if (has_overview) out += "<li><a href=\"#overview\">Across workloads</a></li>\n";
-  if (!model.sweeps.empty()) out += "<li><a href=\"#sweeps\">Sweeps over T</a></li>\n";
+  if (!model.sweeps.empty()) out += "<li><a href=\"#sweeps\">Sweeps</a></li>\n";
   for (const CohortSection &cohort : model.cohorts)
     out += fmt::format("<li><a href=\"#cohort-{}\">{}</a></li>\n", e(cohort.slug), e(cohort.workload_name));
   out += "<li><a href=\"#environments\">Environments</a></li>\n</ol></nav>\n</header>\n";

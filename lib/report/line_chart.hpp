@@ -1,7 +1,7 @@
 // Line chart of a sweep: one line per implementation over a logarithmic
-// x axis (the tokens axis T, which sweeps grow geometrically), with the
+// x axis (the swept axis, T, V or H, which sweeps grow geometrically), with the
 // 95 % interval of each point drawn as a vertical whisker. The x ticks are
-// the swept values themselves, so every T measured is labelled.
+// the swept values themselves, so every value measured is labelled.
 //
 // In the SVG: each point is <circle class="point"> with data-series and
 // data-x; each line is <polyline class="series-line">; whiskers are

@@ -1,7 +1,7 @@
 // `kibench report` as a library call, up to the page: read the runs and
 // let compare group them into cohorts by comparison key, choose each
 // cohort's baseline and bootstrap every candidate's speedup; then gather
-// what the page shows of each cohort, the sweeps over T, and the
+// what the page shows of each cohort, the sweeps over any axis, and the
 // environments. docs/report.md describes the page.
 #pragma once
 

@@ -237,6 +237,20 @@ std::optional<Chart> memory_chart(const CohortSection &cohort) {
   return Chart{render_bar_chart(spec), spec.title, spec.description, spec.test_id};
 }
 
+std::string axis_symbol(const std::string &axis) {
+  if (axis == "tokens") return "T";
+  if (axis == "vocab") return "V";
+  if (axis == "hidden") return "H";
+  return axis;
+}
+
+std::string axis_words(const std::string &axis) {
+  if (axis == "tokens") return "number of tokens T";
+  if (axis == "vocab") return "vocabulary size V";
+  if (axis == "hidden") return "hidden size H";
+  return axis;
+}
+
 std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment &colors) {
   double largest = 0.0;
   for (const SweepSeries &series : sweep.series)
@@ -246,16 +260,18 @@ std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment 
 
   LineChartSpec spec;
   spec.test_id = "chart-sweep-time-" + sweep.slug;
-  spec.title = fmt::format("Median latency vs T: {} ({})", sweep.operation_name, sweep.fixed_axes);
-  spec.description = "One line per implementation: median latency at each number of tokens T, with the 95 % "
-                     "interval of the median as whiskers.";
-  spec.x_label = "tokens T";
+  const std::string symbol = axis_symbol(sweep.axis);
+  spec.title = fmt::format("Median latency vs {}: {} ({})", symbol, sweep.operation_name, sweep.fixed_axes);
+  spec.description = fmt::format("One line per implementation: median latency at each {}, with the 95 % "
+                                 "interval of the median as whiskers.",
+                                 axis_words(sweep.axis));
+  spec.x_label = sweep.axis == symbol ? symbol : fmt::format("{} {}", sweep.axis, symbol);
   spec.y_label = fmt::format("median latency ({})", unit.name);
   for (const SweepSeries &series : sweep.series) {
     LineSeries line{series.implementation, std::string(colors.color_of(series.implementation)), {}};
     for (const SweepPoint &p : series.points) {
       LinePoint point;
-      point.x = static_cast<double>(p.tokens);
+      point.x = static_cast<double>(p.value);
       point.y = p.median_ns / unit.scale;
       if (p.median_interval) {
         point.low = p.median_interval->low / unit.scale;
@@ -263,7 +279,7 @@ std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment 
       }
       point.flagged = is_failure(p.status);
       point.tooltip =
-          fmt::format("{} at T={}: {}{}", p.run_id, p.tokens, compare::text::duration(p.median_ns),
+          fmt::format("{} at {}={}: {}{}", p.run_id, symbol, p.value, compare::text::duration(p.median_ns),
                       point.flagged ? fmt::format(" ({})", to_string(p.status)) : "");
       line.points.push_back(std::move(point));
     }
@@ -275,10 +291,14 @@ std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment 
 std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignment &colors) {
   LineChartSpec spec;
   spec.test_id = "chart-sweep-tflops-" + sweep.slug;
-  spec.title = fmt::format("Effective TFLOP/s vs T: {} ({})", sweep.operation_name, sweep.fixed_axes);
-  spec.description = "One line per implementation: the workload's GEMM FLOPs divided by the median latency, "
-                     "at each number of tokens T, as each run reports it.";
-  spec.x_label = "tokens T";
+  const std::string symbol = axis_symbol(sweep.axis);
+  spec.title =
+      fmt::format("Effective TFLOP/s vs {}: {} ({})", symbol, sweep.operation_name, sweep.fixed_axes);
+  spec.description =
+      fmt::format("One line per implementation: the workload's GEMM FLOPs divided by the median "
+                  "latency, at each {}, as each run reports it.",
+                  axis_words(sweep.axis));
+  spec.x_label = sweep.axis == symbol ? symbol : fmt::format("{} {}", sweep.axis, symbol);
   spec.y_label = "effective TFLOP/s";
   // Throughput grows with T and then flattens: a linear axis shows the
   // plateau, where a log axis would flatten the climb.
@@ -288,11 +308,11 @@ std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignmen
     for (const SweepPoint &p : series.points) {
       if (!p.tflops) continue;
       LinePoint point;
-      point.x = static_cast<double>(p.tokens);
+      point.x = static_cast<double>(p.value);
       point.y = *p.tflops;
       point.flagged = is_failure(p.status);
       point.tooltip =
-          fmt::format("{} at T={}: {} TFLOP/s", p.run_id, p.tokens, format_significant(*p.tflops));
+          fmt::format("{} at {}={}: {} TFLOP/s", p.run_id, symbol, p.value, format_significant(*p.tflops));
       line.points.push_back(std::move(point));
     }
     if (!line.points.empty()) spec.series.push_back(std::move(line));

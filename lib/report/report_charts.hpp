@@ -9,7 +9,7 @@
 //   chart-speedup-<slug>   speedup over the baseline, bootstrap whiskers
 //   chart-floor-<slug>     median ÷ cublas-floor median
 //   chart-memory-<slug>    peak and workspace memory
-//   chart-sweep-time-<slug>, chart-sweep-tflops-<slug>   sweeps over T
+//   chart-sweep-time-<slug>, chart-sweep-tflops-<slug>   sweeps over T, V, H, ...
 //   chart-floor-overview   every cohort's ratios to cublas-floor in one chart
 #pragma once
 
@@ -37,6 +37,11 @@ std::optional<Chart> median_chart(const CohortSection &cohort, const ColorAssign
 std::optional<Chart> speedup_chart(const CohortSection &cohort, const ColorAssignment &colors);
 std::optional<Chart> floor_chart(const CohortSection &cohort, const ColorAssignment &colors);
 std::optional<Chart> memory_chart(const CohortSection &cohort);
+// A sweep's axis as the page names it: "T" for tokens, "V" for vocab, "H"
+// for hidden, else the axis's own name; and in words ("vocabulary size V").
+std::string axis_symbol(const std::string &axis);
+std::string axis_words(const std::string &axis);
+
 std::optional<Chart> sweep_time_chart(const Sweep &sweep, const ColorAssignment &colors);
 std::optional<Chart> sweep_tflops_chart(const Sweep &sweep, const ColorAssignment &colors);
 // A cohort's charts that have data, in page order (median, speedup, floor,

@@ -71,7 +71,7 @@ struct CohortSection {
 };
 
 struct SweepPoint {
-  std::int64_t tokens = 0;
+  std::int64_t value = 0; // of the swept axis
   double median_ns = 0.0;
   std::optional<stats::Interval> median_interval;
   std::optional<double> tflops;
@@ -81,17 +81,19 @@ struct SweepPoint {
 
 struct SweepSeries {
   std::string implementation;
-  std::vector<SweepPoint> points; // increasing tokens, one per T
+  std::vector<SweepPoint> points; // increasing values, one per value
 };
 
 // Runs of one operation, protocol and environment whose workloads differ
-// only in the tokens axis (and what follows from it: shapes, seeds).
+// only in one axis (and what follows from it: shapes, seeds, the weights'
+// ±1/sqrt(fan_in) bounds, a generator range equal to the axis).
 struct Sweep {
   std::string slug;
   std::string operation_name;
-  std::string fixed_axes; // "vocab 1000, hidden 64"
+  std::string axis;       // the swept axis: "tokens", "vocab", "hidden", ...
+  std::string fixed_axes; // the others: "vocab 1000, hidden 64"
   std::string protocol_title, environment_name;
-  std::vector<std::int64_t> tokens; // every T measured, increasing
+  std::vector<std::int64_t> values; // every value of the axis measured, increasing
   std::vector<SweepSeries> series;
   std::vector<std::string> notes; // duplicates left out, series without throughput
 };

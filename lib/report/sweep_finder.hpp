@@ -1,13 +1,18 @@
-// Finds sweeps over the tokens axis T among the runs: runs of one
-// operation, protocol and environment whose workloads are equal once the
-// tokens axis, the tensor shapes (which follow from the axes) and the
-// generator seeds are set aside. Each such group measured at two or more
-// values of T is a sweep: one series per implementation, one point per T.
+// Finds sweeps over any axis among the runs (T, V, H, ...): runs of one
+// operation, protocol and environment whose workloads are equal once that
+// axis (and the axes the operation derives from it), the tensor shapes
+// (which follow from the axes), the generator seeds, the weights' init
+// bounds ±1/sqrt(fan_in) and a whole-number generator parameter that
+// equals the axis in every run (the target's range [0, vocab) over V) are
+// set aside. Each such group measured at two or more values of the axis is
+// a sweep: one series per implementation, one point per value. One set of
+// runs may hold sweeps over several axes (a T x V product: a T sweep at
+// each V, a V sweep at each T).
 //
 // Series are ordered reference, cpu-reference, the others as given, then
-// cublas-floor. Two runs of one implementation at the same T (a repeated
-// run) give one point: the first given; the sweep's notes say how many
-// were left out.
+// cublas-floor. Two runs of one implementation at the same value (a
+// repeated run) give one point: the first given; the sweep's notes say how
+// many were left out.
 #pragma once
 
 #include <vector>

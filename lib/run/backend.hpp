@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/correctness/correctness.hpp"
+#include "lib/environment/clock_control.hpp"
 #include "lib/environment/environment.hpp"
 #include "lib/implementation/implementation.hpp"
 
@@ -35,6 +36,9 @@ public:
   [[nodiscard]] virtual std::vector<unsigned char> to_host_bytes(const TensorRef &tensor) const = 0;
   [[nodiscard]] virtual std::vector<ErrorStats> compare(const OutputView &out, const OutputView &ref,
                                                         bool with_gradients) const = 0;
+  // The GPU's clock state and lock (--lock-clocks); nullptr where there is
+  // no GPU or no NVML to ask.
+  [[nodiscard]] virtual std::unique_ptr<ClockControl> clock_control() const { return nullptr; }
 };
 
 // The backend of this build (defined in kernels/backend.cpp).

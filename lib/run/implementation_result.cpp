@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "lib/harness/stopping_rule.hpp"
+
 namespace kibench {
 
 namespace {
@@ -22,6 +24,8 @@ ImplementationResult summarize(const Measurement &measurement, const Workload &w
     result.throttled_samples += s.throttled ? 1 : 0;
   }
   result.latency_ns = stats::summarize(ns);
+  result.median_noise =
+      median_relative_standard_error(result.latency_ns.relative_noise, result.latency_ns.count);
   const double flops = workload.gemm_flops(pass != Pass::forward);
   result.tflops = tflops_at(flops, result.latency_ns.median);
   if (const auto &m = measurement.sustained)

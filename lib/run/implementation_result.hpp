@@ -23,6 +23,9 @@ struct SustainedFigures {
 struct ImplementationResult {
   stats::Summary latency_ns; // of the cold samples
   std::size_t throttled_samples = 0;
+  // The median's relative standard error (harness/stopping_rule.hpp), the
+  // figure --max-noise bounds; infinite below two samples.
+  double median_noise = 0.0;
   // Effective: the pass's GEMM FLOPs / the median latency. "Effective"
   // because the FLOPs are the workload's GEMMs, whatever the implementation
   // actually executes.

@@ -56,6 +56,9 @@ struct WorkloadOutcome {
   std::filesystem::path run_dir;
   std::string oracle;
   double oracle_loss = 0.0;
+  // --max-noise: the relative standard error of the median each stopping
+  // rule aimed for; 0 where none was set (an import).
+  double noise_target = 0.0;
   std::vector<ImplementationOutcome> implementations;
   std::vector<std::pair<std::string, std::string>> skipped; // name, reason
 

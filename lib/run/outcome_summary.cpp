@@ -17,6 +17,12 @@ ReferencePoints reference_points(const WorkloadOutcome &o) {
   return points;
 }
 
+bool stopped_short_of_noise_target(const ImplementationOutcome &o, double noise_target) {
+  const std::string &reason = o.facts.measurement.stop_reason;
+  return !o.facts.failed() && (reason == "max_samples" || reason == "timeout") &&
+         !(o.result.median_noise <= noise_target);
+}
+
 namespace {
 
 // Everything the sustained phase measured, so the run's figures can be

@@ -22,6 +22,11 @@ inline double median_of(const ImplementationOutcome &outcome) {
   return outcome.result.latency_ns.median;
 }
 
+// Sampling stopped at --max-samples or --timeout with the median's
+// relative standard error still above `noise_target`: its figures are less
+// precise than was asked for.
+bool stopped_short_of_noise_target(const ImplementationOutcome &outcome, double noise_target);
+
 // summary.json of one outcome.
 json::Value outcome_summary(const WorkloadOutcome &outcome);
 

@@ -1,6 +1,7 @@
 #include "lib/run/run_printer.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,34 @@ std::string correctness_cell(const ImplementationFacts &f) {
   double worst = 0;
   for (const auto &e : f.verdict->outputs) worst = std::max(worst, e.rel_l2_error);
   return fmt::format("{} (max rel {:.1e})", f.verdict->passed ? "passed" : "FAILED", worst);
+}
+
+// Why sampling stopped, in a word: its noise target, or a cap.
+std::string stop_cell(const std::string &reason) {
+  if (reason == "noise_target") return "noise";
+  if (reason == "max_samples") return "n cap";
+  if (reason == "timeout") return "time cap";
+  return reason.empty() ? "–" : reason;
+}
+
+// A percentage of a relative error, with enough digits to compare with its
+// target.
+std::string percent(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:.2f} %", fraction * 100) : "unknown (one sample)";
+}
+
+// The implementations whose sampling hit a cap before the noise target:
+// one warning line each, with what to change.
+void render_short_stops(std::string &out, const WorkloadOutcome &o) {
+  for (const auto &i : o.implementations) {
+    if (!stopped_short_of_noise_target(i, o.noise_target)) continue;
+    const bool time = i.facts.measurement.stop_reason == "timeout";
+    out += fmt::format("warning: {} stopped at the {} ({} samples) with the median's noise at {}, above the "
+                       "{} target: raise {}, or read its interval as wider\n",
+                       i.facts.name, time ? "time limit" : "sample cap", i.result.latency_ns.count,
+                       percent(i.result.median_noise), percent(o.noise_target),
+                       time ? "--timeout" : "--max-samples");
+  }
 }
 
 // Every median against the tensor cores' own floor, where it ran.
@@ -72,9 +101,9 @@ std::string render_run_table(const WorkloadOutcome &o) {
   // Names longer than the header (plugins') widen the first column.
   std::size_t width = 14;
   for (const auto &i : o.implementations) width = std::max(width, i.facts.name.size());
-  out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n", "implementation",
-                     width, "median ms", "p20–p80 ms", "n", "vs ref", "÷ floor", "TFLOP/s", "peak",
-                     "workspace", "correctness");
+  out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n",
+                     "implementation", width, "median ms", "p20–p80 ms", "n", "stop", "vs ref", "÷ floor",
+                     "TFLOP/s", "peak", "workspace", "correctness");
   for (const auto &i : o.implementations) {
     if (i.facts.failed()) {
       out += fmt::format("{:<{}} FAILED ({}): {}\n", i.facts.name, width, to_string(i.facts.status),
@@ -86,13 +115,16 @@ std::string render_run_table(const WorkloadOutcome &o) {
         reference && reference != &i ? fmt::format("{:.2f}×", median_of(*reference) / s.median) : "–";
     const std::string to_floor =
         floor && floor != &i ? fmt::format("{:.2f}", s.median / median_of(*floor)) : "–";
-    out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n", i.facts.name,
-                       width, s.median * 1e-6, fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6),
-                       s.count, speedup, to_floor, i.result.tflops, human_bytes(i.facts.memory.peak_bytes),
-                       human_bytes(i.facts.memory.workspace_bytes), correctness_cell(i.facts));
+    out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n",
+                       i.facts.name, width, s.median * 1e-6,
+                       fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count,
+                       stop_cell(i.facts.measurement.stop_reason), speedup, to_floor, i.result.tflops,
+                       human_bytes(i.facts.memory.peak_bytes), human_bytes(i.facts.memory.workspace_bytes),
+                       correctness_cell(i.facts));
   }
   for (const auto &[name, reason] : o.skipped)
     out += fmt::format("{:<{}} skipped: {}\n", name, width, reason);
+  render_short_stops(out, o);
   render_tensor_floor(out, o, tensor_floor);
   render_sustained(out, o);
   out += fmt::format("\nwritten: {}/\n", o.run_dir.string());

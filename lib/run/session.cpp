@@ -82,7 +82,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   std::vector<fs::path> files = options.workload_files;
   if (files.empty()) files.push_back(default_workload(backend));
   std::vector<Workload> workloads;
-  for (const auto &file : files) workloads.push_back(load_workload(file));
+  for (const auto &file : files)
+    for (Workload &w : expand_sweep(load_workload(file), options.axes)) workloads.push_back(std::move(w));
 
   std::vector<std::string> names = options.implementations;
   if (names.empty()) names = default_implementations(backend);
@@ -117,19 +118,67 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
   io::prepare_output_directories(folders);
 
+  // The clocks, locked before anything is measured or probed, for as long
+  // as the session runs (the guard resets them, on signals too).
+  std::unique_ptr<ClockControl> clocks = backend.clock_control();
+  std::optional<ClockLockGuard> clock_lock;
+  if (options.lock_clocks) {
+    if (gpu_missing) {
+      note(fmt::format("--lock-clocks {}: no GPU to lock ({})", to_string(*options.lock_clocks),
+                       *gpu_missing));
+    } else if (!clocks) {
+      note(fmt::format("--lock-clocks {}: NVML is not available; timing on the clocks as they are",
+                       to_string(*options.lock_clocks)));
+    } else {
+      clock_lock.emplace(*clocks, *options.lock_clocks, note);
+    }
+  }
+
   ProtocolSettings settings = options.settings;
   settings.timer = gpu_missing ? "steady_clock" : "cuda_events";
   if (gpu_missing) settings.cold = false; // no device cache to flush on the CPU path
+  settings.clocks_locked = clock_lock && clock_lock->locked();
   const json::Value protocol = protocol_manifest(settings, oracle);
   const std::string protocol_digest = manifest_digest(protocol);
-  const json::Value environment = environment_manifest(backend.environment());
+  EnvironmentFacts facts = backend.environment();
+  if (settings.clocks_locked) {
+    // A lock NVML cannot read back: what kibench set is what is known.
+    ClockReadings readings;
+    readings.locked_by_kibench = options.lock_clocks;
+    readings.locked_mhz = clock_lock->locked_mhz();
+    facts.clocks_locked = true;
+    facts.labels["clock_state"] = clock_state(readings).description;
+  } else if (!gpu_missing && !facts.clocks_locked) {
+    note(fmt::format("GPU clocks are not locked ({}): medians follow boost and the power limiter; "
+                     "--lock-clocks base|max locks them where NVML allows (root)",
+                     facts.labels.contains("clock_state") ? facts.labels.at("clock_state")
+                                                          : "NVML not available"));
+  }
+  const json::Value environment = environment_manifest(facts);
   const std::string environment_digest = manifest_digest(environment);
 
   std::vector<WorkloadOutcome> outcomes;
-  for (const Workload &workload : workloads) {
+  for (std::size_t index = 0; index < workloads.size(); ++index) {
+    const Workload &workload = workloads[index];
+    // The harness's reports, and the session's own phases, with the workload.
+    const ProgressCallback progress = [&](const Progress &p) {
+      if (!options.progress) return;
+      Progress with = p;
+      with.workload_index = index;
+      with.workload_count = workloads.size();
+      with.workload = workload.name;
+      options.progress(with);
+    };
+    const auto phase = [&](Phase what, const std::string &implementation) {
+      Progress p;
+      p.phase = what;
+      p.implementation = implementation;
+      progress(p);
+    };
     WorkloadOutcome outcome;
     outcome.workload = workload;
     outcome.oracle = oracle;
+    outcome.noise_target = settings.max_noise;
     const std::string workload_digest = manifest_digest(workload.manifest);
     InputSet inputs(workload);
     const std::string started_at = utc_timestamp_now();
@@ -141,6 +190,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     }
 
     // 2. The oracle's answer, kept while the candidates are checked.
+    phase(Phase::oracle, oracle);
     auto reference = backend.make(oracle);
     reference->prepare(workload, inputs);
     reference->run(check_pass(settings.pass));
@@ -164,6 +214,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
         }
         // An implementation that times work without computing the loss has
         // nothing to check, so it is never evidence of a correct result.
+        phase(Phase::check, name);
         const bool computes_loss = c.impl->computes_loss();
         c.impl->prepare(workload, inputs);
         if (computes_loss) {
@@ -191,7 +242,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     std::vector<Implementation *> timed;
     for (auto &c : candidates)
       if (!c.facts.failed()) timed.push_back(c.impl.get());
-    std::vector<Measurement> measurements = measure(timed, settings, options.progress);
+    std::vector<Measurement> measurements = measure(timed, settings, progress);
 
     // 5. Manifests, written into a staged directory and moved into place.
     const std::string observed_at = utc_timestamp_now();
@@ -208,6 +259,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     context.protocol_digest = protocol_digest;
     context.environment_digest = environment_digest;
     context.observed_at = observed_at;
+    if (!options.label.empty()) context.extra_labels.set("run_label", options.label);
     std::size_t measured = 0;
     for (Candidate &c : candidates) {
       ImplementationFacts &f = c.facts;
@@ -236,6 +288,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     write_json(dir, "summary.json", outcome_summary(outcome));
     dir.commit();
     outcome.run_dir = dir.final_path();
+    if (options.workload_done) options.workload_done(outcome);
     outcomes.push_back(std::move(outcome));
   }
   return outcomes;

@@ -23,20 +23,35 @@
 #include "lib/run/outcome.hpp"
 #include "lib/run/outcome_summary.hpp"
 #include "lib/stats/summary.hpp"
+#include "lib/workload/axis_sweep.hpp"
 #include "lib/workload/workload.hpp"
 
 namespace kibench {
 
 struct SessionOptions {
   std::vector<std::filesystem::path> workload_files; // empty: the default workload
-  std::vector<std::string> implementations;          // empty: the defaults for this machine
+  // --axis: each workload is run at every combination of these values
+  // instead (workload/axis_sweep.hpp); empty: as written.
+  std::vector<AxisValues> axes;
+  std::vector<std::string> implementations; // empty: the defaults for this machine
   std::filesystem::path out_dir = "runs";
   ProtocolSettings settings;
   // --save-tensors: inputs and outputs as .npy under this folder (one
   // subfolder per workload, named like its run directory).
   std::optional<std::filesystem::path> save_tensors;
+  // --lock-clocks: the SM clock locked for the whole session where NVML
+  // allows it (and reset at its end, or on SIGINT / SIGTERM).
+  std::optional<ClockTarget> lock_clocks;
+  // --label: names this invocation's runs (metadata.labels.run_label of
+  // every BenchmarkRun), which compare and report show in place of a
+  // number where an implementation appears more than once. Empty: none.
+  std::string label;
   std::function<void(const std::string &)> note; // one-line notices ("GPU implementations skipped: ...")
+  // Every phase of every workload (progress.hpp), with its workload filled.
   ProgressCallback progress;
+  // Each workload's outcome as soon as its run directory is written (the
+  // outcomes are returned as well).
+  std::function<void(const WorkloadOutcome &)> workload_done;
 };
 
 // The workload `kibench run` uses when none is named.

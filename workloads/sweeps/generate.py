@@ -2,6 +2,8 @@
 """Writes the scaling-study workloads (docs/perf.md) from the seed workload:
 the seed's generators, scalars and correctness policy with other shapes.
 Run from the repository root: python3 workloads/sweeps/generate.py
+`kibench run BASE.json --axis tokens=... --axis vocab=...` derives its cases
+the same way (lib/workload/axis_sweep.hpp), without files.
 The seed shape is not repeated here: sweep with
   kibench run workloads/sweeps/*.json workloads/seed-distill-jsd-h4096-t8192-v128256.json
 
@@ -39,9 +41,14 @@ def write(folder, tokens, vocab, hidden):
     t["student_weight"]["shape"] = [vocab, student]
     t["teacher_weight"]["shape"] = [vocab, hidden]
     t["target"]["shape"] = [tokens]
-    for name, fan_in in (("student_weight", student), ("teacher_weight", hidden)):
-        bound = 1.0 / math.sqrt(fan_in)
-        t[name]["data"]["parameters"] = {"low": -bound, "high": bound}
+    for name in ("student_bias", "teacher_bias"):
+        if name in t:
+            t[name]["shape"] = [vocab]
+    for name, fan_in in (("student_weight", student), ("teacher_weight", hidden),
+                         ("student_bias", student), ("teacher_bias", hidden)):
+        if name in t:
+            bound = 1.0 / math.sqrt(fan_in)
+            t[name]["data"]["parameters"] = {"low": -bound, "high": bound}
     t["target"]["data"]["parameters"]["high"] = vocab
     name = f"distill-jsd-loss-hidden{hidden}-tokens{tokens}-vocab{vocab}-bf16"
     w["metadata"] = {
