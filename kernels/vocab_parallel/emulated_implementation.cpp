@@ -63,6 +63,10 @@ struct Shard {
   DeviceBuffer<float> grad_input;    // [R, Hs]: this rank's part of grad x, then the sum over ranks
   DeviceBuffer<float> grad_weight;   // [size, Hs]: Σ over chunks of G'_rᵀ x_s
   DeviceBuffer<float> grad_bias;     // [size]: Σ over chunks of G'_r's column sums; empty without a bias
+  // The rank's slices of b_s and b_t, [size] (empty without biases): its
+  // own allocations, so the logit GEMMs' bias epilogue reads a 256-byte
+  // aligned vector as it does in `fused` (b_s + b_r need not be aligned).
+  DeviceBuffer<bf16> student_bias, teacher_bias;
 };
 
 class VocabParallelEmulation final : public gpu::GpuImplementation {
@@ -122,6 +126,7 @@ public:
                                    token_count_.data(), stream());
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_, stream());
+    for (Shard &s : shards_) copy_bias_slices(s);
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const std::int64_t begin = c * plan_.rows;
       run_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
@@ -195,6 +200,7 @@ private:
                                          std::max<std::size_t>(gpu::fused::target_sort_temp_bytes(T, V), 1));
     order_ = {sort_keys_.data(),     sort_tokens_.data(), sorted_keys_.data(),
               sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
+    shards_.reserve(plan_.shards.size());
     for (const ShardLayout &layout : plan_.shards) {
       Shard &s = shards_.emplace_back();
       s.layout = layout;
@@ -207,6 +213,8 @@ private:
       s.grad_input = DeviceBuffer<float>(allocator(), count(R * Hs));
       s.grad_weight = DeviceBuffer<float>(allocator(), count(size * Hs));
       if (w.student_bias) s.grad_bias = DeviceBuffer<float>(allocator(), count(size));
+      if (w.student_bias) s.student_bias = DeviceBuffer<bf16>(allocator(), count(size));
+      if (w.teacher_bias) s.teacher_bias = DeviceBuffer<bf16>(allocator(), count(size));
     }
     if (w.student_bias) {
       ones_ = DeviceBuffer<bf16>(allocator(), count(R));
@@ -229,6 +237,21 @@ private:
     has_gradients_ = false;
   }
 
+  // Rows [b, e) of b_s and b_t into the shard's own slices.
+  void copy_bias_slices(Shard &s) {
+    const gpu::DeviceInputs &in = inputs();
+    const std::int64_t b = s.layout.shard.begin;
+    for (auto [slice, whole] :
+         {std::pair{&s.student_bias, &in.student_bias}, std::pair{&s.teacher_bias, &in.teacher_bias}}) {
+      if (slice->empty()) continue;
+      if (whole->size() < count(b) + slice->size())
+        throw std::logic_error(fmt::format("{}: bias of {} elements for shard rows [{}, {})", options_.name,
+                                           whole->size(), b, s.layout.shard.end));
+      CUDA_CHECK(cudaMemcpyAsync(slice->data(), whole->data() + b, slice->bytes(), cudaMemcpyDeviceToDevice,
+                                 stream()));
+    }
+  }
+
   // Shard s's arguments to the row kernels for token rows [begin, begin + rows).
   [[nodiscard]] vocab_parallel::ShardRowArgs row_args(Shard &s, std::int64_t begin, std::int64_t rows) const {
     const Workload &w = workload();
@@ -244,7 +267,7 @@ private:
     a.target = in.target.data() + begin;
     a.student_input = in.student_input.data() + begin * w.student_hidden;
     a.student_weight = in.student_weight.data();
-    a.student_bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
+    a.student_bias = s.student_bias.empty() ? nullptr : s.student_bias.data();
     a.student_hidden = w.student_hidden;
     a.maxima = s.maxima.data();
     a.sums = s.sums.data();
@@ -265,8 +288,8 @@ private:
   }
 
   // Shard s's logit slices for token rows [begin, begin + rows):
-  //   z_s,r [rows, ld] = x_s[begin:, :Hs] · W_s[b:e, :Hs]ᵀ (+ b_s[b:e])
-  //   z_t,r [rows, ld] = x_t[begin:, :H]  · W_t[b:e, :H]ᵀ  (+ b_t[b:e])
+  //   z_s,r [rows, ld] = x_s[begin:, :Hs] · W_s[b:e, :Hs]ᵀ (+ b_s[b:e], the shard's slice)
+  //   z_t,r [rows, ld] = x_t[begin:, :H]  · W_t[b:e, :H]ᵀ  (+ b_t[b:e], the shard's slice)
   // A = x rows (lda = Hs or H), B = the shard's W rows (ldb = Hs or H, the
   // GEMM reads them transposed), C row stride ld ≥ e − b.
   void enqueue_logits(Shard &s, std::int64_t begin, std::int64_t rows) {
@@ -277,12 +300,12 @@ private:
     gpu::RowMajorGemm student = gpu::gemm_abt(rows, columns, Hs, in.student_input.data() + begin * Hs,
                                               in.student_weight.data() + b * Hs, s.student_logits.data());
     student.ldc = s.layout.ld;
-    student.bias = in.has_student_bias() ? in.student_bias.data() + b : nullptr;
+    student.bias = s.student_bias.empty() ? nullptr : s.student_bias.data();
     gpu::matmul_aligned(*blas_, student, stream());
     gpu::RowMajorGemm teacher = gpu::gemm_abt(rows, columns, H, in.teacher_input.data() + begin * H,
                                               in.teacher_weight.data() + b * H, s.teacher_logits.data());
     teacher.ldc = s.layout.ld;
-    teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() + b : nullptr;
+    teacher.bias = s.teacher_bias.empty() ? nullptr : s.teacher_bias.data();
     gpu::matmul_aligned(*blas_, teacher, stream());
   }
 

@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads) sums_kernel(Params p) {
   }
   block_reduce(v, SumOf{});
   if (threadIdx.x == 0) {
-    if (holds && p.student_bias != nullptr) v[3] += __bfloat162float(p.student_bias[y]);
+    if (holds && p.student_bias != nullptr) v[3] += __bfloat162float(p.student_bias[y - p.column_begin]);
     for (int i = 0; i < 4; ++i) p.sums[row * kSumSlots + i] = v[i];
   }
 }

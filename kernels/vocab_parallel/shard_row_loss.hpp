@@ -54,7 +54,8 @@ struct ShardRowArgs {
   std::int64_t vocab = 0;               // V, for the target's validity
   const std::int64_t *target = nullptr; // y [rows], the chunk's
   // For the exact target logit: x_s [rows, Hs] (the chunk's), the whole
-  // W_s [V, Hs] and b_s [V] (or null).
+  // W_s [V, Hs] (row y is read where the shard holds y), and the shard's
+  // slice of b_s, [columns] from column_begin on (or null).
   const __nv_bfloat16 *student_input = nullptr;
   const __nv_bfloat16 *student_weight = nullptr;
   const __nv_bfloat16 *student_bias = nullptr;
