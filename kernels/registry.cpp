@@ -2,16 +2,37 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/floors/cublas_floor.hpp"
 #include "kernels/floors/wgmma_floor_implementation.hpp"
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/reference/reference.hpp"
+#include "kernels/vocab_parallel/emulated_implementation.hpp"
 
 namespace kibench {
 
 // Factories, each defined beside its implementation.
+
+namespace {
+
+// `fused-vp<n>-emulated` for the shard counts a multi-GPU host has.
+RegisteredImplementation vocab_parallel_emulation_entry(int shards) {
+  return {
+      vocab_parallel_emulation_name(shards),
+      fmt::format("fused with the LM heads cut into {} vocabulary shards run one after another on one GPU, "
+                  "per-row statistics and grad x combined by all-reduces (the vocabulary-parallel data "
+                  "flow, not its timing)",
+                  shards),
+      true, false, [shards] {
+        return make_vocab_parallel_emulated(
+            {.name = vocab_parallel_emulation_name(shards), .shards = shards});
+      }};
+}
+
+} // namespace
 
 const std::vector<RegisteredImplementation> &implementation_registry() {
   static const std::vector<RegisteredImplementation> registry = {
@@ -42,6 +63,9 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
          return make_fused(
              FusedOptions{.name = "fused-lean", .workspace_budget = gpu::fused::kLeanWorkspaceBudget});
        }},
+      vocab_parallel_emulation_entry(2),
+      vocab_parallel_emulation_entry(4),
+      vocab_parallel_emulation_entry(8),
       {"reference", "torch-equivalent chain on the GPU: full [T, V] fp32 intermediates, one kernel per op",
        true, false, make_reference},
       {"cublas-floor", "the four bf16 GEMMs alone (z_s, z_t, grad x_s, grad W_s): the same-run time floor",

@@ -1,0 +1,49 @@
+#include "kernels/vocab_parallel/device_communicator.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/vocab_parallel/device_combine.hpp"
+#include "kernels/vocab_parallel/local_reduction.hpp"
+
+namespace kibench::vocab_parallel {
+
+namespace {
+
+using Combine = void (*)(float *, const float *, std::size_t, cudaStream_t);
+
+void all_reduce(const std::vector<std::span<float>> &local, int ranks, Combine combine, cudaStream_t stream) {
+  if (static_cast<int>(local.size()) != ranks)
+    throw std::invalid_argument("LocalDeviceCommunicator: " + std::to_string(local.size()) + " buffers for " +
+                                std::to_string(ranks) + " ranks");
+  const std::size_t n = local.front().size();
+  for (const auto &buffer : local)
+    if (buffer.size() != n)
+      throw std::invalid_argument("LocalDeviceCommunicator: buffers of different sizes");
+  if (n == 0) return;
+  const LocalReductionSchedule schedule = local_reduction_schedule(ranks);
+  for (const int r : schedule.combine_from) combine(local.front().data(), local[r].data(), n, stream);
+  for (const int r : schedule.copy_to)
+    CUDA_CHECK(cudaMemcpyAsync(local[r].data(), local.front().data(), n * sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream));
+}
+
+} // namespace
+
+LocalDeviceCommunicator::LocalDeviceCommunicator(int ranks) : ranks_(ranks) {
+  if (ranks < 1)
+    throw std::invalid_argument("LocalDeviceCommunicator: " + std::to_string(ranks) + " ranks (at least 1)");
+}
+
+void LocalDeviceCommunicator::all_reduce_max(const std::vector<std::span<float>> &local,
+                                             cudaStream_t stream) {
+  all_reduce(local, ranks_, combine_max, stream);
+}
+
+void LocalDeviceCommunicator::all_reduce_sum(const std::vector<std::span<float>> &local,
+                                             cudaStream_t stream) {
+  all_reduce(local, ranks_, combine_sum, stream);
+}
+
+} // namespace kibench::vocab_parallel
