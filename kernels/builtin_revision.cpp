@@ -54,6 +54,14 @@ std::string_view operation_digest(OperationKind kind) {
   return kDistillJsdLossOperationDigest;
 }
 
+RevisionFacts as_fused_linear_jsd(RevisionFacts distill) {
+  distill.operation_digest = kFusedLinearJsdOperationDigest;
+  distill.title += " (fused_linear_jsd)";
+  distill.description += " On fused_linear_jsd: the same code with the hard loss's weight 0 and the student "
+                         "as wide as the teacher.";
+  return distill;
+}
+
 RevisionFacts host_revision(const BuiltinCallable &callable) {
   return builtin_revision(callable, "cpp", host_architecture());
 }

@@ -36,6 +36,11 @@ struct BuiltinCallable {
   OperationKind operation = OperationKind::distill_jsd_loss; // spec.operation
 };
 
+// `distill`, the facts of an implementation of distill_jsd_loss, as those of
+// the same code computing fused_linear_jsd (distill_jsd_loss with w_h = 0,
+// Hs = H and no bias): another operation, so another revision.
+[[nodiscard]] RevisionFacts as_fused_linear_jsd(RevisionFacts distill);
+
 // A host implementation (callable.language "cpp", the host's instruction set).
 [[nodiscard]] RevisionFacts host_revision(const BuiltinCallable &callable);
 // A CUDA implementation (callable.language "cuda", sm_90a).

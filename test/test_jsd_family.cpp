@@ -336,6 +336,24 @@ TEST_CASE("cpu-fp64 and cpu-reference compute all three operations, each with it
     CHECK(manifest_digest(implementation_manifest(impl->revision_for(OperationKind::distill_jsd_loss))) ==
           manifest_digest(implementation_manifest(impl->revision())));
   }
+  // The GPU implementations of the three share their names; copy-floor is jsd's alone.
+  for (const char *name : {"fused", "reference", "oracle-fp64"}) {
+    const auto impl = find_implementation(name)->make();
+    for (const auto kind : {OperationKind::distill_jsd_loss, OperationKind::jsd, OperationKind::fused_linear_jsd}) {
+      INFO(name << " " << to_string(kind));
+      CHECK(impl->runs(kind));
+      CHECK(impl->revision_for(kind).operation_digest == operation_digest(kind));
+    }
+  }
+  // An implementation of distill_jsd_loss (and fused_linear_jsd) alone says so for jsd.
+  const auto floor = find_implementation("cublas-floor")->make();
+  const Workload jsd = load_workload(kWorkloads / "jsd" / "small" / "jsd-small-t32-v1000.json");
+  CHECK_FALSE(floor->runs(OperationKind::jsd));
+  CHECK(floor->runs(OperationKind::fused_linear_jsd));
+  CHECK(other_operation(*floor, jsd) == std::optional<std::string>("cublas-floor does not compute jsd"));
+  const auto copy = find_implementation("copy-floor")->make();
+  CHECK(copy->runs(OperationKind::jsd));
+  CHECK_FALSE(copy->runs(OperationKind::distill_jsd_loss));
 }
 
 TEST_CASE("cpu-reference passes the oracle gate on every small jsd and fused_linear_jsd workload",
