@@ -143,3 +143,27 @@ TEST_CASE("kibench compare stands a jsd or fused_linear_jsd run beside Liger's i
   CHECK_THAT(other.out, Contains("OPERATION_MISMATCH"));
   CHECK_THAT(other.out, Contains("no view: different operations"));
 }
+
+TEST_CASE("kibench run on jsd: the header states its bytes, --save-tensors its [T, V] tensors", "[cli][run][jsd]") {
+  TempDir tmp;
+  const auto run = run_kibench("run " + quoted(kSource / "workloads/jsd/small/jsd-small-t32-v1003-odd-vocab.json") +
+                               " --impl cpu-reference --out " + quoted(tmp.path() / "runs") + " --save-tensors " +
+                               quoted(tmp.path() / "tensors") + " " + kQuick);
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  // 2 · 4 · 32 · 1003 bytes read, 4 · 32 · 1003 written.
+  CHECK_THAT(run.out, Contains("(jsd: T=32 V=1003, β=0.5; 0.000257 GB read, 0.000128 GB written per full pass)"));
+  const std::vector<fs::path> dirs = subdirectories(tmp.path() / "tensors");
+  REQUIRE(dirs.size() == 1);
+  const fs::path dir = dirs.front();
+  for (const char *file : {"input.student_log_probs.fp32.npy", "input.teacher_log_probs.fp32.npy",
+                           "input.target.int64.npy", "cpu-fp64.grad_student_input.fp64.npy",
+                           "cpu-reference.grad_student_input.fp32.npy"}) {
+    INFO(file);
+    REQUIRE(fs::exists(dir / file));
+    if (std::string(file) != "input.target.int64.npy")
+      CHECK(read_text(dir / file).find("'shape': (32, 1003)") != std::string::npos);
+  }
+  // No LM-head tensors: jsd has none.
+  CHECK_FALSE(fs::exists(dir / "input.student_input.bf16.npy"));
+}
