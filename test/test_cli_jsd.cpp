@@ -6,6 +6,7 @@
 // another operation's.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -166,4 +167,40 @@ TEST_CASE("kibench run on jsd: the header states its bytes, --save-tensors its [
   }
   // No LM-head tensors: jsd has none.
   CHECK_FALSE(fs::exists(dir / "input.student_input.bf16.npy"));
+}
+
+TEST_CASE("every case of Liger's jsd and fused_linear_jsd records has a kibench workload of its axes and dtypes",
+          "[cli][import][jsd]") {
+  TempDir tmp;
+  const fs::path imported = tmp.path() / "imported";
+  const auto import = run_kibench("import liger " + quoted(kSource / "test/data/liger/jsd-family-rows.csv") +
+                                  " --out " + quoted(imported));
+  INFO(import.out << import.err);
+  REQUIRE(import.exit_code == 0);
+  // A case: the operation digest, the axes and each input tensor's dtype and shape.
+  const auto case_of = [](const kibench::json::Value &workload) {
+    const kibench::json::Value &spec = *workload.find("spec");
+    kibench::json::Object tensors;
+    for (const auto &[name, tensor] : spec.find("tensors")->as_object()) {
+      if (name == "target") continue; // kibench's optional labels; Liger's benchmarks pass none
+      tensors.set(name, kibench::json::Object{{"dtype", *tensor.find("dtype")}, {"shape", *tensor.find("shape")}});
+    }
+    return kibench::json::Value(kibench::json::Object{{"operation", *spec.find("operationSpecDigest")},
+                                                      {"axes", *spec.find("axes")},
+                                                      {"tensors", kibench::json::Value(std::move(tensors))}});
+  };
+  std::vector<kibench::json::Value> ours;
+  for (const char *folder : {"workloads/jsd/liger", "workloads/fused_linear_jsd/liger"})
+    for (const auto &e : fs::directory_iterator(kSource / folder))
+      ours.push_back(case_of(kibench::json::parse_file(e.path())));
+  std::size_t checked = 0;
+  for (const fs::path &dir : subdirectories(imported)) {
+    const std::string name = dir.filename().string();
+    if (!name.starts_with("liger-jsd-") && !name.starts_with("liger-fused-linear-jsd-")) continue;
+    INFO(name);
+    const kibench::json::Value theirs = case_of(kibench::json::parse_file(dir / "workload.json"));
+    CHECK(std::find(ours.begin(), ours.end(), theirs) != ours.end());
+    ++checked;
+  }
+  CHECK(checked == 64); // the 80 imported records less distill_jsd_loss's 16
 }
