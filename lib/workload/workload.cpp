@@ -1,9 +1,11 @@
 // Reading a WorkloadCase into a Workload. The checks follow the KernelIndex
 // schema (schemas/workload-case.v1alpha1.schema.json: every object is
 // closed, names are identifiers) and then kibench's own, stricter rules:
-// only the tensors, scalars, generators and parameters kibench runs, only
-// bf16, sizes that fit in memory arithmetic, and loss scalars for which the
-// formulas of docs/loss-math.md are defined. docs/workloads.md lists them.
+// only the tensors, scalars, generators and parameters kibench runs for the
+// operation (distill_jsd_loss, jsd or fused_linear_jsd), only bf16 (fp32
+// log-probabilities for jsd), sizes that fit in memory arithmetic, and loss
+// scalars for which the formulas of docs/loss-math.md are defined.
+// docs/workloads.md lists them.
 #include "lib/workload/workload.hpp"
 
 #include <algorithm>
