@@ -104,10 +104,12 @@ TEST_CASE("jsd on the GPU matches the CPU oracle on odd shapes", "[gpu][jsd]") {
     double beta, ignore_fraction;
   };
   // V = 4099 and 1001: the scalar (unvectorized) path; 4096: float4 rows;
-  // T = 1; a row per block and more rows than blocks (T = 3000).
-  const std::vector<Shape> shapes{{1, 4099, 0.5, 0.0},   {7, 1001, 0.0, 0.0},  {7, 1001, 1.0, 0.0},
+  // V = 32772 and 65536: many unrolled iterations a thread, the last one
+  // partial at 32772 (8193 float4); T = 1; more rows than blocks (T = 3000).
+  const std::vector<Shape> shapes{{1, 4099, 0.5, 0.0},   {7, 1001, 0.0, 0.0},   {7, 1001, 1.0, 0.0},
                                   {64, 4096, 0.5, 0.25}, {64, 4096, 0.0, 0.25}, {64, 4096, 1.0, 0.25},
-                                  {16, 4096, 0.5, 1.0},  {3000, 512, 0.3, 0.1}};
+                                  {16, 4096, 0.5, 1.0},  {3000, 512, 0.3, 0.1}, {3, 32772, 0.5, 0.0},
+                                  {2, 65536, 1.0, 0.0}};
   std::uint64_t seed = 1;
   for (const Shape &s : shapes) {
     DYNAMIC_SECTION("T=" << s.tokens << " V=" << s.vocab << " beta=" << s.beta << " ignored=" << s.ignore_fraction) {
