@@ -1,6 +1,8 @@
 #include "kernels/registry.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -8,11 +10,28 @@
 #include "kernels/floors/cublas_floor.hpp"
 #include "kernels/floors/wgmma_floor_implementation.hpp"
 #include "kernels/fused/fused_implementation.hpp"
+#include "kernels/jsd/jsd_implementations.hpp"
+#include "kernels/operation_switch.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/vocab_parallel/emulated_implementation.hpp"
 
 namespace kibench {
+namespace {
+
+// `name` for all three operations: distill_jsd_loss's implementation (which
+// also computes fused_linear_jsd, its soft term alone) and jsd's.
+template <typename Distill>
+std::unique_ptr<Implementation> family(std::string name, Distill distill,
+                                       std::unique_ptr<Implementation> (*jsd)()) {
+  std::map<OperationKind, std::unique_ptr<Implementation>> parts;
+  parts.emplace(OperationKind::distill_jsd_loss, distill());
+  parts.emplace(OperationKind::fused_linear_jsd, distill());
+  parts.emplace(OperationKind::jsd, jsd());
+  return make_operation_switch(std::move(name), std::move(parts));
+}
+
+} // namespace
 
 // Factories, each defined beside its implementation.
 
@@ -42,8 +61,8 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        false, make_cpu_reference},
       {"fused",
        "chunked GEMMs + one cluster-per-row loss/gradient kernel, never holding [T, V]; the logit GEMMs "
-       "kibench's own with row statistics where they pay, else cuBLASLt's",
-       true, false, [] { return make_fused(); }},
+       "kibench's own with row statistics where they pay, else cuBLASLt's; jsd: one streaming row kernel",
+       true, false, [] { return family("fused", [] { return make_fused(); }, make_jsd_fused); }},
       {"fused-rowstats",
        "fused with kibench's own logit GEMM writing row statistics for the row kernel wherever it can run "
        "(tau = 1, no bias), not only where it pays",
@@ -67,15 +86,19 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
       vocab_parallel_emulation_entry(4),
       vocab_parallel_emulation_entry(8),
       {"reference", "torch-equivalent chain on the GPU: full [T, V] fp32 intermediates, one kernel per op",
-       true, false, make_reference},
+       true, false, [] { return family("reference", make_reference, make_jsd_reference); }},
       {"cublas-floor", "the four bf16 GEMMs alone (z_s, z_t, grad x_s, grad W_s): the same-run time floor",
        true, false, make_cublas_floor},
       {"wgmma-floor",
        "the same GEMM FLOPs as wgmma on shared-memory operands, no memory traffic: what no GEMM can beat "
        "here",
        true, false, make_wgmma_floor},
+      {"copy-floor",
+       "jsd's bytes (read both [T, V] inputs, write one) moved by a vectorized copy: the same-run bandwidth "
+       "floor",
+       true, false, make_copy_floor},
       {"oracle-fp64", "fp64 oracle on the GPU (token-chunked fp64 GEMMs and row math; big cases)", true, true,
-       make_oracle_fp64},
+       [] { return family("oracle-fp64", make_oracle_fp64, make_jsd_oracle_fp64); }},
   };
   return registry;
 }

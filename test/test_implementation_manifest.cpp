@@ -105,12 +105,23 @@ TEST_CASE("the build records its source: a tree digest always, a commit from a c
 
 TEST_CASE("every registered implementation's revision is valid and names a file that exists", "[manifest]") {
   for (const auto &entry : implementation_registry()) {
-    INFO(entry.name);
-    const RevisionFacts facts = entry.make()->revision();
-    const json::Value m = implementation_manifest(facts);
-    CHECK(m.find("metadata")->find("name")->as_string() == "kibench-" + entry.name);
-    CHECK(std::filesystem::is_regular_file(std::filesystem::path(KIBENCH_SOURCE_DIR) / facts.source_path));
-    CHECK(facts.source.tree_digest == build_source().revision.tree_digest);
-    CHECK(facts.operation_digest == kDistillJsdLossOperationDigest);
+    const auto impl = entry.make();
+    std::size_t operations = 0;
+    // One revision per operation it computes, each naming that operation.
+    for (const auto kind : {OperationKind::distill_jsd_loss, OperationKind::jsd, OperationKind::fused_linear_jsd}) {
+      if (!impl->runs(kind)) continue;
+      ++operations;
+      INFO(entry.name << " " << to_string(kind));
+      const RevisionFacts facts = impl->revision_for(kind);
+      const json::Value m = implementation_manifest(facts);
+      CHECK(m.find("metadata")->find("name")->as_string() == "kibench-" + entry.name);
+      CHECK(std::filesystem::is_regular_file(std::filesystem::path(KIBENCH_SOURCE_DIR) / facts.source_path));
+      CHECK(facts.source.tree_digest == build_source().revision.tree_digest);
+      CHECK(facts.operation_digest == operation_digest(kind));
+    }
+    CHECK(operations >= 1);
+    // The revision without an operation is the first one's: distill_jsd_loss's where it computes it.
+    if (impl->runs(OperationKind::distill_jsd_loss))
+      CHECK(impl->revision().operation_digest == kDistillJsdLossOperationDigest);
   }
 }

@@ -144,7 +144,13 @@ void check_generator(const kibench::GeneratorSpec &spec, const json::Value &tens
 } // namespace
 
 TEST_CASE("every shipped workload loads, typed as its file states", "[workload]") {
-  const auto files = kibench::list_workload_files(workloads_root);
+  // distill_jsd_loss's; test_jsd_family.cpp checks jsd's and fused_linear_jsd's.
+  std::vector<fs::path> files;
+  const std::string distill = kibench::manifest_digest(operation());
+  for (const fs::path &file : kibench::list_workload_files(workloads_root)) {
+    const json::Value manifest = json::parse_file(file);
+    if (manifest.find("spec")->find("operationSpecDigest")->as_string() == distill) files.push_back(file);
+  }
   REQUIRE(files.size() >= 11);
   std::set<std::string> names;
   for (const fs::path &file : files) {
@@ -369,11 +375,20 @@ TEST_CASE("workload_from_json checks the OperationSpec it is given", "[workload]
                                          Catch::Contains("is not the digest of the OperationSpec given (" +
                                                          kibench::manifest_digest(jsd)));
   }
-  SECTION("an operation kibench does not run, named by its own digest") {
+  SECTION("another operation kibench runs, named by its own digest: its signature binds the shapes") {
     const json::Value fused = json::parse_file(liger_dir / "operation-fused_linear_jsd.json");
     json::Value edited = base;
     at(edited, {"spec", "operationSpecDigest"}) = kibench::manifest_digest(fused);
-    CHECK_THAT(rejection(edited, fused), Catch::Contains("kibench runs distill_jsd_loss"));
+    CHECK_THAT(rejection(edited, fused),
+               Catch::Contains("$.spec.tensors.student_input.shape: shape [32, 32] does not match "
+                               "[tokens, hidden] = [32, 64]"));
+  }
+  SECTION("an operation kibench does not run, named by its own digest") {
+    json::Value other = json::parse_file(liger_dir / "operation-fused_linear_jsd.json");
+    at(other, {"spec", "inputs"}).as_array().pop_back();
+    json::Value edited = base;
+    at(edited, {"spec", "operationSpecDigest"}) = kibench::manifest_digest(other);
+    CHECK_THAT(rejection(edited, other), Catch::Contains("kibench runs distill_jsd_loss"));
   }
   SECTION("shapes come from the operation's own signature") {
     // An edited operation where student_hidden = hidden // 4: the same

@@ -255,8 +255,9 @@ kibench_impl *kibench_impl_open(kibench_workload *workload, const char *name) {
     const std::string which = name != nullptr ? name : "";
     auto impl = wl.backend->make(which);
     if (!impl) throw InputError(fmt::format("no implementation named \"{}\" (see `kibench list`)", which));
-    if (auto why = impl->unsupported(wl.workload))
-      throw InputError(fmt::format("{} cannot run {}: {}", which, wl.workload.name, *why));
+    auto why = kibench::other_operation(*impl, wl.workload);
+    if (!why) why = impl->unsupported(wl.workload);
+    if (why) throw InputError(fmt::format("{} cannot run {}: {}", which, wl.workload.name, *why));
     impl->prepare(wl.workload, wl.inputs);
     return new kibench_impl{&wl, std::move(impl)};
   });
@@ -270,7 +271,8 @@ void kibench_impl_close(kibench_impl *impl) {
 int kibench_impl_revision(kibench_impl *impl, char *buffer, size_t capacity, size_t *size) {
   return guarded_status([&] {
     const std::string text =
-        kibench::json::pretty(kibench::implementation_manifest(require(impl, "impl").impl->revision()));
+        kibench::json::pretty(kibench::implementation_manifest(
+            require(impl, "impl").impl->revision_for(impl->owner->workload.operation_kind)));
     if (size != nullptr) *size = text.size();
     if (capacity == 0) return;
     if (buffer == nullptr) throw InputError("buffer is NULL");

@@ -16,7 +16,8 @@ std::uint64_t host_input_bytes(const HostInputs &in) {
   const auto bf16_bytes = [](const std::vector<std::uint16_t> &v) { return 2 * std::uint64_t{v.size()}; };
   return bf16_bytes(in.student_input) + bf16_bytes(in.student_weight) + bf16_bytes(in.teacher_input) +
          bf16_bytes(in.teacher_weight) + bf16_bytes(in.student_bias) + bf16_bytes(in.teacher_bias) +
-         8 * std::uint64_t{in.target.size()};
+         8 * std::uint64_t{in.target.size()} + 4 * std::uint64_t{in.student_log_probs.size()} +
+         4 * std::uint64_t{in.teacher_log_probs.size()};
 }
 
 } // namespace kibench::cpu

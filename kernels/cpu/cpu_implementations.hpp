@@ -1,4 +1,5 @@
-// The two CPU implementations (registered in kernels/registry.cpp):
+// The two CPU implementations (registered in kernels/registry.cpp), each of
+// distill_jsd_loss, jsd and fused_linear_jsd (kernels/operation_switch.hpp):
 //   cpu-fp64       the fp64 oracle (kernels/oracle/cpu_oracle.hpp) as an
 //                  implementation; fp64 gradients. The reference every
 //                  other implementation is checked against on small cases.
@@ -16,5 +17,11 @@ namespace kibench {
 
 std::unique_ptr<Implementation> make_cpu_fp64();
 std::unique_ptr<Implementation> make_cpu_reference();
+
+// Their jsd parts: kernels/oracle/cpu_jsd_fp64.cpp (the fp64 oracle of
+// kernels/oracle/jsd_oracle.hpp) and kernels/reference/cpu_jsd_reference.cpp
+// (PyTorch eager's jsd op sequence in fp32).
+std::unique_ptr<Implementation> make_cpu_jsd_fp64();
+std::unique_ptr<Implementation> make_cpu_jsd_reference();
 
 } // namespace kibench

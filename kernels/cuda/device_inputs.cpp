@@ -1,12 +1,15 @@
 #include "kernels/cuda/device_inputs.hpp"
 
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/philox_fill.hpp"
 #include "kernels/cuda/stream.hpp"
+#include "lib/inputs/generate.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"
 
@@ -15,6 +18,7 @@ namespace kibench::gpu {
 namespace {
 
 void fill(DeviceBuffer<__nv_bfloat16> &buffer, const GeneratorSpec &spec, cudaStream_t stream) {
+  if (buffer.empty()) return; // jsd has no LM-head tensors
   if (spec.name != "philox4x32_10_uniform")
     throw std::invalid_argument(fmt::format("generator '{}' cannot fill a float tensor", spec.name));
   fill_uniform_bf16(buffer.data(), static_cast<std::int64_t>(buffer.size()), spec.seed, spec.low, spec.high,
@@ -44,6 +48,18 @@ std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
   d.target = DeviceBuffer<std::int64_t>(d.allocator, n(w.tokens), MemoryTag::input);
 
   Stream stream;
+  if (w.is_jsd()) {
+    // Row-wise log_softmax in double on the host's cores, then one copy each.
+    for (const auto &[spec, buffer] : {std::pair{&w.student_log_probs, &d.student_log_probs},
+                                       std::pair{&w.teacher_log_probs, &d.teacher_log_probs}}) {
+      if (spec->name != "philox4x32_10_uniform_log_softmax")
+        throw std::invalid_argument(fmt::format("generator '{}' cannot fill log-probabilities", spec->name));
+      std::vector<float> host(n(w.tokens, w.vocab));
+      fill_log_softmax_rows(*spec, w.vocab, host);
+      *buffer = DeviceBuffer<float>(d.allocator, host.size(), MemoryTag::input);
+      CUDA_CHECK(cudaMemcpy(buffer->data(), host.data(), buffer->bytes(), cudaMemcpyHostToDevice));
+    }
+  }
   fill(d.student_input, w.student_input, stream);
   fill(d.student_weight, w.student_weight, stream);
   fill(d.teacher_input, w.teacher_input, stream);

@@ -37,6 +37,11 @@ struct DeviceInputs {
   DeviceBuffer<__nv_bfloat16> student_bias;   // b_s [V], empty without bias
   DeviceBuffer<__nv_bfloat16> teacher_bias;   // b_t [V], empty without bias
   DeviceBuffer<std::int64_t> target;          // y [T], ignore_index where ignored
+  // jsd's inputs (the five above then empty but for the target): fp32 [T, V]
+  // log-probabilities, generated on the host (lib/inputs/generate.hpp) and
+  // copied, so they are the CPU's bit for bit.
+  DeviceBuffer<float> student_log_probs; // X = log q
+  DeviceBuffer<float> teacher_log_probs; // Y = log p
 
   // Σ_i (y_i ≠ ignore_index), counted on the device at generation (for
   // tests and sizing; implementations compute N themselves, as PyTorch does).

@@ -39,6 +39,13 @@ public:
   WgmmaFloor() : GpuImplementation("wgmma-floor") {}
   ~WgmmaFloor() override { release(); }
 
+  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
+  // the same code computes it (docs/loss-math.md).
+  [[nodiscard]] bool runs(OperationKind kind) const override { return kind != OperationKind::jsd; }
+  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
+    return kind == OperationKind::fused_linear_jsd ? as_fused_linear_jsd(revision()) : revision();
+  }
+
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision(
         {.name = "wgmma-floor",

@@ -130,6 +130,13 @@ public:
       : GpuImplementation(options.name), options_(std::move(options)) {}
   ~FusedImplementation() override { release(); }
 
+  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
+  // the same code computes it (docs/loss-math.md).
+  [[nodiscard]] bool runs(OperationKind kind) const override { return kind != OperationKind::jsd; }
+  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
+    return kind == OperationKind::fused_linear_jsd ? as_fused_linear_jsd(revision()) : revision();
+  }
+
   [[nodiscard]] RevisionFacts revision() const override {
     static constexpr const char *kDescription =
         "Token chunks through bf16 logit GEMMs, one cluster-per-row kernel that computes both "

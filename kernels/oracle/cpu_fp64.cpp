@@ -4,12 +4,14 @@
 // both [T, V] logit matrices for the backward, as an autograd graph would.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_implementation.hpp"
+#include "kernels/operation_switch.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 #include "lib/inputs/input_set.hpp"
 
@@ -26,18 +28,25 @@ std::uint64_t bytes_of(const std::vector<double> &values) {
   return 8 * std::uint64_t{values.size()};
 }
 
+// distill_jsd_loss, and fused_linear_jsd as its soft term alone (the
+// workload's w_h = 0, w_s = 1, Hs = H).
 class CpuFp64 final : public cpu::HostImplementation {
 public:
-  CpuFp64() : HostImplementation("cpu-fp64") {}
+  explicit CpuFp64(OperationKind kind) : HostImplementation("cpu-fp64"), kind_(kind) {}
 
   [[nodiscard]] RevisionFacts revision() const override {
+    const bool distill = kind_ == OperationKind::distill_jsd_loss;
     return host_revision({
         .name = "cpu-fp64",
-        .title = "kibench CPU fp64 oracle",
-        .description = "The distillation loss and its student gradients in fp64 on the CPU, term by term "
-                       "as docs/loss-math.md defines them; the reference for small cases.",
+        .title = distill ? "kibench CPU fp64 oracle" : "kibench CPU fp64 oracle (fused_linear_jsd)",
+        .description = distill ? "The distillation loss and its student gradients in fp64 on the CPU, term "
+                                 "by term as docs/loss-math.md defines them; the reference for small cases."
+                               : "The fused linear + JSD loss and its student gradients in fp64 on the CPU, "
+                                 "term by term as docs/loss-math.md defines them; the reference for small "
+                                 "cases.",
         .source_path = "kernels/oracle/cpu_fp64.cpp",
         .symbol = "kibench::make_cpu_fp64",
+        .operation = kind_,
     });
   }
 
@@ -126,6 +135,7 @@ private:
     forward_done_ = true;
   }
 
+  OperationKind kind_;
   OracleProblem problem_;
   OracleLogits logits_;
   OracleGradients gradients_;
@@ -141,7 +151,11 @@ private:
 } // namespace
 
 std::unique_ptr<Implementation> make_cpu_fp64() {
-  return std::make_unique<CpuFp64>();
+  std::map<OperationKind, std::unique_ptr<Implementation>> parts;
+  parts.emplace(OperationKind::distill_jsd_loss, std::make_unique<CpuFp64>(OperationKind::distill_jsd_loss));
+  parts.emplace(OperationKind::jsd, make_cpu_jsd_fp64());
+  parts.emplace(OperationKind::fused_linear_jsd, std::make_unique<CpuFp64>(OperationKind::fused_linear_jsd));
+  return make_operation_switch("cpu-fp64", std::move(parts));
 }
 
 } // namespace kibench

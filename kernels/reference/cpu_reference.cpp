@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <span>
 #include <stdexcept>
 
@@ -28,6 +29,7 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_implementation.hpp"
+#include "kernels/operation_switch.hpp"
 #include "kernels/reference/host_reference_chain.hpp"
 #include "lib/inputs/bf16.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -90,18 +92,24 @@ template <class T> std::uint64_t bytes_of(const std::vector<T> &values) {
   return sizeof(T) * std::uint64_t{values.size()};
 }
 
+// distill_jsd_loss, and fused_linear_jsd through the same chain with w_h = 0
+// (the cross-entropy is computed and weighted by 0, as an eager harness
+// that kept the hard term would).
 class CpuReference final : public cpu::HostImplementation {
 public:
-  CpuReference() : HostImplementation("cpu-reference") {}
+  explicit CpuReference(OperationKind kind) : HostImplementation("cpu-reference"), kind_(kind) {}
 
   [[nodiscard]] RevisionFacts revision() const override {
+    const bool distill = kind_ == OperationKind::distill_jsd_loss;
     return host_revision({
         .name = "cpu-reference",
-        .title = "kibench CPU mirror of the torch-equivalent reference",
+        .title = distill ? "kibench CPU mirror of the torch-equivalent reference"
+                         : "kibench CPU mirror of the torch-equivalent reference (fused_linear_jsd)",
         .description = "bf16 logit GEMMs with fp32 accumulation, the loss op by op in fp32 as PyTorch "
                        "eager computes it, bf16 gradients; on the CPU.",
         .source_path = "kernels/reference/cpu_reference.cpp",
         .symbol = "kibench::make_cpu_reference",
+        .operation = kind_,
     });
   }
 
@@ -307,6 +315,7 @@ private:
     grad_student_bias_ = narrow(bias_accumulate);
   }
 
+  OperationKind kind_;
   std::int64_t tokens_ = 0, vocab_ = 0, hidden_ = 0, student_hidden_ = 0;
   LossScalars scalars_;
   std::vector<float> student_input_, student_weight_, teacher_input_, teacher_weight_;
@@ -323,7 +332,13 @@ private:
 } // namespace
 
 std::unique_ptr<Implementation> make_cpu_reference() {
-  return std::make_unique<CpuReference>();
+  std::map<OperationKind, std::unique_ptr<Implementation>> parts;
+  parts.emplace(OperationKind::distill_jsd_loss,
+                std::make_unique<CpuReference>(OperationKind::distill_jsd_loss));
+  parts.emplace(OperationKind::jsd, make_cpu_jsd_reference());
+  parts.emplace(OperationKind::fused_linear_jsd,
+                std::make_unique<CpuReference>(OperationKind::fused_linear_jsd));
+  return make_operation_switch("cpu-reference", std::move(parts));
 }
 
 } // namespace kibench

@@ -1,5 +1,7 @@
 #include "lib/implementation/implementation.hpp"
 
+#include <fmt/format.h>
+
 namespace kibench {
 
 std::string_view to_string(Pass pass) {
@@ -19,6 +21,11 @@ std::optional<Pass> pass_from_string(std::string_view text) {
   if (text == "backward") return Pass::backward;
   if (text == "full") return Pass::full;
   return std::nullopt;
+}
+
+std::optional<std::string> other_operation(const Implementation &implementation, const Workload &w) {
+  if (implementation.runs(w.operation_kind)) return std::nullopt;
+  return fmt::format("{} does not compute {}", implementation.name(), to_string(w.operation_kind));
 }
 
 } // namespace kibench

@@ -22,9 +22,11 @@ std::optional<Pass> pass_from_string(std::string_view text);
 
 // What an implementation produced in its last run. Gradients are empty
 // for Pass::forward; grad_student_bias is empty when the workload has none.
+// For jsd, grad_student_input is the gradient of the student log-probs
+// [T, V] and the other two are empty; fused_linear_jsd has Hs = H and no bias.
 struct OutputView {
   double loss = 0.0;
-  TensorRef grad_student_input;  // [T, Hs]
+  TensorRef grad_student_input;  // [T, Hs]; jsd: [T, V]
   TensorRef grad_student_weight; // [V, Hs]
   TensorRef grad_student_bias;   // [V]
 };
@@ -63,10 +65,17 @@ public:
   // What it is and where its code came from; lib/manifest/
   // implementation_manifest.hpp makes the ImplementationRevision of it.
   [[nodiscard]] virtual RevisionFacts revision() const = 0;
+  // The same for its code that computes `kind` (an implementation of more
+  // than one operation has a revision for each). Default: revision().
+  [[nodiscard]] virtual RevisionFacts revision_for(OperationKind /*kind*/) const { return revision(); }
   [[nodiscard]] virtual bool needs_gpu() const = 0;
   // A pseudo-implementation (cublas-floor) times work without computing the
   // loss: it has no outputs to check.
   [[nodiscard]] virtual bool computes_loss() const { return true; }
+  // Whether it computes `kind` at all (workload.hpp's OperationKind); the
+  // session skips it, with the reason, on another operation's workloads.
+  // Default: distill_jsd_loss only.
+  [[nodiscard]] virtual bool runs(OperationKind kind) const { return kind == OperationKind::distill_jsd_loss; }
   // nullopt when it can run this workload, else why not (one line).
   [[nodiscard]] virtual std::optional<std::string> unsupported(const Workload &w) const = 0;
   // The same for timing `pass` on `w`: an implementation that cannot time a
@@ -103,5 +112,9 @@ public:
   // Frees everything prepare() allocated.
   virtual void release() = 0;
 };
+
+// The one-line reason `implementation` cannot run `w`'s operation, or
+// nullopt when it runs it (then unsupported_for() has the last word).
+std::optional<std::string> other_operation(const Implementation &implementation, const Workload &w);
 
 } // namespace kibench

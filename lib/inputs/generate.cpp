@@ -1,6 +1,9 @@
 #include "lib/inputs/generate.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -79,6 +82,30 @@ void fill_uniform_bf16(const GeneratorSpec &spec, std::span<std::uint16_t> out, 
       kMinElementsPerThread);
 }
 
+void fill_log_softmax_rows(const GeneratorSpec &spec, std::int64_t columns, std::span<float> out) {
+  const std::int64_t rows = static_cast<std::int64_t>(out.size()) / columns;
+  parallel_for(
+      0, rows,
+      [&](std::int64_t begin, std::int64_t end) {
+        std::vector<double> row(static_cast<std::size_t>(columns));
+        for (std::int64_t i = begin; i < end; ++i) {
+          const auto first = static_cast<std::uint64_t>(i * columns);
+          double peak = -INFINITY;
+          for (std::int64_t k = 0; k < columns; ++k) {
+            row[static_cast<std::size_t>(k)] = uniform_value_at(spec, first + static_cast<std::uint64_t>(k));
+            peak = std::max(peak, row[static_cast<std::size_t>(k)]);
+          }
+          double sum = 0.0; // in column order
+          for (const double x : row) sum += std::exp(x - peak);
+          const double log_normalizer = peak + std::log(sum);
+          for (std::int64_t k = 0; k < columns; ++k)
+            out[first + static_cast<std::size_t>(k)] =
+                static_cast<float>(row[static_cast<std::size_t>(k)] - log_normalizer);
+        }
+      },
+      std::max<std::int64_t>(1, kMinElementsPerThread / std::max<std::int64_t>(1, columns)));
+}
+
 void fill_targets(const GeneratorSpec &spec, std::int64_t ignore_index, std::span<std::int64_t> out,
                   std::uint64_t first_index) {
   parallel_for(
@@ -105,13 +132,22 @@ HostInputs generate_host_inputs(const Workload &workload) {
   };
 
   HostInputs inputs;
+  require_generator(workload.target, "philox4x32_10_uniform_int");
+  inputs.target.resize(T);
+  fill_targets(workload.target, workload.scalars.ignore_index, inputs.target);
+  if (workload.is_jsd()) {
+    for (const auto &[spec, out] : {std::pair{&workload.student_log_probs, &inputs.student_log_probs},
+                                    std::pair{&workload.teacher_log_probs, &inputs.teacher_log_probs}}) {
+      require_generator(*spec, "philox4x32_10_uniform_log_softmax");
+      out->resize(T * V);
+      fill_log_softmax_rows(*spec, workload.vocab, *out);
+    }
+    return inputs;
+  }
   inputs.student_input = uniform(workload.student_input, T * Hs);
   inputs.student_weight = uniform(workload.student_weight, V * Hs);
   inputs.teacher_input = uniform(workload.teacher_input, T * H);
   inputs.teacher_weight = uniform(workload.teacher_weight, V * H);
-  require_generator(workload.target, "philox4x32_10_uniform_int");
-  inputs.target.resize(T);
-  fill_targets(workload.target, workload.scalars.ignore_index, inputs.target);
   if (workload.student_bias) inputs.student_bias = uniform(*workload.student_bias, V);
   if (workload.teacher_bias) inputs.teacher_bias = uniform(*workload.teacher_bias, V);
   return inputs;

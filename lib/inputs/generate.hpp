@@ -27,6 +27,12 @@ namespace kibench {
 // Bulk versions over the cores: out[k] = element (first_index + k).
 void fill_uniform_bf16(const GeneratorSpec &spec, std::span<std::uint16_t> out,
                        std::uint64_t first_index = 0);
+// "philox4x32_10_uniform_log_softmax": row i of a [rows, columns] tensor is
+// x_k = uniform_value_at(spec, i * columns + k), then out[i, k] =
+// float(x_k - (m + log sum_k exp(x_k - m))), m = max_k x_k, all in double
+// and the sum in column order: a log-probability row (as Liger's benchmark
+// makes with randn(...).log_softmax(-1)). out.size() is a multiple of columns.
+void fill_log_softmax_rows(const GeneratorSpec &spec, std::int64_t columns, std::span<float> out);
 void fill_targets(const GeneratorSpec &spec, std::int64_t ignore_index, std::span<std::int64_t> out,
                   std::uint64_t first_index = 0);
 

@@ -11,7 +11,8 @@
 
 namespace kibench {
 
-// bf16 tensors as raw bit patterns, row-major.
+// bf16 tensors as raw bit patterns, row-major; jsd's fp32 log-probabilities
+// as floats (the LM-head tensors are then empty, and theirs for the others).
 struct HostInputs {
   std::vector<std::uint16_t> student_input;  // [T, Hs]
   std::vector<std::uint16_t> student_weight; // [V, Hs]
@@ -20,6 +21,8 @@ struct HostInputs {
   std::vector<std::int64_t> target;          // [T]
   std::vector<std::uint16_t> student_bias;   // [V] or empty
   std::vector<std::uint16_t> teacher_bias;   // [V] or empty
+  std::vector<float> student_log_probs;      // jsd: log q [T, V]
+  std::vector<float> teacher_log_probs;      // jsd: log p [T, V]
 };
 
 class InputSet {

@@ -11,7 +11,7 @@ ReferencePoints reference_points(const WorkloadOutcome &o) {
     const std::string &name = i.facts.name;
     if (name == "reference" || (points.reference == nullptr && name == "cpu-reference"))
       points.reference = &i;
-    if (name == "cublas-floor") points.floor = &i;
+    if (name == "cublas-floor" || name == "copy-floor") points.floor = &i;
     if (name == "wgmma-floor") points.tensor_floor = &i;
   }
   return points;

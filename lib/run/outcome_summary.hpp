@@ -8,8 +8,9 @@
 namespace kibench {
 
 // What speedups and floor ratios are taken against: `reference` (else
-// `cpu-reference`), `cublas-floor` (the library's GEMMs) and `wgmma-floor`
-// (the tensor cores alone); nullptr where they did not run.
+// `cpu-reference`), `cublas-floor` (the library's GEMMs; on jsd, which has
+// none, `copy-floor`, its bytes) and `wgmma-floor` (the tensor cores alone);
+// nullptr where they did not run.
 struct ReferencePoints {
   const ImplementationOutcome *reference = nullptr;
   const ImplementationOutcome *floor = nullptr;

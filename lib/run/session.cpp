@@ -111,6 +111,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   const std::string oracle = oracle_name(backend);
   for (const auto &w : workloads) {
     auto probe = backend.make(oracle);
+    if (auto why = other_operation(*probe, w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
     if (auto why = probe->unsupported(w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
   }
   if (runnable.empty()) throw InputError("no implementation can run on this machine; see `kibench list`");
@@ -203,11 +204,13 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     std::vector<Candidate> candidates;
     for (const auto &name : runnable) {
       Candidate c{name, backend.make(name), {}, {}, {}};
-      c.revision = implementation_manifest(c.impl->revision());
+      c.revision = implementation_manifest(c.impl->revision_for(workload.operation_kind));
       c.revision_digest = manifest_digest(c.revision);
       c.facts.name = name;
       try {
-        if (auto why = c.impl->unsupported_for(workload, settings.pass)) {
+        auto why = other_operation(*c.impl, workload);
+        if (!why) why = c.impl->unsupported_for(workload, settings.pass);
+        if (why) {
           outcome.skipped.emplace_back(name, *why);
           note(fmt::format("{}: {} skipped: {}", workload.name, name, *why));
           continue;

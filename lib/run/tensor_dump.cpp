@@ -60,6 +60,11 @@ void TensorDump::add_inputs(InputSet &inputs) {
   bf16("student_bias", h.student_bias, {w.vocab});
   bf16("teacher_bias", h.teacher_bias, {w.vocab});
   add("input.target.int64.npy", "target", "int64", "<i8", {w.tokens}, h.target.data(), 8);
+  auto fp32 = [&](const char *name, const std::vector<float> &v) {
+    if (!v.empty()) add(fmt::format("input.{}.fp32.npy", name), name, "fp32", "<f4", {w.tokens, w.vocab}, v.data(), 4);
+  };
+  fp32("student_log_probs", h.student_log_probs);
+  fp32("teacher_log_probs", h.teacher_log_probs);
 }
 
 void TensorDump::add_outputs(const std::string &who, const OutputView &out, const Workload &w) {
@@ -72,7 +77,8 @@ void TensorDump::add_outputs(const std::string &who, const OutputView &out, cons
     add(fmt::format("{}.{}.{}.npy", who, name, s.logical), fmt::format("{}.{}", who, name), s.logical,
         s.descr, shape, bytes.data(), element_bytes(t.type));
   };
-  one("grad_student_input", out.grad_student_input, {w.tokens, w.student_hidden});
+  // jsd's is the gradient of the student log-probs, [T, V].
+  one("grad_student_input", out.grad_student_input, {w.tokens, w.is_jsd() ? w.vocab : w.student_hidden});
   one("grad_student_weight", out.grad_student_weight, {w.vocab, w.student_hidden});
   one("grad_student_bias", out.grad_student_bias, {w.vocab});
 }

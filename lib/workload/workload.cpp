@@ -1,9 +1,11 @@
 // Reading a WorkloadCase into a Workload. The checks follow the KernelIndex
 // schema (schemas/workload-case.v1alpha1.schema.json: every object is
 // closed, names are identifiers) and then kibench's own, stricter rules:
-// only the tensors, scalars, generators and parameters kibench runs, only
-// bf16, sizes that fit in memory arithmetic, and loss scalars for which the
-// formulas of docs/loss-math.md are defined. docs/workloads.md lists them.
+// only the tensors, scalars, generators and parameters kibench runs for the
+// operation (distill_jsd_loss, jsd or fused_linear_jsd), only bf16 (fp32
+// log-probabilities for jsd), sizes that fit in memory arithmetic, and loss
+// scalars for which the formulas of docs/loss-math.md are defined.
+// docs/workloads.md lists them.
 #include "lib/workload/workload.hpp"
 
 #include <algorithm>
@@ -177,12 +179,15 @@ std::vector<std::int64_t> evaluate_shape(const std::vector<detail::Dimension> &s
 
 // Float tensors use "philox4x32_10_uniform" {low, high}: values low + (high - low) * u,
 // u uniform on [0, 1) (lib/inputs/philox.hpp has the bit-level mapping).
-GeneratorSpec read_uniform(const ObjectReader &data, const Field &generator) {
+// jsd's log-probabilities use "philox4x32_10_uniform_log_softmax" {low, high}: those
+// values, each row through log_softmax (lib/inputs/generate.hpp).
+GeneratorSpec read_uniform(const ObjectReader &data, const Field &generator, std::string_view expected) {
   GeneratorSpec spec;
   spec.name = generator.string();
-  if (spec.name != "philox4x32_10_uniform") {
-    generator.fail(fmt::format(
-        "unsupported generator {:?} for a float tensor (kibench has \"philox4x32_10_uniform\")", spec.name));
+  if (spec.name != expected) {
+    generator.fail(fmt::format("unsupported generator {:?} for {} (kibench has \"{}\")", spec.name,
+                               expected == "philox4x32_10_uniform" ? "a float tensor" : "log-probabilities",
+                               expected));
   }
   spec.seed = static_cast<std::uint64_t>(data.required("seed").integer(0, kMaxJsonInteger));
   const ObjectReader parameters(data.required("parameters"), {"low", "high"}, "parameter");
@@ -231,6 +236,9 @@ struct TensorRule {
   std::vector<std::int64_t> shape; // the extents the axes imply
   std::string symbolic;            // e.g. "[tokens, student_hidden]"
   bool is_float = true;            // else int64 (the target)
+  bool is_required = true;         // the biases, and jsd's and fused_linear_jsd's target, are optional
+  std::string_view float_dtype = "bf16";               // the one float dtype kibench runs here
+  std::string_view generator = "philox4x32_10_uniform"; // for a float tensor
 };
 
 GeneratorSpec read_tensor(const Field &field, const TensorRule &rule, std::int64_t vocab) {
@@ -252,8 +260,9 @@ GeneratorSpec read_tensor(const Field &field, const TensorRule &rule, std::int64
   }
 
   const Field dtype = tensor.required("dtype");
-  if (rule.is_float && dtype.string() != "bf16") {
-    dtype.fail(fmt::format("unsupported dtype {:?} (kibench supports bf16 float tensors)", dtype.string()));
+  if (rule.is_float && dtype.string() != rule.float_dtype) {
+    dtype.fail(fmt::format("unsupported dtype {:?} (kibench supports {} float tensors{})", dtype.string(),
+                           rule.float_dtype, rule.float_dtype == "fp32" ? " for jsd, as Liger's benchmark" : ""));
   }
   if (!rule.is_float && dtype.string() != "int64") {
     dtype.fail(fmt::format("unsupported dtype {:?} (the target is int64)", dtype.string()));
@@ -264,7 +273,8 @@ GeneratorSpec read_tensor(const Field &field, const TensorRule &rule, std::int64
     artifact->fail("artifact data is not supported: kibench generates its inputs (give a generator)");
   }
   const Field generator = data.required("generator");
-  return rule.is_float ? read_uniform(data, generator) : read_uniform_int(data, generator, vocab);
+  return rule.is_float ? read_uniform(data, generator, rule.generator)
+                       : read_uniform_int(data, generator, vocab);
 }
 
 // The number of elements in every tensor, and their bytes together, must
@@ -279,7 +289,8 @@ void check_sizes(const Field &axes, const std::vector<std::pair<std::string, Ten
       }
     }
     std::uint64_t bytes = 0;
-    if (__builtin_mul_overflow(elements, rule.is_float ? 2u : 8u, &bytes) ||
+    const std::uint64_t element_size = !rule.is_float ? 8u : rule.float_dtype == "fp32" ? 4u : 2u;
+    if (__builtin_mul_overflow(elements, element_size, &bytes) ||
         __builtin_add_overflow(total_bytes, bytes, &total_bytes) ||
         elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
       axes.fail(fmt::format("the input tensors need more bytes than 64 bits can count (at {})", name));
@@ -302,9 +313,31 @@ Field fp32_scalar(const ObjectReader &scalars, std::string_view name) {
   return value;
 }
 
-LossScalars read_scalars(const Field &field, std::int64_t vocab) {
-  const ObjectReader scalars(field, kScalarNames, "scalar");
+// The scalars each operation states (docs/workloads.md).
+std::vector<std::string_view> scalar_names(OperationKind kind) {
+  switch (kind) {
+  case OperationKind::jsd:
+    return {"beta", "ignore_index"};
+  case OperationKind::fused_linear_jsd:
+    return {"beta", "temperature", "ignore_index"};
+  case OperationKind::distill_jsd_loss:
+    break;
+  }
+  return {kScalarNames.begin(), kScalarNames.end()};
+}
+
+LossScalars read_scalars(const Field &field, std::int64_t vocab, OperationKind kind) {
+  const std::vector<std::string_view> names = scalar_names(kind);
+  const ObjectReader scalars(field, names, "scalar");
   LossScalars loss;
+  const auto states = [&](std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  // fused_linear_jsd is the soft loss alone (Liger's LigerFusedLinearJSD).
+  if (kind == OperationKind::fused_linear_jsd) {
+    loss.weight_hard = 0.0;
+    loss.weight_soft = 1.0;
+  }
 
   const Field beta = fp32_scalar(scalars, "beta");
   loss.beta = beta.number();
@@ -313,15 +346,19 @@ LossScalars read_scalars(const Field &field, std::int64_t vocab) {
 
   // z / tau and its gradient 1/tau must be finite in fp32, so tau is a
   // normal fp32 number (|tau| >= FLT_MIN); a negative tau is well defined.
-  const Field temperature = fp32_scalar(scalars, "temperature");
-  loss.temperature = temperature.number();
-  if (std::fabs(loss.temperature) < FLT_MIN) {
-    temperature.fail(fmt::format("temperature = {} must be nonzero and a normal fp32 number (|tau| >= {:g})",
-                                 loss.temperature, FLT_MIN));
+  if (states("temperature")) {
+    const Field temperature = fp32_scalar(scalars, "temperature");
+    loss.temperature = temperature.number();
+    if (std::fabs(loss.temperature) < FLT_MIN) {
+      temperature.fail(fmt::format(
+          "temperature = {} must be nonzero and a normal fp32 number (|tau| >= {:g})", loss.temperature,
+          FLT_MIN));
+    }
   }
 
   for (const auto &[name, weight] :
        {std::pair{"weight_hard_loss", &loss.weight_hard}, std::pair{"weight_soft_loss", &loss.weight_soft}}) {
+    if (!states(name)) continue;
     const Field value = fp32_scalar(scalars, name);
     *weight = value.number();
     if (*weight < 0.0) value.fail(fmt::format("{} = {} must be at least 0", name, *weight));
@@ -380,46 +417,101 @@ CorrectnessPolicy read_correctness(const Field &field) {
 }
 
 // kibench's implementations compute docs/loss-math.md on exactly these
-// inputs: an OperationSpec binds a workload only when its signature is
-// this one. The derived axis may divide hidden by any k (the kernels take
-// Hs as a parameter); KernelIndex's distill_jsd_loss has k = 2.
-void check_distill_signature(const detail::OperationSignature &operation, const Field &digest) {
-  struct Expected {
-    std::string_view name;
-    std::string_view shape;
-    std::string_view dtype;
+// inputs: an OperationSpec binds a workload only when its signature is one
+// of these three (inputs in order, with their symbolic shapes and dtypes, and
+// the variable axes). distill_jsd_loss's derived axis may divide hidden by
+// any k (the kernels take Hs as a parameter); KernelIndex's has k = 2.
+struct ExpectedInput {
+  std::string_view name;
+  std::string_view shape;
+  std::string_view dtype;
+};
+
+struct OperationShape {
+  OperationKind kind;
+  std::vector<ExpectedInput> inputs;
+  std::vector<std::string_view> variable_axes;
+  bool has_student_hidden = false; // student_hidden = hidden // k
+};
+
+const std::vector<OperationShape> &known_operations() {
+  static const std::vector<OperationShape> known{
+      {OperationKind::distill_jsd_loss,
+       {{"student_input", "[tokens, student_hidden]", "float"},
+        {"student_weight", "[vocab, student_hidden]", "float"},
+        {"teacher_input", "[tokens, hidden]", "float"},
+        {"teacher_weight", "[vocab, hidden]", "float"},
+        {"target", "[tokens]", "int64"}},
+       {"tokens", "vocab", "hidden"},
+       true},
+      {OperationKind::jsd,
+       {{"student_log_probs", "[tokens, vocab]", "float"}, {"teacher_log_probs", "[tokens, vocab]", "float"}},
+       {"tokens", "vocab"},
+       false},
+      {OperationKind::fused_linear_jsd,
+       {{"student_input", "[tokens, hidden]", "float"},
+        {"student_weight", "[vocab, hidden]", "float"},
+        {"teacher_input", "[tokens, hidden]", "float"},
+        {"teacher_weight", "[vocab, hidden]", "float"}},
+       {"tokens", "hidden", "vocab"},
+       false},
   };
-  constexpr std::array<Expected, 5> expected{{{"student_input", "[tokens, student_hidden]", "float"},
-                                              {"student_weight", "[vocab, student_hidden]", "float"},
-                                              {"teacher_input", "[tokens, hidden]", "float"},
-                                              {"teacher_weight", "[vocab, hidden]", "float"},
-                                              {"target", "[tokens]", "int64"}}};
-  const auto unsupported = [&](std::string_view why) {
-    digest.fail(fmt::format("OperationSpec {:?} {}; kibench runs distill_jsd_loss", operation.name(), why));
-  };
-  if (operation.inputs().size() != expected.size()) {
-    unsupported(fmt::format("has {} inputs, not {}", operation.inputs().size(), expected.size()));
+  return known;
+}
+
+// Why `operation` is not `expected` (nullopt when it is).
+std::optional<std::string> signature_mismatch(const detail::OperationSignature &operation,
+                                              const OperationShape &expected) {
+  if (operation.inputs().size() != expected.inputs.size()) {
+    return fmt::format("has {} inputs, not {}", operation.inputs().size(), expected.inputs.size());
   }
-  for (std::size_t i = 0; i < expected.size(); ++i) {
+  for (std::size_t i = 0; i < expected.inputs.size(); ++i) {
     const detail::InputSignature &input = operation.inputs()[i];
+    const ExpectedInput &want = expected.inputs[i];
     const std::string shape = detail::to_string(input.shape);
-    if (input.name != expected[i].name || shape != expected[i].shape || input.dtype != expected[i].dtype) {
-      unsupported(fmt::format("has input {} {} {} where kibench expects {} {} {}", i, input.name, shape,
-                              input.dtype, expected[i].name, expected[i].shape, expected[i].dtype));
+    if (input.name != want.name || shape != want.shape || input.dtype != want.dtype) {
+      return fmt::format("has input {} {} {} where kibench expects {} {} {}", i, input.name, shape, input.dtype,
+                         want.name, want.shape, want.dtype);
     }
   }
-  const std::array<std::string_view, 3> variable{"tokens", "vocab", "hidden"};
+  const auto &variable = expected.variable_axes;
   for (const detail::AxisRule &axis : operation.axes()) {
     const bool is_variable = std::find(variable.begin(), variable.end(), axis.name) != variable.end();
-    const bool is_student_hidden = axis.name == "student_hidden" && axis.source_axis == "hidden";
+    const bool is_student_hidden =
+        expected.has_student_hidden && axis.name == "student_hidden" && axis.source_axis == "hidden";
     if (is_variable ? axis.source_axis.has_value() : !is_student_hidden) {
-      unsupported(
-          fmt::format("defines axis \"{}\" differently (kibench expects variable tokens, vocab, hidden "
-                      "and student_hidden = hidden // k)",
-                      axis.name));
+      return fmt::format("defines axis \"{}\" differently (kibench expects variable {}{})", axis.name,
+                         fmt::join(variable, ", "),
+                         expected.has_student_hidden ? " and student_hidden = hidden // k" : "");
     }
   }
-  if (operation.axes().size() != variable.size() + 1) unsupported("does not define the four axes");
+  if (operation.axes().size() != variable.size() + (expected.has_student_hidden ? 1 : 0)) {
+    return fmt::format("does not define the {} axes", variable.size() + (expected.has_student_hidden ? 1 : 0));
+  }
+  return std::nullopt;
+}
+
+// Which of kibench's operations `operation` is; the error names the first
+// difference from the one with as many inputs (or the count).
+OperationKind classify_operation(const detail::OperationSignature &operation, const Field &digest) {
+  std::optional<std::string> why;
+  for (const OperationShape &expected : known_operations()) {
+    const auto mismatch = signature_mismatch(operation, expected);
+    if (!mismatch) return expected.kind;
+    if (operation.inputs().size() == expected.inputs.size() && !why) why = mismatch;
+  }
+  if (!why) why = fmt::format("has {} inputs", operation.inputs().size());
+  digest.fail(fmt::format("OperationSpec {:?} {}; kibench runs distill_jsd_loss, jsd and fused_linear_jsd",
+                          operation.name(), *why));
+}
+
+// The target of a workload without labels: every token counts.
+GeneratorSpec no_ignored_targets(std::int64_t vocab) {
+  return GeneratorSpec{.name = "philox4x32_10_uniform_int",
+                       .seed = 0,
+                       .low = 0.0,
+                       .high = static_cast<double>(vocab),
+                       .ignore_fraction = 0.0};
 }
 
 } // namespace
@@ -443,23 +535,36 @@ Workload workload_from_json(const json::Value &manifest, const json::Value &oper
   const auto signature =
       detail::OperationSignature::read(operation, fmt::format("{}: OperationSpec {}", source_name, digest));
 
-  check_distill_signature(signature, digest_field);
+  const OperationKind kind = classify_operation(signature, digest_field);
+  workload.operation_kind = kind;
 
   const Field axes_field = spec.required("axes");
   const std::map<std::string, std::int64_t> axes = read_axes(axes_field, signature);
   workload.tokens = axes.at("tokens");
   workload.vocab = axes.at("vocab");
-  workload.hidden = axes.at("hidden");
-  workload.student_hidden = axes.at("student_hidden");
+  if (kind != OperationKind::jsd) {
+    workload.hidden = axes.at("hidden");
+    workload.student_hidden =
+        kind == OperationKind::distill_jsd_loss ? axes.at("student_hidden") : workload.hidden;
+  }
 
   // Every tensor a workload may give, with the shape its axes imply.
   std::vector<std::pair<std::string, TensorRule>> rules;
   for (const detail::InputSignature &input : signature.inputs()) {
-    rules.emplace_back(input.name, TensorRule{evaluate_shape(input.shape, axes),
-                                              detail::to_string(input.shape), input.dtype == "float"});
+    TensorRule rule{evaluate_shape(input.shape, axes), detail::to_string(input.shape), input.dtype == "float"};
+    if (kind == OperationKind::jsd) {
+      rule.float_dtype = "fp32";
+      rule.generator = "philox4x32_10_uniform_log_softmax";
+    }
+    rules.emplace_back(input.name, std::move(rule));
   }
-  for (const std::string_view bias : kBiasTensors) {
-    rules.emplace_back(std::string(bias), TensorRule{{workload.vocab}, "[vocab]", true});
+  if (kind == OperationKind::distill_jsd_loss) {
+    for (const std::string_view bias : kBiasTensors) {
+      rules.emplace_back(std::string(bias), TensorRule{{workload.vocab}, "[vocab]", true, false});
+    }
+  } else {
+    // Liger's optional shift_labels: tokens labelled ignore_index are left out.
+    rules.emplace_back("target", TensorRule{{workload.tokens}, "[tokens]", false, false});
   }
   check_sizes(axes_field, rules);
 
@@ -468,20 +573,25 @@ Workload workload_from_json(const json::Value &manifest, const json::Value &oper
   const ObjectReader tensors(spec.required("tensors"), tensor_names, "tensor");
   std::map<std::string, GeneratorSpec> generators;
   for (const auto &[name, rule] : rules) {
-    const bool is_bias = name == kBiasTensors[0] || name == kBiasTensors[1];
-    const std::optional<Field> tensor = is_bias ? tensors.optional(name) : tensors.required(name);
+    const std::optional<Field> tensor = rule.is_required ? tensors.required(name) : tensors.optional(name);
     if (tensor) generators[name] = read_tensor(*tensor, rule, workload.vocab);
   }
-  workload.dtype = FloatType::bf16;
-  workload.student_input = generators.at("student_input");
-  workload.student_weight = generators.at("student_weight");
-  workload.teacher_input = generators.at("teacher_input");
-  workload.teacher_weight = generators.at("teacher_weight");
-  workload.target = generators.at("target");
+  workload.dtype = kind == OperationKind::jsd ? FloatType::fp32 : FloatType::bf16;
+  if (kind == OperationKind::jsd) {
+    workload.student_log_probs = generators.at("student_log_probs");
+    workload.teacher_log_probs = generators.at("teacher_log_probs");
+  } else {
+    workload.student_input = generators.at("student_input");
+    workload.student_weight = generators.at("student_weight");
+    workload.teacher_input = generators.at("teacher_input");
+    workload.teacher_weight = generators.at("teacher_weight");
+  }
+  workload.has_target = generators.contains("target");
+  workload.target = workload.has_target ? generators.at("target") : no_ignored_targets(workload.vocab);
   if (generators.contains("student_bias")) workload.student_bias = generators.at("student_bias");
   if (generators.contains("teacher_bias")) workload.teacher_bias = generators.at("teacher_bias");
 
-  workload.scalars = read_scalars(spec.required("scalars"), workload.vocab);
+  workload.scalars = read_scalars(spec.required("scalars"), workload.vocab, kind);
   workload.correctness = read_correctness(spec.required("correctness"));
   workload.manifest = manifest;
   workload.operation = operation;
@@ -505,8 +615,21 @@ Workload load_workload(const std::filesystem::path &file) {
   return workload_from_json(manifest, *operation, file);
 }
 
+std::string_view to_string(OperationKind kind) {
+  switch (kind) {
+  case OperationKind::distill_jsd_loss:
+    return "distill_jsd_loss";
+  case OperationKind::jsd:
+    return "jsd";
+  case OperationKind::fused_linear_jsd:
+    return "fused_linear_jsd";
+  }
+  return "distill_jsd_loss";
+}
+
 std::uint64_t Workload::input_bytes() const {
   const auto t = static_cast<std::uint64_t>(tokens), v = static_cast<std::uint64_t>(vocab);
+  if (is_jsd()) return 2 * t * v * 4 + t * 8; // two fp32 [T, V] tensors and the labels
   const auto h = static_cast<std::uint64_t>(hidden), hs = static_cast<std::uint64_t>(student_hidden);
   constexpr std::uint64_t bf16_bytes = 2, int64_bytes = 8;
   std::uint64_t elements = t * hs + v * hs + t * h + v * h;
@@ -516,6 +639,7 @@ std::uint64_t Workload::input_bytes() const {
 }
 
 double Workload::gemm_flops(bool with_backward) const {
+  if (is_jsd()) return 0.0;
   const double t = static_cast<double>(tokens), v = static_cast<double>(vocab);
   const double h = static_cast<double>(hidden), hs = static_cast<double>(student_hidden);
   // Forward: z_s = x_s W_s^T and z_t = x_t W_t^T, 2 flops per multiply-add.

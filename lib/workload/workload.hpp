@@ -1,6 +1,7 @@
-// A runnable distillation-loss workload: a KernelIndex WorkloadCase whose
-// operation is the distill_jsd_loss OperationSpec, read and validated into
-// typed fields. The file format is documented in docs/workloads.md.
+// A runnable workload: a KernelIndex WorkloadCase whose operation is one of
+// Liger's JSD family (distill_jsd_loss, jsd, fused_linear_jsd), read and
+// validated into typed fields. The file format is documented in
+// docs/workloads.md, the three operations' math in docs/loss-math.md.
 #pragma once
 
 #include <cstdint>
@@ -15,16 +16,30 @@ namespace kibench {
 
 enum class FloatType { bf16, fp32 };
 
+// The operations kibench runs, told apart by their OperationSpec's
+// signature (its axes and input tensors):
+//   distill_jsd_loss  two LM heads, hard cross-entropy + soft JSD
+//   jsd               JSD between two [tokens, vocab] log-probability tensors
+//   fused_linear_jsd  two LM heads + JSD, no hard loss (distill_jsd_loss with
+//                     w_h = 0, w_s = 1 and the student as wide as the teacher)
+enum class OperationKind { distill_jsd_loss, jsd, fused_linear_jsd };
+std::string_view to_string(OperationKind kind);
+
 // How one input tensor is filled (lib/inputs/generate.hpp gives the exact
 // Philox4x32-10 stream layout that CPU and GPU both follow).
 struct GeneratorSpec {
-  std::string name;       // "philox4x32_10_uniform" (floats) or "philox4x32_10_uniform_int" (targets)
+  // "philox4x32_10_uniform" (floats), "philox4x32_10_uniform_log_softmax" (jsd's
+  // log-probabilities: each row of uniforms through log_softmax) or
+  // "philox4x32_10_uniform_int" (targets)
+  std::string name;
   std::uint64_t seed = 0; // Philox key
   double low = 0.0;       // uniform: [low, high); uniform_int: [low, high)
   double high = 1.0;
   double ignore_fraction = 0.0; // uniform_int only: P(target = ignore_index)
 };
 
+// jsd states beta and ignore_index; fused_linear_jsd also temperature (its
+// weights are fixed: w_h = 0, w_s = 1); distill_jsd_loss all five.
 struct LossScalars {
   double beta = 0.5;        // JSD mixture weight, in [0, 1]
   double temperature = 1.0; // tau, != 0
@@ -52,23 +67,37 @@ struct Workload {
   std::string name;             // metadata.name
   json::Value manifest;         // the WorkloadCase exactly as read
   json::Value operation;        // its OperationSpec (found by digest)
+  OperationKind operation_kind = OperationKind::distill_jsd_loss;
 
   std::int64_t tokens = 0;         // T
   std::int64_t vocab = 0;          // V
-  std::int64_t hidden = 0;         // H (teacher)
-  std::int64_t student_hidden = 0; // Hs = hidden // 2 for distill_jsd_loss
-  FloatType dtype = FloatType::bf16;
+  std::int64_t hidden = 0;         // H (teacher); 0 for jsd
+  std::int64_t student_hidden = 0; // Hs = hidden // 2 for distill_jsd_loss, = hidden for
+                                   // fused_linear_jsd; 0 for jsd
+  FloatType dtype = FloatType::bf16; // of the float inputs: bf16, or fp32 for jsd
 
-  GeneratorSpec student_input, student_weight, teacher_input, teacher_weight, target;
-  std::optional<GeneratorSpec> student_bias, teacher_bias;
+  // The LM-head operations' inputs (unused for jsd).
+  GeneratorSpec student_input, student_weight, teacher_input, teacher_weight;
+  // jsd's inputs, [T, V] log-probabilities (unused otherwise): the student's
+  // (Liger's `input`, log q) and the teacher's (Liger's `target`, log p).
+  GeneratorSpec student_log_probs, teacher_log_probs;
+  // The labels: required for distill_jsd_loss; optional for jsd and
+  // fused_linear_jsd (Liger's shift_labels), where a workload without them
+  // has has_target = false and `target` generates no ignored token, which is
+  // the same loss (every token counts).
+  GeneratorSpec target;
+  bool has_target = true;
+  std::optional<GeneratorSpec> student_bias, teacher_bias; // distill_jsd_loss only
 
   LossScalars scalars;
   CorrectnessPolicy correctness;
 
-  // Bytes of the five inputs (and biases) in their stored dtypes.
+  // Bytes of the inputs (and biases) in their stored dtypes.
   [[nodiscard]] std::uint64_t input_bytes() const;
-  // 2*T*V*Hs (z_s) + 2*T*V*H (z_t) [+ 2*2*T*V*Hs for the backward GEMMs].
+  // 2*T*V*Hs (z_s) + 2*T*V*H (z_t) [+ 2*2*T*V*Hs for the backward GEMMs];
+  // 0 for jsd, which has no GEMM.
   [[nodiscard]] double gemm_flops(bool with_backward) const;
+  [[nodiscard]] bool is_jsd() const { return operation_kind == OperationKind::jsd; }
 };
 
 // Reads and validates a workload file. The OperationSpec is looked up by
