@@ -21,7 +21,13 @@
 #include "lib/harness/power_conditioner.hpp"
 #include "lib/harness/power_state.hpp"
 #include "lib/harness/raw_samples.hpp"
+#include "lib/io/atomic_write.hpp"
+#include "lib/json/parse.hpp"
+#include "lib/json/path.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
+#include "lib/run/implementation_files.hpp"
+#include "lib/run/implementation_result.hpp"
+#include "lib/run/outcome.hpp"
 #include "test/cli_fixtures.hpp"
 #include "test/harness_test_support.hpp"
 #include "test/test_compare_support.hpp"
@@ -389,6 +395,44 @@ TEST_CASE("raw samples carry each rested sample's wait and whether it hit the bo
   REQUIRE(back.samples[1].rest);
   CHECK(back.samples[1].rest->hit_bound);
   CHECK_FALSE(back.samples[2].rest);
+}
+
+TEST_CASE("a rested run's labels count the samples that started at the bound", "[power_state][run]") {
+  Workload w;
+  w.name = "rested";
+  w.tokens = w.vocab = 100;
+  w.hidden = 64;
+  w.student_hidden = 32;
+  RunDirectoryContext context;
+  context.workload = &w;
+  context.workload_digest = context.protocol_digest = context.environment_digest = sha256_digest("x");
+  context.observed_at = "2026-01-02T03:04:05.678Z";
+  ImplementationFacts facts;
+  facts.name = "fused";
+  facts.measurement.implementation = "fused";
+  facts.measurement.timer = "cuda_events";
+  facts.measurement.stop_reason = "max_samples";
+  for (std::size_t k = 0; k < 5; ++k) {
+    Sample sample;
+    sample.ns = 1e6 + static_cast<double>(k);
+    sample.round = k;
+    sample.rest = RestOutcome{k < 2 ? 0.25 : 0.01, k < 2};
+    facts.measurement.samples.push_back(sample);
+  }
+  const auto labels_written = [&](const ImplementationFacts &f) {
+    test::TempDir tmp;
+    io::StagedDirectory dir(tmp.path() / "run");
+    record_implementation(dir, context, "{}\n", sha256_digest("{}"), f);
+    dir.commit();
+    return *json::member_at(json::parse_file(tmp.path() / "run" / "run.fused.json"), "metadata.labels");
+  };
+  const json::Value labels = labels_written(facts);
+  REQUIRE(labels.find("rest_timeouts") != nullptr);
+  CHECK(labels.find("rest_timeouts")->as_string() ==
+        "2 of 5 samples started at the 0.25 s bound, not in the idle band");
+  // Samples that did not rest (as-is, loaded): no such label.
+  for (Sample &sample : facts.measurement.samples) sample.rest.reset();
+  CHECK(labels_written(facts).find("rest_timeouts") == nullptr);
 }
 
 TEST_CASE("run --power-state: a bad value, or a state without a GPU to bring it about, is refused",
