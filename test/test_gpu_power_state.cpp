@@ -111,7 +111,7 @@ TEST_CASE("rested and loaded through the harness on the GPU: the recorded fields
       CHECK(sample.ns < power_state::kLoadS * 1e9);
     }
     // Its length is in the protocol.
-    CHECK_THAT(s.describe(), Contains("Each GPU sample starts loaded: 0.02 s of tensor-core load"));
+    CHECK_THAT(s.describe(), Contains("Samples start loaded (0.02 s load first)."));
   }
   impl->release();
 }

@@ -34,6 +34,8 @@
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
 using namespace kibench;
 
 namespace {
@@ -108,7 +110,7 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
     CHECK(reading.settings.back().name == "powerState");
     CHECK(reading.settings.back().value == to_string(state));
     // The sentence is removed whole: nothing of it is left to differ.
-    CHECK(reading.rest.find("Each GPU sample") == std::string::npos);
+    CHECK(reading.rest.find("Samples start") == std::string::npos);
     // The same settings give the same manifest, byte for byte.
     CHECK(manifest_digest(protocol_manifest(settings, "cpu-fp64")) == manifest_digest(protocol));
   }
@@ -118,9 +120,37 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
   // before the setting existed.
   CHECK(cpu_settings(PowerState::as_is).describe().find("starts") == std::string::npos);
   CHECK_THAT(cpu_settings(PowerState::rested).describe(),
-             Contains("Each GPU sample starts rested: ") && Contains("for at most 0.25 s a sample."));
+             EndsWith(" Samples start rested (wait <= 0.25 s)."));
   CHECK_THAT(cpu_settings(PowerState::loaded).describe(),
-             Contains("Each GPU sample starts loaded: 0.02 s of tensor-core load"));
+             EndsWith(" Samples start loaded (0.02 s load first)."));
+  // How the state is brought about, in full, in the protocol's description.
+  for (const PowerState state : kStates) {
+    const json::Value protocol = protocol_manifest(cpu_settings(state), "cpu-fp64");
+    const json::Value *description = json::member_at(protocol, "metadata.description");
+    if (state == PowerState::as_is) {
+      CHECK_THAT(description ? description->as_string() : "", !Contains("Rested") && !Contains("Loaded"));
+    } else {
+      REQUIRE(description);
+      CHECK_THAT(description->as_string(),
+                 StartsWith(cpu_settings(state).describe_power_state_method()) &&
+                     Contains(state == PowerState::rested ? "at least 0.97 of" : "0.02 s"));
+    }
+  }
+
+  SECTION("a GPU protocol's notes and description stay within KernelIndex's limits in every state and pass") {
+    for (const PowerState state : kStates)
+      for (const Pass pass : {Pass::forward, Pass::backward, Pass::full}) {
+        ProtocolSettings gpu;
+        gpu.timer = "cuda_events";
+        gpu.pass = pass;
+        gpu.power_state = state;
+        INFO(to_string(state) << ", " << to_string(pass));
+        const json::Value protocol = protocol_manifest(gpu, "oracle-fp64");
+        CHECK(compare::comparability_notes(protocol).size() <= 1000);
+        // The description (with the sustained phase's) within its 2000.
+        CHECK(json::member_at(protocol, "metadata.description")->as_string().size() <= 2000);
+      }
+  }
 
   SECTION("another wording of the sentence: the state is still read, the rest differs by its words") {
     std::string notes = cpu_settings(PowerState::loaded).describe();
@@ -129,7 +159,7 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
     notes.replace(at, 6, "0.05 s");
     const auto reading = compare::read_notes_settings(notes);
     CHECK(reading.settings.back().value == "loaded");
-    CHECK(reading.rest.find("0.05 s of tensor-core load") != std::string::npos);
+    CHECK(reading.rest.find("Samples start {} (0.05 s load first).") != std::string::npos);
   }
 }
 

@@ -78,7 +78,7 @@ constexpr std::string_view kShareRoundsSentence =
 // absent. This build's own sentence is removed whole; another wording keeps
 // its other words in the rest, where a difference in them shows.
 std::string take_power_state(std::string &rest) {
-  static const std::regex pattern(R"( Each GPU sample starts (rested|loaded):)");
+  static const std::regex pattern(R"( Samples start (rested|loaded) \()");
   std::smatch match;
   if (!std::regex_search(rest, match, pattern)) return "as-is";
   const std::string state = match[1].str();

@@ -43,17 +43,34 @@ std::string ProtocolSettings::describe_power_state(PowerState state) {
   namespace ps = power_state;
   switch (state) {
   case PowerState::rested:
-    return fmt::format(
-        " Each GPU sample starts rested: after the cache flush and before the timer starts, the harness "
-        "waits until the SM clock is at least {} of and the board power at most {} W above their medians "
-        "over {} readings of the idle GPU at the start of the run, reading NVML every {} s, for at most {} s "
-        "a sample.",
-        json::format_number(ps::kRestClockFraction), json::format_number(ps::kRestPowerMarginW),
-        ps::kIdleReadings, json::format_number(ps::kPollIntervalS), json::format_number(ps::kRestBoundS));
+    return fmt::format(" Samples start rested (wait <= {} s).", json::format_number(ps::kRestBoundS));
   case PowerState::loaded:
-    return fmt::format(" Each GPU sample starts loaded: {} s of tensor-core load on the sample's stream, "
-                       "enqueued after the cache flush and before the timer's start event.",
-                       json::format_number(ps::kLoadS));
+    return fmt::format(" Samples start loaded ({} s load first).", json::format_number(ps::kLoadS));
+  case PowerState::as_is:
+    break;
+  }
+  return {};
+}
+
+std::string ProtocolSettings::describe_power_state_method() const {
+  namespace ps = power_state;
+  switch (power_state) {
+  case PowerState::rested:
+    return fmt::format(
+        "Rested: before each timed GPU sample, after the cache flush and before the timer starts, the "
+        "harness "
+        "waits for the stream, then reads NVML every {} s until the SM clock is at least {} of and the board "
+        "power at most {} W above their medians over {} readings of the idle GPU at the start of the run, "
+        "for "
+        "at most {} s a sample.",
+        json::format_number(ps::kPollIntervalS), json::format_number(ps::kRestClockFraction),
+        json::format_number(ps::kRestPowerMarginW), ps::kIdleReadings, json::format_number(ps::kRestBoundS));
+  case PowerState::loaded:
+    return fmt::format(
+        "Loaded: before each timed GPU sample, after the cache flush, {} s (by the GPU's global "
+        "timer) of bf16 tensor-core MMAs on every SM is enqueued on the sample's stream ahead of "
+        "the timer's start event.",
+        json::format_number(ps::kLoadS));
   case PowerState::as_is:
     break;
   }

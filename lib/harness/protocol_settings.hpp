@@ -49,9 +49,15 @@ struct ProtocolSettings {
   // it goes into the protocol's metadata, outside its identity: runs with
   // and without it stay in one cohort.
   [[nodiscard]] std::string describe_sustained() const;
-  // The sentence describe() appends for `state` ("" for as_is); compare
-  // reads it back (lib/compare/protocol_terms.hpp).
+  // The sentence describe() appends for `state` ("" for as_is): the state,
+  // with the wait's bound or the load's length. Short, since the notes'
+  // schema allows 1000 characters. compare reads it back
+  // (lib/compare/protocol_terms.hpp).
   [[nodiscard]] static std::string describe_power_state(PowerState state);
+  // How the power state is brought about, in full, or "" for as_is: for
+  // the protocol's metadata.description (the state and its bound or length
+  // are in the notes, hence the digest).
+  [[nodiscard]] std::string describe_power_state_method() const;
   // e.g. "cuda_events_cold_full": the timer, the cache state and the pass.
   [[nodiscard]] std::string method() const;
   // "kibench_" + method(): runs are comparable only within one.
