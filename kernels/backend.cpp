@@ -15,6 +15,7 @@
 #include "kernels/cuda/gpu_environment.hpp"
 #include "kernels/cuda/nvml.hpp"
 #include "kernels/cuda/nvml_clock_control.hpp"
+#include "kernels/cuda/nvml_power_telemetry.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/plugin/plugin_backend.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
@@ -79,6 +80,13 @@ public:
     const gpu::Nvml *nvml = gpu::Nvml::instance();
     if (nvml == nullptr) return nullptr;
     return std::make_unique<gpu::NvmlClockControl>(*nvml, 0);
+  }
+
+  [[nodiscard]] std::unique_ptr<PowerTelemetry> power_telemetry() const override {
+    if (gpu_unavailable_reason()) return nullptr;
+    const gpu::Nvml *nvml = gpu::Nvml::instance();
+    if (nvml == nullptr) return nullptr;
+    return std::make_unique<gpu::NvmlPowerTelemetry>(*nvml, 0);
   }
 
   [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {

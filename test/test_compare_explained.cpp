@@ -111,6 +111,8 @@ TEST_CASE("every sampling setting kibench states in a protocol is named when it 
       {"timeout", [](ProtocolSettings &s) { s.timeout_s = 30; }},
       {"interleaved", [](ProtocolSettings &s) { s.interleave = false; }},
       {"shareRounds", [](ProtocolSettings &s) { s.share_rounds = true; }},
+      {"powerState", [](ProtocolSettings &s) { s.power_state = kibench::PowerState::rested; }},
+      {"powerState", [](ProtocolSettings &s) { s.power_state = kibench::PowerState::loaded; }},
       {"throttleFraction", [](ProtocolSettings &s) { s.throttle_fraction = 0.9; }},
       {"minimumEffect", [](ProtocolSettings &s) { s.minimum_effect = 0.02; }},
       {"measurement.warmupIterations", [](ProtocolSettings &s) { s.warmup_runs = 7; }},
@@ -166,7 +168,7 @@ TEST_CASE("kibench's notes read back as the settings that wrote them", "[compare
   CHECK(shown == std::vector<std::string>{"pass=full", "cache=warm", "maxNoise=0.003", "minSamples=10",
                                           "minTime=0.5 s", "maxSamples=250", "timeout=60 s",
                                           "interleaved=yes (Williams-design order)", "throttleFraction=0.95",
-                                          "minimumEffect=0.01", "shareRounds=yes"});
+                                          "minimumEffect=0.01", "shareRounds=yes", "powerState=as-is"});
   CHECK(reading.rest.find("250") == std::string::npos);
 }
 

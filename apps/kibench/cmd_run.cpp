@@ -13,8 +13,10 @@
 #include "apps/kibench/flag_values.hpp"
 #include "apps/kibench/plugins.hpp"
 #include "lib/error.hpp"
+#include "lib/harness/power_state.hpp"
 #include "lib/harness/setting_ranges.hpp"
 #include "lib/io/terminal_text.hpp"
+#include "lib/json/canonical.hpp"
 #include "lib/run/progress_line.hpp"
 #include "lib/run/run_printer.hpp"
 #include "lib/run/session.hpp"
@@ -46,6 +48,7 @@ struct RunArgs {
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::string lock_clocks; // "" (leave them), base or max
+  std::string power_state{to_string(kDefaultPowerState)};
 };
 
 // The terminal's width, for a progress line that must not wrap (a wrapped
@@ -91,6 +94,10 @@ ProtocolSettings read_settings(const RunArgs &args) {
   s.timeout_s = number_flag("--timeout", args.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
   s.interleave = !args.no_interleave;
   s.share_rounds = args.share_rounds;
+  const auto power_state = power_state_from_string(args.power_state);
+  if (!power_state)
+    throw InputError(fmt::format("--power-state: {:?} is not as-is, rested or loaded", args.power_state));
+  s.power_state = *power_state;
   s.sustained_time_s =
       number_flag("--sustained", args.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
   return s;
@@ -202,6 +209,14 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   run->add_flag("--share-rounds", args->share_rounds,
                 "Every implementation samples in every round until the last one stops, so paired comparisons "
                 "and the medians beside them come from the same rounds (docs/protocol.md)");
+  run->add_option("--power-state", args->power_state,
+                  fmt::format("The state each timed GPU sample starts from: as-is (as the last left it), "
+                              "rested (wait, at most {} s, until SM clock and board power are back at their "
+                              "idle readings) or loaded ({} s of tensor-core load first); docs/protocol.md",
+                              json::format_number(power_state::kRestBoundS),
+                              json::format_number(power_state::kLoadS)))
+      ->type_name("as-is|rested|loaded")
+      ->capture_default_str();
   run->add_option("--plugin", args->plugins,
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");

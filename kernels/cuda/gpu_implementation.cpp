@@ -52,6 +52,17 @@ void GpuImplementation::flush_caches() {
   flush_->flush(stream_->get());
 }
 
+void GpuImplementation::wait_idle() {
+  require_prepared();
+  stream_->synchronize();
+}
+
+void GpuImplementation::enqueue_power_load(double seconds) {
+  require_prepared();
+  if (load_ == nullptr) load_ = std::make_unique<PowerLoad>(flush_allocator_, device_);
+  load_->enqueue(stream_->get(), seconds);
+}
+
 MemoryUse GpuImplementation::memory() const {
   MemoryUse use;
   if (inputs_ == nullptr) return use; // released: holds nothing

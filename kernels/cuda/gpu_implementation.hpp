@@ -1,8 +1,9 @@
 // What every GPU implementation holds the same way: the device, a stream,
-// an allocator for its own buffers, the harness's L2 flush (kept apart
-// from that allocator so it never counts as the implementation's memory),
-// and the workload's inputs on the device. Subclasses write only what is
-// theirs: prepare_device / run / outputs / release_device.
+// an allocator for its own buffers, the harness's L2 flush and power-state
+// load (kept apart from that allocator so they never count as the
+// implementation's memory), and the workload's inputs on the device.
+// Subclasses write only what is theirs: prepare_device / run / outputs /
+// release_device.
 //
 // Lifetimes: the allocator is a member of this base, so every buffer a
 // subclass holds is destroyed (returned to it) before the allocator goes;
@@ -18,6 +19,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/l2_flush.hpp"
+#include "kernels/cuda/power_load.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "lib/implementation/implementation.hpp"
 
@@ -40,6 +42,10 @@ public:
   std::unique_ptr<PowerMonitor> make_power_monitor() final;
   // Writes twice the L2's size on the stream.
   void flush_caches() final;
+  // --power-state: waits for the stream; enqueues the tensor-core load
+  // (power_load.hpp) on it.
+  void wait_idle() final;
+  void enqueue_power_load(double seconds) final;
   // Inputs as generated, outputs as allocated with MemoryTag::output,
   // workspace: the allocator's high-water mark less the outputs; all zero
   // once released.
@@ -98,6 +104,7 @@ private:
   // Made in prepare(): constructing an implementation touches no GPU.
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<L2Flush> flush_;
+  std::unique_ptr<PowerLoad> load_; // made on first use, from flush_allocator_
   DeviceInputs *inputs_ = nullptr;
   const Workload *workload_ = nullptr;
   int device_ = 0;

@@ -3,6 +3,8 @@
 #include <regex>
 #include <string>
 
+#include "lib/harness/protocol_settings.hpp"
+
 namespace kibench::compare {
 
 std::optional<double> minimum_effect_in(std::string_view notes) {
@@ -72,6 +74,24 @@ constexpr std::string_view kShareRoundsSentence =
     " Every implementation samples in every round until the last one's rule is met (its own cap or time "
     "limit aside).";
 
+// Stated only when not as-is (ProtocolSettings::power_state): "as-is" when
+// absent. This build's own sentence is removed whole; another wording keeps
+// its other words in the rest, where a difference in them shows.
+std::string take_power_state(std::string &rest) {
+  static const std::regex pattern(R"( Samples start (rested|loaded) \()");
+  std::smatch match;
+  if (!std::regex_search(rest, match, pattern)) return "as-is";
+  const std::string state = match[1].str();
+  const std::string sentence = ProtocolSettings::describe_power_state(*power_state_from_string(state));
+  if (const std::size_t at = rest.find(sentence); at != std::string::npos) {
+    rest.erase(at, sentence.size());
+  } else {
+    rest.replace(static_cast<std::size_t>(match.position(1)), static_cast<std::size_t>(match.length(1)),
+                 "{}");
+  }
+  return state;
+}
+
 std::string cache_state(const std::string &clause) {
   return clause.starts_with("the GPU L2") ? "cold (L2 flushed)" : "warm";
 }
@@ -101,6 +121,7 @@ NotesReading read_notes_settings(std::string_view notes) {
     const std::size_t share = rest.find(kShareRoundsSentence);
     if (share != std::string::npos) rest.erase(share, kShareRoundsSentence.size());
     out.settings.push_back({"shareRounds", share != std::string::npos ? "yes" : "no"});
+    out.settings.push_back({"powerState", take_power_state(rest)});
   }
   out.rest = std::move(rest);
   return out;

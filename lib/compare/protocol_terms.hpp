@@ -41,8 +41,9 @@ bool states_rotated_order(std::string_view notes);
 // The sampling settings kibench states in its notes
 // (ProtocolSettings::describe), by the names the differences show:
 // pass, cache, minSamples, maxSamples, minTime, maxNoise, timeout,
-// interleaved, shareRounds, throttleFraction, minimumEffect (warm-up and
-// timer are structured fields of the protocol and named there).
+// interleaved, shareRounds, powerState, throttleFraction, minimumEffect
+// (warm-up and timer are structured fields of the protocol and named
+// there).
 struct NotesSetting {
   std::string name;
   std::string value; // as the notes state it, with its unit ("0.5 s")

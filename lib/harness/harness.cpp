@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
+
+#include <fmt/core.h>
 
 #include "lib/harness/interleave_order.hpp"
 #include "lib/harness/stopping_rule.hpp"
@@ -59,9 +62,13 @@ template <typename Step> bool guarded(Lane &lane, Step &&step) {
   }
 }
 
-double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample) {
+// `conditioner` (timed samples only) runs after the flush and the untimed
+// work and before the timer starts: neither its load nor its wait is timed.
+double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample,
+                   PowerConditioner *conditioner = nullptr) {
   if (settings.cold) lane.impl->flush_caches();
   lane.impl->before_sample(settings.pass);
+  if (conditioner) sample.rest = conditioner->condition(*lane.impl);
   lane.timer->start();
   lane.impl->run(settings.pass);
   lane.timer->stop();
@@ -82,7 +89,11 @@ double median_ns(const Measurement &m) {
 } // namespace
 
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
-                                 const ProtocolSettings &settings, const ProgressCallback &progress) {
+                                 const ProtocolSettings &settings, const ProgressCallback &progress,
+                                 PowerConditioner *conditioner) {
+  if (settings.power_state != PowerState::as_is && conditioner == nullptr)
+    throw std::logic_error(
+        fmt::format("measure: --power-state {} without a conditioner", to_string(settings.power_state)));
   const auto started = std::chrono::steady_clock::now();
   const auto elapsed_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -146,7 +157,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     Sample s;
     s.round = round;
     const auto before = std::chrono::steady_clock::now();
-    if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings, s)); })) return;
+    if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings, s, conditioner)); })) return;
     lane.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
     lane.result.samples.push_back(s);
     report(Phase::sampling, lane, round);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/harness/power_conditioner.hpp"
 #include "lib/harness/progress.hpp"
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/harness/sustained.hpp"
@@ -24,6 +25,8 @@ struct Sample {
   bool throttled = false;
   std::optional<double> power_w =
       std::nullopt; // board power when the sample ended, where the device reports it
+  // --power-state rested: the wait for the idle band before the sample.
+  std::optional<RestOutcome> rest = std::nullopt;
 };
 
 struct Measurement {
@@ -40,8 +43,11 @@ struct Measurement {
 // A lane whose warm-up or sample throws stops there (Measurement::failure);
 // the others go on. `progress` hears of each warm-up, sample, lane whose
 // rule is met and sustained phase (Progress's workload fields left to the
-// caller).
+// caller). `conditioner` brings the power state settings.power_state names
+// before every timed sample (not the warm-ups); it is required unless that
+// state is as-is (std::logic_error otherwise).
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
-                                 const ProtocolSettings &settings, const ProgressCallback &progress = {});
+                                 const ProtocolSettings &settings, const ProgressCallback &progress = {},
+                                 PowerConditioner *conditioner = nullptr);
 
 } // namespace kibench

@@ -35,7 +35,46 @@ std::string ProtocolSettings::describe() const {
          (interleave && share_rounds
               ? " Every implementation samples in every round until the last one's rule is "
                 "met (its own cap or time limit aside)."
-              : "");
+              : "") +
+         describe_power_state(power_state);
+}
+
+std::string ProtocolSettings::describe_power_state(PowerState state) {
+  namespace ps = power_state;
+  switch (state) {
+  case PowerState::rested:
+    return fmt::format(" Samples start rested (wait <= {} s).", json::format_number(ps::kRestBoundS));
+  case PowerState::loaded:
+    return fmt::format(" Samples start loaded ({} s load first).", json::format_number(ps::kLoadS));
+  case PowerState::as_is:
+    break;
+  }
+  return {};
+}
+
+std::string ProtocolSettings::describe_power_state_method() const {
+  namespace ps = power_state;
+  switch (power_state) {
+  case PowerState::rested:
+    return fmt::format(
+        "Rested: before each timed GPU sample, after the cache flush and before the timer starts, the "
+        "harness "
+        "waits for the stream, then reads NVML every {} s until the SM clock is at least {} of and the board "
+        "power at most {} W above their medians over {} readings of the idle GPU at the start of the run, "
+        "for "
+        "at most {} s a sample.",
+        json::format_number(ps::kPollIntervalS), json::format_number(ps::kRestClockFraction),
+        json::format_number(ps::kRestPowerMarginW), ps::kIdleReadings, json::format_number(ps::kRestBoundS));
+  case PowerState::loaded:
+    return fmt::format(
+        "Loaded: before each timed GPU sample, after the cache flush, {} s (by the GPU's global "
+        "timer) of bf16 tensor-core MMAs on every SM is enqueued on the sample's stream ahead of "
+        "the timer's start event.",
+        json::format_number(ps::kLoadS));
+  case PowerState::as_is:
+    break;
+  }
+  return {};
 }
 
 std::string ProtocolSettings::describe_sustained() const {

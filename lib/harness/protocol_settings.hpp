@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "lib/harness/power_state.hpp"
 #include "lib/implementation/implementation.hpp"
 
 namespace kibench {
@@ -26,6 +27,9 @@ struct ProtocolSettings {
   // by 12-13 % without it, by under 0.1 % with it). Off (the default, so
   // that runs stay comparable with earlier ones): each stops at its own rule.
   bool share_rounds = false;
+  // The state each timed GPU sample starts from (power_state.hpp): stated
+  // in describe() unless as_is, so as-is runs keep the digest they had.
+  PowerState power_state = kDefaultPowerState;
   double throttle_fraction = 0.95; // flag samples whose SM clock is below this × the max observed
   double minimum_effect = 0.01;    // smallest relative difference compare calls a win
   std::string timer;               // "cuda_events" or "steady_clock"
@@ -45,6 +49,15 @@ struct ProtocolSettings {
   // it goes into the protocol's metadata, outside its identity: runs with
   // and without it stay in one cohort.
   [[nodiscard]] std::string describe_sustained() const;
+  // The sentence describe() appends for `state` ("" for as_is): the state,
+  // with the wait's bound or the load's length. Short, since the notes'
+  // schema allows 1000 characters. compare reads it back
+  // (lib/compare/protocol_terms.hpp).
+  [[nodiscard]] static std::string describe_power_state(PowerState state);
+  // How the power state is brought about, in full, or "" for as_is: for
+  // the protocol's metadata.description (the state and its bound or length
+  // are in the notes, hence the digest).
+  [[nodiscard]] std::string describe_power_state_method() const;
   // e.g. "cuda_events_cold_full": the timer, the cache state and the pass.
   [[nodiscard]] std::string method() const;
   // "kibench_" + method(): runs are comparable only within one.

@@ -16,6 +16,10 @@ json::Value raw_samples_document(const Measurement &m, const std::string &invoca
                        {"throttled", s.throttled}};
     entry.set("smClockMHz", s.clock_mhz ? json::Value(*s.clock_mhz) : json::Value(nullptr));
     if (s.power_w) entry.set("boardPowerW", *s.power_w);
+    if (s.rest) {
+      entry.set("restWaitMs", s.rest->waited_s * 1e3);
+      entry.set("restTimedOut", s.rest->hit_bound);
+    }
     samples.emplace_back(std::move(entry));
   }
   return json::Object{{"format", std::string(kRawSamplesFormat)},
@@ -61,6 +65,10 @@ Measurement read_raw_samples(const json::Value &doc, const std::string &source, 
     if (const json::Value *c = entry.find("smClockMHz"); c && c->is_number()) s.clock_mhz = c->as_number();
     if (const json::Value *w = entry.find("boardPowerW"); w && w->is_number()) s.power_w = w->as_number();
     if (const json::Value *th = entry.find("throttled"); th && th->is_bool()) s.throttled = th->as_bool();
+    if (const json::Value *wait = entry.find("restWaitMs"); wait && wait->is_number()) {
+      const json::Value *bound = entry.find("restTimedOut");
+      s.rest = RestOutcome{wait->as_number() / 1e3, bound && bound->is_bool() && bound->as_bool()};
+    }
     m.samples.push_back(s);
   }
   if (m.samples.empty()) throw InputError(fmt::format("{}: $.samples: no samples", source));

@@ -1,7 +1,8 @@
 // The raw samples file written beside every BenchmarkRun and referenced from
 // it by digest (spec.timing.rawSamples): one entry per sample with its time,
-// SM clock, interleave round and throttle flag, so a compare can recompute
-// every statistic and pair samples across implementations.
+// SM clock, board power, interleave round, throttle flag and (rested
+// samples) the wait before it, so a compare can recompute every statistic
+// and pair samples across implementations.
 #pragma once
 
 #include <string>

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "lib/implementation/power_monitor.hpp"
@@ -109,6 +110,16 @@ public:
   virtual std::unique_ptr<PowerMonitor> make_power_monitor() { return nullptr; }
   // Evicts caches before a cold sample (the GPU's L2). Default: nothing.
   virtual void flush_caches() {}
+  // For --power-state (lib/harness/power_conditioner.hpp), before a timed
+  // sample: waits until the device has finished all work enqueued so far.
+  // Default: nothing (host implementations run synchronously).
+  virtual void wait_idle() {}
+  // Enqueues `seconds` of work that holds the board at its power cap, ahead
+  // of the next sample on the stream it runs on. Only GPU implementations
+  // are loaded.
+  virtual void enqueue_power_load(double /*seconds*/) {
+    throw std::logic_error(name() + ": no device to load before a sample");
+  }
   // Frees everything prepare() allocated.
   virtual void release() = 0;
 };

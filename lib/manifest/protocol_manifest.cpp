@@ -29,8 +29,10 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
   json::Object metadata{{"name", kebab(fmt::format("{}_{}", harness.name, s.method()))},
                         {"title", fmt::format("{} · {} pass · {} · {}", harness.name, to_string(s.pass),
                                               s.timer, s.cold ? "cold L2" : "warm caches")}};
+  std::string description = s.describe_power_state_method();
   if (const std::string sustained = s.describe_sustained(); !sustained.empty())
-    metadata.set("description", sustained);
+    description += (description.empty() ? "" : " ") + sustained;
+  if (!description.empty()) metadata.set("description", description);
   return make_manifest("BenchmarkProtocol", std::move(metadata), std::move(spec));
 }
 

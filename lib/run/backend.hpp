@@ -11,6 +11,7 @@
 #include "lib/correctness/correctness.hpp"
 #include "lib/environment/clock_control.hpp"
 #include "lib/environment/environment.hpp"
+#include "lib/environment/power_telemetry.hpp"
 #include "lib/implementation/implementation.hpp"
 
 namespace kibench {
@@ -39,6 +40,9 @@ public:
   // The GPU's clock state and lock (--lock-clocks); nullptr where there is
   // no GPU or no NVML to ask.
   [[nodiscard]] virtual std::unique_ptr<ClockControl> clock_control() const { return nullptr; }
+  // The GPU's SM clock and board power now (--power-state rested); nullptr
+  // where there is no GPU or no NVML to ask.
+  [[nodiscard]] virtual std::unique_ptr<PowerTelemetry> power_telemetry() const { return nullptr; }
 };
 
 // The backend of this build (defined in kernels/backend.cpp).

@@ -48,6 +48,20 @@ void add_sustained_measurements(RunRecord &record, const SustainedMeasurement &m
     out.push_back(measurement("sustained_sm_clock", "mhz", "mean", *m.power->sm_clock_mhz));
 }
 
+// --power-state rested: how many samples started at the wait's bound
+// rather than in the idle band (each sample's wait is in the raw samples).
+void add_rest_label(json::Object &labels, const Measurement &m) {
+  std::size_t rested = 0, at_bound = 0;
+  for (const Sample &s : m.samples) {
+    if (!s.rest) continue;
+    ++rested;
+    at_bound += s.rest->hit_bound ? 1 : 0;
+  }
+  if (rested == 0) return;
+  labels.set("rest_timeouts", fmt::format("{} of {} samples started at the {} s bound, not in the idle band",
+                                          at_bound, rested, json::format_number(power_state::kRestBoundS)));
+}
+
 } // namespace
 
 std::string write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
@@ -107,6 +121,7 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
   record.labels.set("pass", pass);
   if (!o.failed()) record.labels.set("stop_reason", o.measurement.stop_reason);
   if (o.measurement.sustained) record.labels.set("power_monitor", o.measurement.sustained->monitor);
+  if (!o.failed()) add_rest_label(record.labels, o.measurement);
   for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
   add_run_labels(record.labels, o.labels, o.name);
   const json::Value run = run_manifest(record);

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <fmt/core.h>
 #include <memory>
+#include <stdexcept>
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/harness/power_conditioner.hpp"
 #include "lib/implementation/implementation_failure.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/io/atomic_write.hpp"
 #include "lib/io/output_directory.hpp"
+#include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
@@ -103,6 +106,27 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     }
     if (std::find(runnable.begin(), runnable.end(), name) == runnable.end()) runnable.push_back(name);
   }
+  // A power state is brought about on a GPU: without one in the run the
+  // setting would be recorded but not done, so it is refused.
+  const PowerState power_state = options.settings.power_state;
+  std::unique_ptr<PowerTelemetry> telemetry;
+  if (power_state != PowerState::as_is) {
+    const bool any_gpu = std::any_of(runnable.begin(), runnable.end(), [&](const std::string &name) {
+      return std::find_if(entries.begin(), entries.end(),
+                          [&](const auto &e) { return e.name == name && e.needs_gpu; }) != entries.end();
+    });
+    if (!any_gpu)
+      throw InputError(fmt::format("--power-state {}: needs a GPU: {}", to_string(power_state),
+                                   gpu_missing ? *gpu_missing : "no GPU implementation in this run"));
+    if (power_state == PowerState::rested) {
+      telemetry = backend.power_telemetry();
+      const BoardReading now = telemetry ? telemetry->read() : BoardReading{};
+      if (!now.sm_clock_mhz || !now.power_w)
+        throw InputError(fmt::format("--power-state rested: needs a GPU: {}",
+                                     telemetry ? "NVML gives no SM clock or no instantaneous board power"
+                                               : "NVML is not available"));
+    }
+  }
   if (!gpu_skipped.empty()) {
     std::string list;
     for (const auto &n : gpu_skipped) list += (list.empty() ? "" : ", ") + n;
@@ -154,6 +178,21 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
                      "--lock-clocks base|max locks them where NVML allows (root)",
                      facts.labels.contains("clock_state") ? facts.labels.at("clock_state")
                                                           : "NVML not available"));
+  }
+  // rested: the idle band, read once on the GPU before any work of the run
+  // (and after the clocks are locked: the lock moves the idle clock).
+  std::unique_ptr<PowerConditioner> conditioner;
+  json::Object power_state_labels;
+  if (power_state == PowerState::rested) {
+    const auto band = idle_band(read_idle(*telemetry, WaitClock::steady()));
+    if (!band)
+      throw std::runtime_error("--power-state rested: NVML stopped giving SM clock or power readings");
+    note(fmt::format("--power-state rested: each GPU sample starts once {} (at most {} s)", band->describe(),
+                     json::format_number(power_state::kRestBoundS)));
+    power_state_labels.set("power_state_idle_band", band->describe());
+    conditioner = std::make_unique<RestedConditioner>(*telemetry, *band);
+  } else if (power_state == PowerState::loaded) {
+    conditioner = std::make_unique<LoadedConditioner>();
   }
   const json::Value environment = environment_manifest(facts);
   const std::string environment_digest = manifest_digest(environment);
@@ -245,7 +284,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     std::vector<Implementation *> timed;
     for (auto &c : candidates)
       if (!c.facts.failed()) timed.push_back(c.impl.get());
-    std::vector<Measurement> measurements = measure(timed, settings, progress);
+    std::vector<Measurement> measurements = measure(timed, settings, progress, conditioner.get());
 
     // 5. Manifests, written into a staged directory and moved into place.
     const std::string observed_at = utc_timestamp_now();
@@ -263,6 +302,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     context.environment_digest = environment_digest;
     context.observed_at = observed_at;
     if (!options.label.empty()) context.extra_labels.set("run_label", options.label);
+    for (const auto &[key, value] : power_state_labels) context.extra_labels.set(key, value);
     std::size_t measured = 0;
     for (Candidate &c : candidates) {
       ImplementationFacts &f = c.facts;
