@@ -10,6 +10,7 @@
 
 #include "kernels/plugin/plugin_catalog.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
+#include "kernels/builtin_revision.hpp"
 #include "lib/error.hpp"
 #include "lib/implementation/implementation_failure.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -188,12 +189,29 @@ TEST_CASE("a plugin description is refused for what the manifest or the run cann
     i.revision.version = nullptr;
     CHECK_THROWS_WITH(catalog_of(i), Catch::Contains("spec.projectRevision.version"));
   }
+  SECTION("an operation kibench does not run") {
+    static const char *const unknown[] = {"jsd", "softmax", nullptr};
+    i.operations = unknown;
+    CHECK_THROWS_WITH(catalog_of(i), Catch::Equals("test-host: implementation \"host-lane\": operations[1] "
+                                                   "\"softmax\": not an operation kibench runs "
+                                                   "(distill_jsd_loss, jsd, fused_linear_jsd)"));
+  }
+  SECTION("an operation listed twice") {
+    static const char *const twice[] = {"jsd", "jsd", nullptr};
+    i.operations = twice;
+    CHECK_THROWS_WITH(catalog_of(i), Catch::Contains("operations[1] \"jsd\": listed twice"));
+  }
+  SECTION("an empty operation list") {
+    static const char *const none[] = {nullptr};
+    i.operations = none;
+    CHECK_THROWS_WITH(catalog_of(i), Catch::Contains("operations is empty (NULL means distill_jsd_loss)"));
+  }
   SECTION("another ABI version") {
     static kibench_plugin_implementation keep = lane();
     static kibench_plugin other{7, "test", 1, &keep};
     CHECK_THROWS_WITH(
         PluginCatalog({}, {{&other, "test-host"}}, {}),
-        Catch::Contains("test-host: kibench_plugin_entry: plugin ABI version 7, this kibench speaks 1"));
+        Catch::Contains("test-host: kibench_plugin_entry: plugin ABI version 7, this kibench speaks 1 to 2"));
   }
 }
 
@@ -269,4 +287,119 @@ TEST_CASE("a plugin whose create fails is a runtime_error naming the call", "[pl
     CHECK(e.status() == RunStatus::runtime_error);
     CHECK(std::string(e.what()) == "host-lane: create: no state today");
   }
+}
+
+TEST_CASE("a plugin runs the operations it declares, and its revision names the workload's", "[plugin]") {
+  auto i = lane();
+  SECTION("by default distill_jsd_loss alone") {
+    const PluginCatalog catalog = catalog_of(i);
+    auto impl = make_plugin_implementation(catalog.find("host-lane"), {});
+    CHECK(impl->runs(OperationKind::distill_jsd_loss));
+    CHECK_FALSE(impl->runs(OperationKind::jsd));
+    CHECK_FALSE(impl->runs(OperationKind::fused_linear_jsd));
+    CHECK(impl->revision().operation_digest == kDistillJsdLossOperationDigest);
+  }
+  SECTION("the declared ones") {
+    static const char *const declared[] = {"fused_linear_jsd", "jsd", nullptr};
+    i.operations = declared;
+    const PluginCatalog catalog = catalog_of(i);
+    auto impl = make_plugin_implementation(catalog.find("host-lane"), {});
+    CHECK_FALSE(impl->runs(OperationKind::distill_jsd_loss));
+    CHECK(impl->runs(OperationKind::jsd));
+    CHECK(impl->runs(OperationKind::fused_linear_jsd));
+    CHECK(impl->revision_for(OperationKind::jsd).operation_digest == kJsdOperationDigest);
+    CHECK(impl->revision_for(OperationKind::fused_linear_jsd).operation_digest ==
+          kFusedLinearJsdOperationDigest);
+    CHECK(other_operation(*impl, load_workload(kSource / "workloads/small/small-v1000-h64-t32.json")) ==
+          std::string("host-lane does not compute distill_jsd_loss"));
+  }
+}
+
+namespace {
+
+// A jsd lane: its output is the gradient of the student log-probabilities.
+struct SeenJsd {
+  kibench_plugin_inputs inputs{};
+  std::vector<float> grad;
+  bool extra_weight = false;
+};
+SeenJsd seen_jsd;
+
+int32_t jsd_prepare(void *, const kibench_plugin_inputs *inputs, char *) {
+  seen_jsd.inputs = *inputs;
+  seen_jsd.grad.assign(static_cast<std::size_t>(inputs->info.tokens * inputs->info.vocab), 0.0f);
+  return KIBENCH_PLUGIN_OK;
+}
+int32_t jsd_run(void *, int32_t, void *, char *) {
+  std::fill(seen_jsd.grad.begin(), seen_jsd.grad.end(), 0.25f);
+  return KIBENCH_PLUGIN_OK;
+}
+int32_t jsd_outputs(void *, kibench_outputs *out, char *) {
+  const auto &info = seen_jsd.inputs.info;
+  *out = kibench_outputs{};
+  out->loss = 0.5;
+  out->grad_student_input = {seen_jsd.grad.data(), KIBENCH_DTYPE_FP32, 0, 2, {info.tokens, info.vocab}};
+  if (seen_jsd.extra_weight) out->grad_student_weight = out->grad_student_input;
+  return KIBENCH_PLUGIN_OK;
+}
+
+} // namespace
+
+TEST_CASE("a jsd lane gets the log-probabilities and returns their gradient", "[plugin]") {
+  seen = Seen{};
+  seen_jsd = SeenJsd{};
+  auto i = lane();
+  static const char *const declared[] = {"jsd", nullptr};
+  i.operations = declared;
+  i.unsupported = nullptr;
+  i.prepare = jsd_prepare;
+  i.run = jsd_run;
+  i.outputs = jsd_outputs;
+  const PluginCatalog catalog = catalog_of(i);
+  auto impl = make_plugin_implementation(catalog.find("host-lane"), {});
+
+  SECTION("without labels the target is absent") {
+    const Workload workload = load_workload(kSource / "workloads/jsd/small/jsd-small-t32-v1000.json");
+    InputSet inputs(workload);
+    impl->prepare(workload, inputs);
+    const auto &in = seen_jsd.inputs;
+    CHECK(in.operation == KIBENCH_OPERATION_JSD);
+    CHECK(std::string(in.operation_name) == "jsd");
+    CHECK(in.student_log_probs.data == inputs.host().student_log_probs.data());
+    CHECK(in.teacher_log_probs.data == inputs.host().teacher_log_probs.data());
+    CHECK(in.student_log_probs.dtype == KIBENCH_DTYPE_FP32);
+    CHECK(in.student_log_probs.shape[0] == 32);
+    CHECK(in.student_log_probs.shape[1] == 1000);
+    CHECK(in.target.data == nullptr);
+    CHECK(in.student_input.data == nullptr);
+    CHECK(in.student_weight.data == nullptr);
+
+    impl->poison_outputs();
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, seen_jsd.grad.data(), sizeof bits);
+    CHECK(bits == 0xFFFFFFFFu);
+    impl->run(Pass::full);
+    const OutputView out = impl->outputs();
+    CHECK(out.loss == 0.5);
+    CHECK(out.grad_student_input.count == 32 * 1000);
+    CHECK(out.grad_student_weight.empty());
+
+    seen_jsd.extra_weight = true;
+    try {
+      (void)impl->outputs();
+      FAIL("no failure");
+    } catch (const ImplementationFailure &e) {
+      CHECK(e.status() == RunStatus::incorrect_shape);
+      CHECK(std::string(e.what()) == "host-lane: outputs: grad_student_weight given, but a jsd workload has "
+                                     "one gradient, of the student log-probabilities (grad_student_input)");
+    }
+  }
+  SECTION("with labels the target is there") {
+    const Workload workload = load_workload(kSource / "workloads/jsd/small/jsd-small-t32-v1000-ignore25.json");
+    InputSet inputs(workload);
+    impl->prepare(workload, inputs);
+    CHECK(seen_jsd.inputs.target.data == inputs.host().target.data());
+    CHECK(seen_jsd.inputs.target.shape[0] == 32);
+  }
+  impl->release();
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kernels/builtin_revision.hpp"
 #include "lib/digest/digest.hpp"
 #include "test/cli_process.hpp"
 
@@ -81,6 +82,28 @@ TEST_CASE("the example plugin's CPU lane runs beside a built-in and compare rank
     CHECK(compare.out.find("paired") != std::string::npos);
     CHECK(compare.out.find("not ranked") == std::string::npos);
   }
+}
+
+TEST_CASE("a plugin built against ABI version 1 still runs distill_jsd_loss, and only that", "[cli][plugin]") {
+  const fs::path v1 = kPlugins / "libkibench_test_plugin_abi_v1.so";
+  TempDir tmp;
+  const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(v1) +
+                               " --impl cpu-reference,example-cpu-fp32 --out " + quoted(tmp.path() / "runs") +
+                               " " + kQuick);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const fs::path dir = only_run_dir(tmp.path() / "runs");
+  CHECK(read_text(dir / "run.example-cpu-fp32.json").find("\"status\": \"passed\"") != std::string::npos);
+  CHECK(read_text(dir / "implementation.example-cpu-fp32.json")
+            .find(std::string(kibench::kDistillJsdLossOperationDigest)) != std::string::npos);
+
+  const auto jsd = run_kibench("run " + quoted(kSource / "workloads/jsd/small/jsd-small-t32-v1000.json") +
+                               " --plugin " + quoted(v1) + " --impl cpu-reference,example-cpu-fp32 --out " +
+                               quoted(tmp.path() / "jsd") + " " + kQuick);
+  INFO(jsd.err);
+  REQUIRE(jsd.exit_code == 0);
+  CHECK(jsd.err.find("example-cpu-fp32 skipped: example-cpu-fp32 does not compute jsd") != std::string::npos);
+  CHECK_FALSE(fs::exists(only_run_dir(tmp.path() / "jsd") / "run.example-cpu-fp32.json"));
 }
 
 TEST_CASE("kibench list --plugin lists the plugin's implementations", "[cli][plugin]") {
@@ -180,7 +203,7 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
     const auto r = refused(kPlugins / "libkibench_test_plugin_other_abi.so", "other-abi", out);
     CHECK(
         r.err.find("libkibench_test_plugin_other_abi.so: kibench_plugin_entry: plugin ABI version 999, this "
-                   "kibench speaks 1") != std::string::npos);
+                   "kibench speaks 1 to 2") != std::string::npos);
   }
   SECTION("no entry symbol") {
     const auto r = refused(kPlugins / "libkibench_test_plugin_no_entry.so", "x", out);

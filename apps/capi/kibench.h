@@ -45,7 +45,7 @@ typedef struct {
 
 typedef struct {
   double loss;
-  kibench_tensor grad_student_input;  /* [T, Hs] */
+  kibench_tensor grad_student_input;  /* [T, Hs]; jsd: grad of the student log-probabilities [T, V] */
   kibench_tensor grad_student_weight; /* [V, Hs] */
   kibench_tensor grad_student_bias;   /* [V], absent without a bias */
 } kibench_outputs;

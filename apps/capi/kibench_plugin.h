@@ -1,4 +1,5 @@
-/* The plugin ABI: implementations of the distillation loss compiled outside
+/* The plugin ABI: implementations of Liger's JSD family (distill_jsd_loss,
+ * jsd, fused_linear_jsd; docs/loss-math.md) compiled outside
  * kibench (a shared library loaded with `kibench run --plugin lib.so`) or
  * supplied by a host program (the Python package, through
  * kibench_cli_run in kibench.h), run beside kibench's own under one
@@ -13,8 +14,34 @@
  * returns a description of itself that lives as long as the library is
  * loaded (static data is the usual way). The first member of
  * kibench_plugin is its ABI version in every version of this header, so
- * kibench refuses a plugin of another version (exit 2, naming the file)
- * before it reads anything else.
+ * kibench refuses a plugin of a version it does not speak (exit 2, naming
+ * the file) before it reads anything else.
+ *
+ * Versions. Version 2 appended members to kibench_plugin_inputs (the
+ * operation, jsd's log-probabilities) and to kibench_plugin_implementation
+ * (the operations it computes); nothing of version 1 moved. kibench loads
+ * plugins of every version from KIBENCH_PLUGIN_ABI_VERSION_OLDEST on: a
+ * version-1 plugin's implementations are read with their version-1 size,
+ * compute distill_jsd_loss only, and get the version-2 inputs, whose first
+ * members are version 1's.
+ *
+ * Operations. An implementation lists the operations it computes
+ * (`operations`; default distill_jsd_loss); kibench skips it, saying why,
+ * on a workload of another operation, and records the operation of the
+ * workload in its ImplementationRevision. What each operation hands over
+ * and expects back:
+ *
+ *   distill_jsd_loss  inputs x_s, W_s, x_t, W_t, y and the optional biases;
+ *                     outputs the loss, grad x_s [T, Hs], grad W_s [V, Hs],
+ *                     grad b_s [V] (with a student bias)
+ *   fused_linear_jsd  the same with Hs = H, no bias, and y optional (target
+ *                     data NULL: every token counts); outputs the loss,
+ *                     grad x_s [T, H], grad W_s [V, H]
+ *   jsd               inputs student_log_probs X = log q and
+ *                     teacher_log_probs Y = log p (fp32 [T, V]; Liger's
+ *                     `input` and `target`) and the optional y; outputs the
+ *                     loss and grad X [T, V] in grad_student_input
+ *                     (grad_student_weight and _bias absent)
  *
  * The description lists implementations. Each has a name (what --impl
  * takes), flags, revision facts (what its ImplementationRevision manifest
@@ -51,7 +78,9 @@
 extern "C" {
 #endif
 
-#define KIBENCH_PLUGIN_ABI_VERSION 1
+#define KIBENCH_PLUGIN_ABI_VERSION 2
+/* The oldest version this kibench still loads. */
+#define KIBENCH_PLUGIN_ABI_VERSION_OLDEST 1
 #define KIBENCH_PLUGIN_ENTRY_SYMBOL "kibench_plugin_entry"
 #define KIBENCH_PLUGIN_MESSAGE_BYTES 512
 
@@ -66,22 +95,38 @@ typedef enum {
   KIBENCH_PLUGIN_UNSUPPORTED = 6        /* only from unsupported(): the reason is in message */
 } kibench_plugin_status;
 
+/* The operations (kibench_plugin_inputs.operation); their names are what
+ * kibench_plugin_implementation.operations lists. */
+typedef enum {
+  KIBENCH_OPERATION_DISTILL_JSD_LOSS = 0, /* "distill_jsd_loss" */
+  KIBENCH_OPERATION_JSD = 1,              /* "jsd" */
+  KIBENCH_OPERATION_FUSED_LINEAR_JSD = 2  /* "fused_linear_jsd" */
+} kibench_operation;
+
 /* What kibench hands prepare(): the workload's inputs (views of kibench's
  * buffers, read-only, valid until release()), its sizes and scalars, the
- * pass being measured, and where to run. */
+ * pass being measured, and where to run. A tensor the operation does not
+ * have is absent (data NULL): the LM-head tensors for jsd, the
+ * log-probabilities for the others. */
 typedef struct {
   kibench_workload_info info;
   kibench_tensor student_input;  /* x_s [T, Hs] bf16 */
   kibench_tensor student_weight; /* W_s [V, Hs] bf16 */
   kibench_tensor teacher_input;  /* x_t [T, H] bf16 */
   kibench_tensor teacher_weight; /* W_t [V, H] bf16 */
-  kibench_tensor target;         /* y [T] int64, ignore_index where ignored */
+  kibench_tensor target;         /* y [T] int64, ignore_index where ignored; data NULL for a
+                                    jsd or fused_linear_jsd workload without labels */
   kibench_tensor student_bias;   /* b_s [V] bf16, data NULL without a bias */
   kibench_tensor teacher_bias;   /* b_t [V] bf16, data NULL without a bias */
   int32_t pass;                  /* kibench_pass: what run() will be asked for */
   int32_t device;                /* the CUDA device (GPU implementations), else -1 */
   void *stream;                  /* kibench's cudaStream_t (GPU), else NULL */
   double timeout_s; /* --timeout: a call that takes longer may fail with KIBENCH_PLUGIN_TIMEOUT */
+  /* Version 2. */
+  int32_t operation;                /* kibench_operation of the workload */
+  const char *operation_name;       /* its name: "distill_jsd_loss", "jsd", "fused_linear_jsd" */
+  kibench_tensor student_log_probs; /* jsd: X = log q [T, V] fp32 (Liger's `input`) */
+  kibench_tensor teacher_log_probs; /* jsd: Y = log p [T, V] fp32 (Liger's `target`) */
 } kibench_plugin_inputs;
 
 typedef struct {
@@ -91,7 +136,7 @@ typedef struct {
 
 /* What the implementation's ImplementationRevision records (KernelIndex
  * v1alpha1; docs/manifests.md). Strings may be NULL where marked optional.
- * kibench adds the operation (distill_jsd_loss) and, for a library, the
+ * kibench adds the operation (that of the workload it ran) and, for a library, the
  * sha256 of the .so file as spec.source, so a rebuilt plugin never shares
  * a digest with the old one. */
 typedef struct {
@@ -148,7 +193,7 @@ typedef struct {
   int32_t (*run)(void *state, int32_t pass, void *stream, char *message);
   /* Waits for the last run and describes its outputs: the loss, and after a
    * full pass the student gradients (grad_student_bias where the workload
-   * has a student bias). The tensors stay the plugin's, valid and writable
+   * has a student bias; for jsd grad X in grad_student_input). The tensors stay the plugin's, valid and writable
    * by kibench until the next run(): before the check kibench fills every
    * output this exposes with 0xFF bytes (NaN in bf16, fp32 and fp64), so an
    * element a run leaves unwritten fails the check. Dense row-major, bf16,
@@ -164,7 +209,15 @@ typedef struct {
   int32_t (*memory)(void *state, kibench_memory *memory, char *message);
   /* Frees what prepare() allocated; prepare() may be called again after. */
   int32_t (*release)(void *state, char *message);
+  /* Version 2: the operations it computes, by name ("distill_jsd_loss",
+   * "jsd", "fused_linear_jsd"), NULL-terminated, each at most once; NULL:
+   * {"distill_jsd_loss"}. */
+  const char *const *operations;
 } kibench_plugin_implementation;
+
+/* The size of a version-1 kibench_plugin_implementation: the stride of a
+ * version-1 plugin's implementations array. */
+#define KIBENCH_PLUGIN_IMPLEMENTATION_V1_SIZE offsetof(kibench_plugin_implementation, operations)
 
 typedef struct kibench_plugin {
   int32_t abi_version; /* KIBENCH_PLUGIN_ABI_VERSION; the first member in every version */

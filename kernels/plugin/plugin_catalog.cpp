@@ -1,6 +1,8 @@
 #include "kernels/plugin/plugin_catalog.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -77,15 +79,80 @@ void require_function(bool present, const std::string &origin, const std::string
                                  name, function));
 }
 
+// Version 1's last member ends where version 2's first begins: a version-1
+// implementation is the first KIBENCH_PLUGIN_IMPLEMENTATION_V1_SIZE bytes.
+static_assert(offsetof(kibench_plugin_implementation, release) + sizeof(void (*)()) ==
+              KIBENCH_PLUGIN_IMPLEMENTATION_V1_SIZE);
+
+constexpr OperationKind kOperations[] = {OperationKind::distill_jsd_loss, OperationKind::jsd,
+                                         OperationKind::fused_linear_jsd};
+
 } // namespace
 
-RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &i, const std::string &origin) {
+std::int32_t operation_code(OperationKind kind) {
+  switch (kind) {
+  case OperationKind::jsd:
+    return KIBENCH_OPERATION_JSD;
+  case OperationKind::fused_linear_jsd:
+    return KIBENCH_OPERATION_FUSED_LINEAR_JSD;
+  case OperationKind::distill_jsd_loss:
+    break;
+  }
+  return KIBENCH_OPERATION_DISTILL_JSD_LOSS;
+}
+
+const char *operation_name(OperationKind kind) {
+  switch (kind) {
+  case OperationKind::jsd:
+    return "jsd";
+  case OperationKind::fused_linear_jsd:
+    return "fused_linear_jsd";
+  case OperationKind::distill_jsd_loss:
+    break;
+  }
+  return "distill_jsd_loss";
+}
+
+std::vector<OperationKind> declared_operations(const kibench_plugin_implementation &i, const std::string &origin) {
+  if (i.operations == nullptr) return {OperationKind::distill_jsd_loss};
+  std::vector<OperationKind> out;
+  for (std::size_t k = 0; i.operations[k] != nullptr; ++k) {
+    const std::string_view name = i.operations[k];
+    const auto *kind = std::find_if(std::begin(kOperations), std::end(kOperations),
+                                    [&](OperationKind o) { return name == operation_name(o); });
+    if (kind == std::end(kOperations))
+      throw InputError(fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": not an operation kibench "
+                                   "runs (distill_jsd_loss, jsd, fused_linear_jsd)",
+                                   origin, text(i.name), k, name));
+    if (std::find(out.begin(), out.end(), *kind) != out.end())
+      throw InputError(fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": listed twice", origin,
+                                   text(i.name), k, name));
+    out.push_back(*kind);
+  }
+  if (out.empty())
+    throw InputError(fmt::format("{}: implementation \"{}\": operations is empty (NULL means distill_jsd_loss)",
+                                 origin, text(i.name)));
+  return out;
+}
+
+bool PluginEntry::runs(OperationKind kind) const {
+  return std::find(operations.begin(), operations.end(), kind) != operations.end();
+}
+
+RevisionFacts PluginEntry::facts_for(OperationKind kind) const {
+  RevisionFacts f = facts;
+  f.operation_digest = operation_digest(kind);
+  return f;
+}
+
+RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &i, const std::string &origin,
+                                    OperationKind kind) {
   const kibench_plugin_revision &r = i.revision;
   RevisionFacts f;
   f.name = text(r.name);
   f.title = text(r.title);
   f.description = text(r.description);
-  f.operation_digest = kDistillJsdLossOperationDigest;
+  f.operation_digest = operation_digest(kind);
   f.language = text(r.language);
   f.source_path = text(r.path);
   f.symbol = text(r.symbol);
@@ -148,18 +215,29 @@ PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries,
 void PluginCatalog::add(const kibench_plugin &plugin, const std::string &origin,
                         const std::shared_ptr<const void> &library,
                         const std::vector<std::string> &reserved) {
-  if (plugin.abi_version != KIBENCH_PLUGIN_ABI_VERSION)
-    throw InputError(
-        fmt::format("{}: {}: plugin ABI version {}, this kibench speaks {} (rebuild it against this "
-                    "kibench's kibench_plugin.h)",
-                    origin, KIBENCH_PLUGIN_ENTRY_SYMBOL, plugin.abi_version, KIBENCH_PLUGIN_ABI_VERSION));
+  if (plugin.abi_version < KIBENCH_PLUGIN_ABI_VERSION_OLDEST || plugin.abi_version > KIBENCH_PLUGIN_ABI_VERSION)
+    throw InputError(fmt::format("{}: {}: plugin ABI version {}, this kibench speaks {} to {} (rebuild it "
+                                 "against this kibench's kibench_plugin.h)",
+                                 origin, KIBENCH_PLUGIN_ENTRY_SYMBOL, plugin.abi_version,
+                                 KIBENCH_PLUGIN_ABI_VERSION_OLDEST, KIBENCH_PLUGIN_ABI_VERSION));
   const std::int32_t count = plugin.implementation_count;
   if (count <= 0 || count > kMaxImplementations || plugin.implementations == nullptr)
     throw InputError(fmt::format("{}: implementation_count {}: a plugin lists 1 to {} implementations",
                                  origin, count, kMaxImplementations));
   static const std::regex name_pattern("^[a-z0-9][a-z0-9._-]*$");
   for (std::int32_t k = 0; k < count; ++k) {
-    const kibench_plugin_implementation &i = plugin.implementations[k];
+    // A version-1 array has version-1 strides; its members are the current
+    // layout's first ones, and what version 2 appended stays zero (NULL
+    // operations: distill_jsd_loss).
+    std::shared_ptr<kibench_plugin_implementation> upgraded;
+    if (plugin.abi_version == 1) {
+      upgraded = std::make_shared<kibench_plugin_implementation>();
+      std::memcpy(upgraded.get(),
+                  reinterpret_cast<const unsigned char *>(plugin.implementations) +
+                      static_cast<std::size_t>(k) * KIBENCH_PLUGIN_IMPLEMENTATION_V1_SIZE,
+                  KIBENCH_PLUGIN_IMPLEMENTATION_V1_SIZE);
+    }
+    const kibench_plugin_implementation &i = upgraded ? *upgraded : plugin.implementations[k];
     const std::string name = text(i.name);
     if (!std::regex_match(name, name_pattern) || name.size() > 100)
       throw InputError(
@@ -185,9 +263,11 @@ void PluginCatalog::add(const kibench_plugin &plugin, const std::string &origin,
     entry.computes_loss = i.computes_loss != 0;
     entry.origin = origin;
     entry.functions = &i;
+    entry.upgraded = upgraded;
     entry.library = library;
+    entry.operations = declared_operations(i, origin);
     try {
-      entry.facts = plugin_revision_facts(i, origin);
+      entry.facts = plugin_revision_facts(i, origin, entry.operations.front());
       static_cast<void>(implementation_manifest(entry.facts));
     } catch (const InputError &e) {
       throw InputError(fmt::format("{}: revision facts: {}", origin, e.what()));

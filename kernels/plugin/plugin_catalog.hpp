@@ -3,9 +3,11 @@
 // hands in (the Python package's lanes). Everything about them that can be
 // refused is refused here, before any work, with one line naming the file
 // and the symbol or field (InputError, exit 2): a library that does not
-// load, a missing entry symbol, another ABI version, a missing function, a
-// name that is taken or malformed, revision facts the manifest builder
-// refuses.
+// load, a missing entry symbol, an ABI version it does not speak, a missing
+// function, a name that is taken or malformed, an operation list it does
+// not know, revision facts the manifest builder refuses. A version-1
+// description is read into the current layout (its implementations
+// compute distill_jsd_loss).
 #pragma once
 
 #include <filesystem>
@@ -28,8 +30,17 @@ struct PluginEntry {
   RevisionFacts facts;
   std::string origin; // the library's path, or the host's name for in-process plugins
   const kibench_plugin_implementation *functions = nullptr;
+  // The operations it computes (its `operations`, default distill_jsd_loss).
+  std::vector<OperationKind> operations{OperationKind::distill_jsd_loss};
   // Keeps the library loaded while an implementation of it exists.
   std::shared_ptr<const void> library;
+  // A version-1 implementation read into the current layout (`functions`
+  // points here then).
+  std::shared_ptr<const kibench_plugin_implementation> upgraded;
+
+  [[nodiscard]] bool runs(OperationKind kind) const;
+  // `facts` with the operation `kind` (spec.operation of its revision).
+  [[nodiscard]] RevisionFacts facts_for(OperationKind kind) const;
 };
 
 // A plugin description handed in by the program hosting kibench, with a
@@ -69,8 +80,19 @@ private:
 };
 
 // The RevisionFacts of a plugin implementation: its declared facts, the
-// operation kibench measures, and the interface "kibench_plugin".
+// operation `kind`, and the interface "kibench_plugin".
 [[nodiscard]] RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &implementation,
-                                                  const std::string &origin);
+                                                  const std::string &origin,
+                                                  OperationKind kind = OperationKind::distill_jsd_loss);
+
+// The operations an implementation lists (NULL: distill_jsd_loss); throws
+// InputError naming `origin`, the implementation and the entry for an
+// unknown name, a repeated one or an empty list.
+[[nodiscard]] std::vector<OperationKind> declared_operations(const kibench_plugin_implementation &implementation,
+                                                             const std::string &origin);
+
+// The kibench_operation code and name of `kind`.
+[[nodiscard]] std::int32_t operation_code(OperationKind kind);
+[[nodiscard]] const char *operation_name(OperationKind kind);
 
 } // namespace kibench::plugin

@@ -37,19 +37,32 @@ struct InputViews {
   }
 };
 
+// Every tensor of the workload's operation: jsd's log-probabilities or the
+// LM-head tensors (the others are empty and stay NULL), and the target
+// unless a jsd or fused_linear_jsd workload has no labels.
 template <typename Get> InputViews input_views(const Workload &w, Pass pass, bool on_device, Get &&pointer) {
   InputViews v;
   v.inputs.info = workload_info(w);
   v.inputs.pass = pass_code(pass);
+  v.inputs.operation = operation_code(w.operation_kind);
+  v.inputs.operation_name = operation_name(w.operation_kind);
   const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
   auto &in = v.inputs;
+  if (w.is_jsd()) {
+    v.add(in.student_log_probs, pointer("student_log_probs"), KIBENCH_DTYPE_FP32, 4, on_device, T, V,
+          "student_log_probs");
+    v.add(in.teacher_log_probs, pointer("teacher_log_probs"), KIBENCH_DTYPE_FP32, 4, on_device, T, V,
+          "teacher_log_probs");
+    if (w.has_target) v.add(in.target, pointer("target"), KIBENCH_DTYPE_INT64, 8, on_device, T, 0, "target");
+    return v;
+  }
   v.add(in.student_input, pointer("student_input"), KIBENCH_DTYPE_BF16, 2, on_device, T, Hs, "student_input");
   v.add(in.student_weight, pointer("student_weight"), KIBENCH_DTYPE_BF16, 2, on_device, V, Hs,
         "student_weight");
   v.add(in.teacher_input, pointer("teacher_input"), KIBENCH_DTYPE_BF16, 2, on_device, T, H, "teacher_input");
   v.add(in.teacher_weight, pointer("teacher_weight"), KIBENCH_DTYPE_BF16, 2, on_device, V, H,
         "teacher_weight");
-  v.add(in.target, pointer("target"), KIBENCH_DTYPE_INT64, 8, on_device, T, 0, "target");
+  if (w.has_target) v.add(in.target, pointer("target"), KIBENCH_DTYPE_INT64, 8, on_device, T, 0, "target");
   v.add(in.student_bias, pointer("student_bias"), KIBENCH_DTYPE_BF16, 2, on_device, V, 0, "student_bias");
   v.add(in.teacher_bias, pointer("teacher_bias"), KIBENCH_DTYPE_BF16, 2, on_device, V, 0, "teacher_bias");
   return v;
@@ -84,6 +97,10 @@ public:
   }
 
   [[nodiscard]] RevisionFacts revision() const override { return lane_.entry().facts; }
+  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
+    return lane_.entry().facts_for(kind);
+  }
+  [[nodiscard]] bool runs(OperationKind kind) const override { return lane_.entry().runs(kind); }
   [[nodiscard]] bool computes_loss() const override { return lane_.entry().computes_loss; }
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     return lane_.unsupported(w, Pass::full);
@@ -116,6 +133,8 @@ protected:
       if (name == "teacher_input") return d.teacher_input.data();
       if (name == "teacher_weight") return d.teacher_weight.data();
       if (name == "target") return d.target.data();
+      if (name == "student_log_probs") return d.student_log_probs.data();
+      if (name == "teacher_log_probs") return d.teacher_log_probs.data();
       if (name == "student_bias") return d.has_student_bias() ? d.student_bias.data() : nullptr;
       return d.has_teacher_bias() ? d.teacher_bias.data() : nullptr;
     });
@@ -144,6 +163,10 @@ public:
   }
 
   [[nodiscard]] RevisionFacts revision() const override { return lane_.entry().facts; }
+  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
+    return lane_.entry().facts_for(kind);
+  }
+  [[nodiscard]] bool runs(OperationKind kind) const override { return lane_.entry().runs(kind); }
   [[nodiscard]] bool computes_loss() const override { return lane_.entry().computes_loss; }
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     return unsupported_for(w, Pass::full);
@@ -164,6 +187,8 @@ public:
       if (name == "teacher_input") return data(h.teacher_input);
       if (name == "teacher_weight") return data(h.teacher_weight);
       if (name == "target") return data(h.target);
+      if (name == "student_log_probs") return data(h.student_log_probs);
+      if (name == "teacher_log_probs") return data(h.teacher_log_probs);
       if (name == "student_bias") return data(h.student_bias);
       return data(h.teacher_bias);
     });

@@ -274,21 +274,27 @@ OutputView PluginLane::outputs(const Workload &w) {
   OutputView out;
   out.loss = raw.loss;
   if (!has_run_ || last_pass_ == Pass::forward) return out;
-  const Described wanted[] = {{"grad_student_input", &raw.grad_student_input, w.tokens, w.student_hidden},
-                              {"grad_student_weight", &raw.grad_student_weight, w.vocab, w.student_hidden},
-                              {"grad_student_bias", &raw.grad_student_bias, w.vocab, 0}};
+  // jsd's one gradient is that of the student log-probabilities [T, V], in
+  // grad_student_input; the LM-head operations' are those of x_s, W_s and b_s.
+  const bool jsd = w.is_jsd();
+  const Described wanted[] = {
+      {"grad_student_input", &raw.grad_student_input, w.tokens, jsd ? w.vocab : w.student_hidden},
+      {"grad_student_weight", &raw.grad_student_weight, w.vocab, w.student_hidden},
+      {"grad_student_bias", &raw.grad_student_bias, w.vocab, 0}};
   TensorRef *into[] = {&out.grad_student_input, &out.grad_student_weight, &out.grad_student_bias};
   for (std::size_t k = 0; k < 3; ++k) {
     const Described &d = wanted[k];
     const kibench_tensor &t = *d.tensor;
-    const bool expected = k < 2 || w.student_bias.has_value();
+    const bool expected = k == 0 || (!jsd && (k == 1 || w.student_bias.has_value()));
     const std::string shape =
         d.columns > 0 ? fmt::format("[{}, {}]", d.rows, d.columns) : fmt::format("[{}]", d.rows);
     if (!expected) {
       if (t.data != nullptr)
-        throw ImplementationFailure(
-            RunStatus::incorrect_shape,
-            fmt::format("{}: outputs: {} given, but the workload has no student bias", entry_->name, d.name));
+        throw ImplementationFailure(RunStatus::incorrect_shape,
+                                    fmt::format("{}: outputs: {} given, but {}", entry_->name, d.name,
+                                                jsd ? "a jsd workload has one gradient, of the student "
+                                                      "log-probabilities (grad_student_input)"
+                                                    : "the workload has no student bias"));
       continue;
     }
     if (t.data == nullptr)

@@ -46,7 +46,8 @@ public:
   void before_sample(Pass pass, void *stream);
   void run(Pass pass, void *stream);
   // The outputs of the last run, checked: a full-pass run must expose every
-  // student gradient of the workload's shape, each bf16, fp32 or fp64, on
+  // student gradient of the workload's shape (for jsd the one of the
+  // student log-probabilities, [T, V], as grad_student_input), each bf16, fp32 or fp64, on
   // the device exactly when the implementation runs on the GPU.
   OutputView outputs(const Workload &workload);
   // What outputs() exposes now (before any run: what the plugin has

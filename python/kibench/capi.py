@@ -7,12 +7,15 @@ import shutil
 
 from . import _source
 
-PLUGIN_ABI_VERSION = 1
+PLUGIN_ABI_VERSION = 2
 MESSAGE_BYTES = 512
 
 PASS_FORWARD, PASS_BACKWARD, PASS_FULL = 0, 1, 2
 PASS_NAMES = {PASS_FORWARD: "forward", PASS_BACKWARD: "backward", PASS_FULL: "full"}
 DTYPE_BF16, DTYPE_FP32, DTYPE_FP64, DTYPE_INT64 = 0, 1, 2, 3
+
+# kibench_operation: the code of each operation is its index here.
+OPERATIONS = ("distill_jsd_loss", "jsd", "fused_linear_jsd")
 
 OK, RUNTIME_ERROR, INCORRECT_SHAPE, INCORRECT_DTYPE, TIMEOUT, RESOURCE_EXCEEDED, UNSUPPORTED = range(7)
 
@@ -46,7 +49,10 @@ class PluginInputs(ctypes.Structure):
     _fields_ = [("info", WorkloadInfo), ("student_input", Tensor), ("student_weight", Tensor),
                 ("teacher_input", Tensor), ("teacher_weight", Tensor), ("target", Tensor),
                 ("student_bias", Tensor), ("teacher_bias", Tensor), ("pass_", ctypes.c_int32),
-                ("device", ctypes.c_int32), ("stream", ctypes.c_void_p), ("timeout_s", ctypes.c_double)]
+                ("device", ctypes.c_int32), ("stream", ctypes.c_void_p), ("timeout_s", ctypes.c_double),
+                # version 2
+                ("operation", ctypes.c_int32), ("operation_name", ctypes.c_char_p),
+                ("student_log_probs", Tensor), ("teacher_log_probs", Tensor)]
 
 
 class Pair(ctypes.Structure):
@@ -83,7 +89,9 @@ class Implementation(ctypes.Structure):
                 ("computes_loss", i32), ("revision", Revision), ("context", p), ("create", CREATE),
                 ("destroy", DESTROY), ("unsupported", UNSUPPORTED_FN), ("prepare", PREPARE),
                 ("before_sample", STEP), ("run", STEP), ("outputs", OUTPUTS), ("poison", POISON),
-                ("memory", MEMORY), ("release", RELEASE)]
+                ("memory", MEMORY), ("release", RELEASE),
+                # version 2
+                ("operations", ctypes.POINTER(ctypes.c_char_p))]
 
 
 class Plugin(ctypes.Structure):

@@ -91,6 +91,7 @@ class PythonLane:
         self.name = self.facts["name"]
         self.device = self.facts["device"]
         self.tensors = self.facts["tensors"]
+        self.operations = tuple(self.facts.get("operations") or ("distill_jsd_loss",))
         self.runner = None
         self.inputs = None
         self.torch = None
@@ -179,7 +180,7 @@ class PythonLane:
             supported = ", ".join(self.facts["passes"])
             _write(message, f"cannot time the {pass_name} pass (it declares passes: {supported})")
             return capi.UNSUPPORTED
-        if info.contents.student_hidden <= 0:
+        if info.contents.student_hidden <= 0 and "jsd" not in self.operations:
             _write(message, "a workload without a student")
             return capi.UNSUPPORTED
         return capi.OK
@@ -274,7 +275,9 @@ class PythonLane:
     def _inputs(self, raw):
         info = raw.info
         values = {name: getattr(info, name) for name in Inputs.SCALARS}
-        values.update(pass_=capi.PASS_NAMES.get(raw.pass_, "full"), device=self.device, stream=None)
+        operation = raw.operation_name.decode() if raw.operation_name else "distill_jsd_loss"
+        values.update(pass_=capi.PASS_NAMES.get(raw.pass_, "full"), device=self.device, stream=None,
+                      operation=operation)
         if self.tensors == "torch":
             import torch
 
@@ -283,8 +286,7 @@ class PythonLane:
                 self.stream = torch.cuda.ExternalStream(raw.stream, device=torch.device("cuda", raw.device))
                 values["stream"] = self.stream
         for name in Inputs.TENSORS:
-            values[name] = self._view(getattr(raw, name), name in ("student_input", "student_weight",
-                                                                  "student_bias"))
+            values[name] = self._view(getattr(raw, name), name in Inputs.STUDENT)
         return Inputs(**values)
 
     def _view(self, t, student):
@@ -292,7 +294,8 @@ class PythonLane:
             return None
         shape = tuple(t.shape[k] for k in range(t.rank))
         count = math.prod(shape)
-        code = {capi.DTYPE_BF16: ("<i2", ctypes.c_int16), capi.DTYPE_INT64: ("<i8", ctypes.c_int64)}[t.dtype]
+        code = {capi.DTYPE_BF16: ("<i2", ctypes.c_int16), capi.DTYPE_FP32: ("<f4", ctypes.c_float),
+                capi.DTYPE_INT64: ("<i8", ctypes.c_int64)}[t.dtype]
         if self.tensors == "numpy":
             import numpy
 
@@ -308,8 +311,9 @@ class PythonLane:
 
             view = torch.as_tensor(Interface(), device=self.stream.device)
         else:
-            view = torch.frombuffer((code[1] * count).from_address(t.data), dtype=torch.int16 if
-                                    t.dtype == capi.DTYPE_BF16 else torch.int64).reshape(shape)
+            dtype = {capi.DTYPE_BF16: torch.int16, capi.DTYPE_FP32: torch.float32,
+                     capi.DTYPE_INT64: torch.int64}[t.dtype]
+            view = torch.frombuffer((code[1] * count).from_address(t.data), dtype=dtype).reshape(shape)
         view = view.view(torch.bfloat16) if t.dtype == capi.DTYPE_BF16 else view
         # Leaves of their own: autograd's gradients land on these, never on kibench's memory.
         return view.detach().requires_grad_(True) if student else view
@@ -404,6 +408,7 @@ class LaneSet:
                     "commit", "licence", "package", "package_version"):
             setattr(r, key, self._text(facts.get(key)))
         r.architectures = self._list(facts["architectures"])
+        slot.operations = self._list(lane.operations)
         r.requirements, r.requirement_count = self._pairs(facts["requirements"])
         r.labels, r.label_count = self._pairs(facts["labels"])
         if "source" in facts:

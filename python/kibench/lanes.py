@@ -15,16 +15,37 @@ stream:
                    (compiled=True, chunk_size=1024) and the workload's
                    scalars
 
-Each is skipped, saying why, where its library is missing."""
+and, for the rest of the JSD family (docs/loss-math.md):
+
+    liger-jsd                     LigerJSD (liger_kernel.transformers.jsd),
+                                  what Liger's benchmark_jsd.py times, with
+                                  the workload's beta and ignore_index; jsd
+    torch-eager-jsd               the JSD of Liger's tests, op by op (its
+                                  benchmarks' `torch` provider); jsd
+    liger-fused-linear-jsd        LigerFusedLinearJSD
+                                  (liger_kernel.transformers.fused_linear_jsd)
+                                  as benchmark_fused_linear_jsd.py calls it,
+                                  with the workload's beta, ignore_index and
+                                  temperature; fused_linear_jsd
+    torch-eager-fused-linear-jsd  TorchLMHeadJSD of Liger's tests, op by op;
+                                  fused_linear_jsd
+
+Each is skipped, saying why, where its library is missing, and on a
+workload of an operation it does not compute."""
 
 import importlib.util
 import math
 
 from .api import backward, implementation
 
-SHIPPED = {"torch-eager": "torch_eager", "torch-compile": "torch_compile", "liger": "liger"}
+SHIPPED = {"torch-eager": "torch_eager", "torch-compile": "torch_compile", "liger": "liger",
+           "torch-eager-jsd": "torch_eager_jsd", "liger-jsd": "liger_jsd",
+           "torch-eager-fused-linear-jsd": "torch_eager_fused_linear_jsd",
+           "liger-fused-linear-jsd": "liger_fused_linear_jsd"}
 REQUIRES = {"torch-eager": ("torch",), "torch-compile": ("torch", "triton"),
-            "liger": ("torch", "triton", "liger_kernel")}
+            "liger": ("torch", "triton", "liger_kernel"), "torch-eager-jsd": ("torch",),
+            "liger-jsd": ("torch", "triton", "liger_kernel"), "torch-eager-fused-linear-jsd": ("torch",),
+            "liger-fused-linear-jsd": ("torch", "triton", "liger_kernel")}
 PIP_NAME = {"torch": "torch", "triton": "triton", "liger_kernel": "liger-kernel"}
 
 
@@ -87,12 +108,16 @@ def hf_jsd_loss(torch, student_input, student_weight, teacher_input, teacher_wei
 class AutogradRun:
     """Times `loss_fn()` and, on a full pass, its backward. For the backward
     pass the forward runs untimed in before_sample and run() times
-    loss.backward() alone."""
+    loss.backward() alone. `extra_leaves` (beyond kibench's student leaves)
+    get their .grad set to None before every sample too."""
 
-    def __init__(self, loss_fn, inputs):
+    def __init__(self, loss_fn, inputs, extra_leaves=()):
         self.loss_fn, self.inputs, self.pending = loss_fn, inputs, None
+        self.extra_leaves = list(extra_leaves)
 
     def before_sample(self, pass_):
+        for leaf in self.extra_leaves:
+            leaf.grad = None
         self.pending = self.loss_fn() if pass_ == "backward" else None
 
     def __call__(self, pass_):
@@ -179,3 +204,134 @@ def _warm_up(torch, run, inputs, times=2):
         leaf.grad = None
     if inputs.stream is not None:
         inputs.stream.synchronize()
+
+
+# ----------------------------------------------------------- jsd, fused_linear_jsd
+
+
+def liger_test_jsd(torch, log_q, log_p, label, beta, ignore_index, dtype):
+    """The JSD module of Liger-Kernel's test/transformers/test_jsd.py (the
+    `torch` provider of benchmark_jsd.py), op by op: fp32, m = lerp(q, p,
+    beta), kl_div(log m, log p) and kl_div(log m, log q) summed over the
+    vocabulary (beta 0 and 1: kl_div(log q, log p) and kl_div(log p, log q)),
+    masked where labels are given and divided by their count (read on the
+    host, as Liger's does), else by T; cast to `dtype`. Where every token is
+    ignored the loss is a zero that keeps its graph (Liger's is a bare 0.0,
+    which has no backward)."""
+    F = torch.nn.functional
+
+    def kl(input, target):  # KLDivLoss(reduction="none", log_target=True)
+        return F.kl_div(input, target, reduction="none", log_target=True)
+
+    log_p, log_q = log_p.to(torch.float), log_q.to(torch.float)
+    log_p, log_q = log_p.view(-1, log_p.size(-1)), log_q.view(-1, log_q.size(-1))
+    if beta == 0:
+        loss = kl(log_q, log_p).sum(dim=-1)
+    elif beta == 1:
+        loss = kl(log_p, log_q).sum(dim=-1)
+    else:
+        m = torch.lerp(torch.exp(log_q), torch.exp(log_p), beta)
+        loss = beta * kl(torch.log(m), log_p).sum(dim=-1) + (1 - beta) * kl(torch.log(m), log_q).sum(dim=-1)
+    if label is not None:
+        loss = torch.where(label != ignore_index, loss, 0.0)
+        n_non_ignore = (label != ignore_index).sum().item()
+        loss = (loss / n_non_ignore).sum() if n_non_ignore else loss.sum() * 0.0
+    else:
+        loss = (loss / log_q.shape[0]).sum()
+    return loss.to(dtype)
+
+
+def liger_test_lm_head_jsd(torch, student_input, student_weight, teacher_input, teacher_weight, label, beta,
+                           ignore_index, temperature):
+    """TorchLMHeadJSD of Liger-Kernel's test/transformers/test_fused_linear_jsd.py,
+    op by op: the two bias-free Linear layers (bf16 GEMMs), the logits cast
+    to fp32, divided by tau, log_softmax, then liger_test_jsd with the loss
+    cast to the inputs' dtype."""
+    F = torch.nn.functional
+    student_logits = F.linear(student_input, student_weight).to(torch.float32)
+    teacher_logits = F.linear(teacher_input, teacher_weight).to(torch.float32)
+    student_prob = torch.log_softmax(student_logits / temperature, dim=-1)
+    teacher_prob = torch.log_softmax(teacher_logits / temperature, dim=-1)
+    return liger_test_jsd(torch, student_prob, teacher_prob, label, beta, ignore_index, student_input.dtype)
+
+
+@implementation(name="torch-eager-jsd", revision_name="kibench-py-torch-eager-jsd",
+                passes=("full", "forward", "backward"), operations=("jsd",),
+                title="PyTorch eager: Liger's jsd torch baseline",
+                description="The JSD module of Liger-Kernel's tests (benchmark_jsd.py's torch provider), op by op "
+                            "on the fp32 [T, V] log-probabilities: lerp of the probabilities, log, kl_div twice, sums "
+                            "over the vocabulary, the label mask with its count read on the host; autograd backward",
+                package="kibench")
+def torch_eager_jsd(inputs):
+    import torch
+
+    def loss_fn():
+        return liger_test_jsd(torch, inputs.student_log_probs, inputs.teacher_log_probs, inputs.target, inputs.beta,
+                              inputs.ignore_index, inputs.student_log_probs.dtype)
+
+    return AutogradRun(loss_fn, inputs)
+
+
+@implementation(name="liger-jsd", revision_name="kibench-py-liger-jsd", passes=("full", "forward", "backward"),
+                operations=("jsd",),
+                title="Liger-Kernel LigerJSD",
+                description="LigerJSD(beta, ignore_index) (liger_kernel.transformers.jsd, over LigerJSDFunction) as "
+                            "Liger-Kernel's benchmark_jsd.py calls it: input = the student log-probabilities, target "
+                            "= the teacher's, shift_labels = the workload's labels where it has them; the gradient "
+                            "is computed in the forward's Triton kernel; warmed up in prepare",
+                package="kibench")
+def liger_jsd(inputs):
+    import torch
+    from liger_kernel.transformers.jsd import LigerJSD
+
+    jsd = LigerJSD(beta=inputs.beta, ignore_index=inputs.ignore_index)
+    run = AutogradRun(lambda: jsd(inputs.student_log_probs, inputs.teacher_log_probs, inputs.target), inputs)
+    _warm_up(torch, run, inputs)
+    return run
+
+
+@implementation(name="torch-eager-fused-linear-jsd", revision_name="kibench-py-torch-eager-fused-linear-jsd",
+                passes=("full", "forward", "backward"), operations=("fused_linear_jsd",),
+                title="PyTorch eager: Liger's fused_linear_jsd torch baseline",
+                description="TorchLMHeadJSD of Liger-Kernel's tests (benchmark_fused_linear_jsd.py's torch "
+                            "provider), op by op: bias-free linear layers in bf16, fp32 logits divided by tau, "
+                            "log_softmax, the JSD module, the loss cast to bf16; autograd backward, which (as the "
+                            "benchmark's teacher Linear is a parameter) also computes grad W_t",
+                package="kibench")
+def torch_eager_fused_linear_jsd(inputs):
+    import torch
+
+    # The benchmark's teacher weight is an nn.Linear parameter: its gradient is part of the work timed.
+    teacher_weight = inputs.teacher_weight.detach().requires_grad_(True)
+
+    def loss_fn():
+        return liger_test_lm_head_jsd(torch, inputs.student_input, inputs.student_weight, inputs.teacher_input,
+                                      teacher_weight, inputs.target, inputs.beta, inputs.ignore_index,
+                                      inputs.temperature)
+
+    return AutogradRun(loss_fn, inputs, extra_leaves=[teacher_weight])
+
+
+@implementation(name="liger-fused-linear-jsd", revision_name="kibench-py-liger-transformers-fused-linear-jsd",
+                passes=("full", "forward", "backward"), operations=("fused_linear_jsd",),
+                title="Liger-Kernel LigerFusedLinearJSD",
+                description="LigerFusedLinearJSD(jsd_beta, ignore_index, temperature) "
+                            "(liger_kernel.transformers.fused_linear_jsd, over LigerFusedLinearJSDFunction) as "
+                            "Liger-Kernel's benchmark_fused_linear_jsd.py calls it, with the workload's labels "
+                            "where it has them: per chunk of tokens the logits, the Triton JSD kernel and the "
+                            "gradients, computed in the forward; warmed up in prepare",
+                package="kibench")
+def liger_fused_linear_jsd(inputs):
+    import torch
+    from liger_kernel.transformers.fused_linear_jsd import LigerFusedLinearJSD
+
+    fused = LigerFusedLinearJSD(jsd_beta=inputs.beta, ignore_index=inputs.ignore_index,
+                                temperature=inputs.temperature)
+
+    def loss_fn():
+        return fused(inputs.student_input, inputs.student_weight, inputs.teacher_input, inputs.teacher_weight,
+                     inputs.target)
+
+    run = AutogradRun(loss_fn, inputs)
+    _warm_up(torch, run, inputs)
+    return run

@@ -64,3 +64,19 @@ def never_finishes(inputs):
 
 
 not_callable = 3
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1", operations=("jsd",))
+def jsd_wrong_gradient(inputs):
+    """A jsd lane of the right shapes whose gradient is off by a factor of 2."""
+    shape = (inputs.tokens, inputs.vocab)
+
+    def run(pass_):
+        q, p = np.exp(inputs.student_log_probs), np.exp(inputs.teacher_log_probs)
+        log_m = np.log(0.5 * (p + q))
+        loss = (0.5 * p * (inputs.teacher_log_probs - log_m) + 0.5 * q * (inputs.student_log_probs - log_m)).sum()
+        grad = (q * (inputs.student_log_probs - log_m)).astype(np.float32) / inputs.tokens
+        assert grad.shape == shape
+        return loss / inputs.tokens, grad
+
+    return run

@@ -4,10 +4,13 @@ numpy implementation beside cpu-reference through the oracle gate and the
 timer into one run directory that `kibench digest --verify` accepts and
 `kibench compare` ranks in one cohort; each way a Python implementation
 can fail is recorded for it alone, and what can be refused before work is
-refused (exit 2).
+refused (exit 2). A numpy implementation of jsd runs on jsd workloads the
+same way; one of another operation is skipped with the reason; the shipped
+jsd lanes say what they need where torch is missing.
 
     test_package.py SOURCE_DIR BUILD_DIR"""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -21,6 +24,12 @@ KIBENCH = os.path.join(BUILD, "kibench")
 SMALL = os.path.join(SOURCE, "workloads", "small", "small-v1000-h64-t32.json")
 EXAMPLE = os.path.join(SOURCE, "examples", "python", "numpy_jsd.py")
 BAD = os.path.join(SOURCE, "test", "python", "bad_lanes.py")
+BAD_OPERATIONS = os.path.join(SOURCE, "test", "python", "bad_operations.py")
+JSD_EXAMPLE = os.path.join(SOURCE, "examples", "python", "numpy_log_prob_jsd.py")
+JSD_SMALL = os.path.join(SOURCE, "workloads", "jsd", "small", "jsd-small-t32-v1000.json")
+JSD_IGNORED = os.path.join(SOURCE, "workloads", "jsd", "small", "jsd-small-t32-v1000-ignore25.json")
+JSD_BETA0 = os.path.join(SOURCE, "workloads", "jsd", "small", "jsd-small-t32-v1000-beta0-forward-kl.json")
+JSD_OPERATION = "sha256:eccbf4150e60ad41ce52a4bd06fa582b8b4d5ed394fcd096f069b08eadf420e6"
 QUICK = ["--min-samples", "5", "--max-samples", "10", "--min-time", "0", "--warmup", "1"]
 
 
@@ -149,6 +158,97 @@ class Package(unittest.TestCase):
             self.assertIn(reason, result.stderr)
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
             self.assertFalse(os.path.exists(out))
+
+    def test_a_jsd_lane_runs_on_jsd_workloads_through_the_gate_and_the_timer(self):
+        out = os.path.join(self.tmp.name, "runs-jsd")
+        result = self.kibench_py("run", JSD_SMALL, JSD_IGNORED, JSD_BETA0, "--impl",
+                                 f"cpu-reference,py:{JSD_EXAMPLE}:numpy_log_prob_jsd", "--out", out, "--capi", CAPI,
+                                 *QUICK)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        directories = [os.path.join(out, d) for d in sorted(os.listdir(out))]
+        self.assertEqual(len(directories), 3, directories)
+        for directory in directories:
+            with open(os.path.join(directory, "run.numpy-log-prob-jsd.json")) as f:
+                manifest = json.load(f)
+            self.assertEqual(manifest["spec"]["status"], "passed", directory)
+            self.assertIn("timing", manifest["spec"])
+            with open(os.path.join(directory, "samples.numpy-log-prob-jsd.json")) as f:
+                self.assertGreaterEqual(len(json.load(f)["samples"]), 5)
+            with open(os.path.join(directory, "implementation.numpy-log-prob-jsd.json")) as f:
+                revision = json.load(f)
+            self.assertEqual(revision["metadata"]["name"], "example-numpy-log-prob-jsd")
+            self.assertIn(JSD_OPERATION, json.dumps(revision["spec"]["operation"]))
+            verify = run([KIBENCH, "digest", "--verify", directory])
+            self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+        compare = run([KIBENCH, "compare", directories[0], "--baseline", "cpu-reference"])
+        self.assertEqual(compare.returncode, 0, compare.stderr)
+        self.assertIn("2 runs in 1 cohort", compare.stdout)
+
+    def test_a_wrong_jsd_gradient_fails_the_gate(self):
+        out = os.path.join(self.tmp.name, "runs-jsd-wrong")
+        result = self.kibench_py("run", JSD_SMALL, "--impl", f"cpu-reference,py:{BAD}:jsd_wrong_gradient",
+                                 "--out", out, "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        with open(os.path.join(self.run_dir(out), "run.jsd-wrong-gradient.json")) as f:
+            self.assertEqual(json.load(f)["spec"]["status"], "incorrect_numerical")
+
+    def test_a_lane_of_another_operation_is_skipped_with_the_reason(self):
+        out = os.path.join(self.tmp.name, "runs-other-operation")
+        result = self.kibench_py("run", SMALL, JSD_SMALL, "--impl",
+                                 f"cpu-reference,py:{EXAMPLE}:numpy_jsd,py:{JSD_EXAMPLE}:numpy_log_prob_jsd",
+                                 "--out", out, "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("numpy-log-prob-jsd skipped: numpy-log-prob-jsd does not compute distill_jsd_loss",
+                      result.stderr)
+        self.assertIn("numpy-jsd skipped: numpy-jsd does not compute jsd", result.stderr)
+        passed = []
+        for directory in os.listdir(out):
+            for lane in ("numpy-jsd", "numpy-log-prob-jsd"):
+                path = os.path.join(out, directory, f"run.{lane}.json")
+                if os.path.exists(path):
+                    with open(path) as f:
+                        passed.append((lane, json.load(f)["spec"]["status"]))
+        self.assertEqual(sorted(passed), [("numpy-jsd", "passed"), ("numpy-log-prob-jsd", "passed")])
+
+    def test_an_unknown_operation_is_refused_before_any_work(self):
+        out = os.path.join(self.tmp.name, "runs-bad-operation")
+        result = self.kibench_py("run", JSD_SMALL, "--impl", f"cpu-reference,py:{BAD_OPERATIONS}:unknown_operation",
+                                 "--out", out, "--capi", CAPI)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("unknown_operation: operations ['jsd', 'softmax']: each one of distill_jsd_loss, jsd, "
+                      "fused_linear_jsd, at least one", result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_declarations_are_checked_where_they_are_made(self):
+        check = ("import kibench\n"
+                 "for operations in [(), ('jsd', 'jsd'), ('softmax',)]:\n"
+                 "    try:\n"
+                 "        kibench.implementation(lambda inputs: None, operations=operations)\n"
+                 "    except ValueError as error:\n"
+                 "        print(error)\n")
+        result = run([self.python, "-c", check], cwd=self.tmp.name)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(len(lines), 3, result.stdout)
+        self.assertIn("operations []: each one of", lines[0])
+        self.assertIn("operations ['jsd', 'jsd']: an operation listed twice", lines[1])
+        self.assertIn("operations ['softmax']: each one of", lines[2])
+
+    @unittest.skipIf(importlib.util.find_spec("torch") is not None, "torch is installed here")
+    def test_the_shipped_jsd_lanes_say_what_they_need(self):
+        env = dict(os.environ, KIBENCH_CAPI=CAPI)
+        listed = self.kibench_py("list", env=env)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        needs = {"torch-eager-jsd": "needs torch (pip install torch)",
+                 "torch-eager-fused-linear-jsd": "needs torch (pip install torch)",
+                 "liger-jsd": "needs torch, triton, liger-kernel (pip install torch triton liger-kernel)",
+                 "liger-fused-linear-jsd": "needs torch, triton, liger-kernel (pip install torch triton liger-kernel)"}
+        lines = listed.stdout.splitlines()
+        for lane, reason in needs.items():
+            line = [l for l in lines if l.split() and l.split()[0] == lane]
+            self.assertEqual(len(line), 1, listed.stdout)
+            self.assertIn(f"[skipped here: {reason}]", line[0])
 
 
 if __name__ == "__main__":
