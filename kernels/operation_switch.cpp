@@ -14,7 +14,8 @@ public:
     if (parts_.empty()) throw std::logic_error(fmt::format("{}: an operation switch needs a part", name_));
     for (const auto &[kind, part] : parts_) {
       if (!part || part->name() != name_)
-        throw std::logic_error(fmt::format("{}: the part for {} is not named {}", name_, to_string(kind), name_));
+        throw std::logic_error(
+            fmt::format("{}: the part for {} is not named {}", name_, to_string(kind), name_));
     }
     active_ = parts_.begin()->second.get();
   }
@@ -28,7 +29,8 @@ public:
   [[nodiscard]] bool computes_loss() const override { return active_->computes_loss(); }
   [[nodiscard]] bool runs(OperationKind kind) const override { return parts_.contains(kind); }
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
-    if (!runs(w.operation_kind)) return fmt::format("{} does not compute {}", name_, to_string(w.operation_kind));
+    if (!runs(w.operation_kind))
+      return fmt::format("{} does not compute {}", name_, to_string(w.operation_kind));
     return parts_.at(w.operation_kind)->unsupported(w);
   }
   [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
@@ -37,8 +39,7 @@ public:
   }
 
   void prepare(const Workload &workload, InputSet &inputs) override {
-    if (!runs(workload.operation_kind))
-      throw std::invalid_argument(*unsupported(workload));
+    if (!runs(workload.operation_kind)) throw std::invalid_argument(*unsupported(workload));
     if (prepared_ != nullptr) prepared_->release();
     active_ = parts_.at(workload.operation_kind).get();
     prepared_ = active_;
@@ -53,6 +54,8 @@ public:
   std::unique_ptr<SampleTimer> make_timer() override { return active_->make_timer(); }
   std::unique_ptr<PowerMonitor> make_power_monitor() override { return active_->make_power_monitor(); }
   void flush_caches() override { active_->flush_caches(); }
+  void wait_idle() override { active_->wait_idle(); }
+  void enqueue_power_load(double seconds) override { active_->enqueue_power_load(seconds); }
   void release() override {
     if (prepared_ != nullptr) prepared_->release();
     prepared_ = nullptr;

@@ -1,0 +1,64 @@
+// The operation switch forwards every per-sample hook to the part it was
+// prepared with: a hook it fails to forward falls back to Implementation's
+// default, and a run with that protocol setting breaks only on the device.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/operation_switch.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "test/harness_test_support.hpp"
+
+namespace kibench {
+namespace {
+
+class RecordingPart final : public test::NullImplementation {
+public:
+  RecordingPart(OperationKind kind, std::vector<std::string> &calls) : kind_(kind), calls_(calls) {}
+  [[nodiscard]] std::string name() const override { return "switched"; }
+  [[nodiscard]] bool runs(OperationKind kind) const override { return kind == kind_; }
+  void run(Pass) override { calls_.push_back(tag("run")); }
+  void before_sample(Pass) override { calls_.push_back(tag("before_sample")); }
+  void flush_caches() override { calls_.push_back(tag("flush_caches")); }
+  void wait_idle() override { calls_.push_back(tag("wait_idle")); }
+  void enqueue_power_load(double seconds) override {
+    calls_.push_back(tag("enqueue_power_load " + std::to_string(seconds)));
+  }
+  std::unique_ptr<SampleTimer> make_timer() override { return nullptr; }
+
+private:
+  std::string tag(const std::string &call) const {
+    return (kind_ == OperationKind::jsd ? "jsd:" : "distill:") + call;
+  }
+  OperationKind kind_;
+  std::vector<std::string> &calls_;
+};
+
+} // namespace
+
+TEST_CASE("the operation switch forwards every per-sample hook to the prepared part") {
+  std::vector<std::string> calls;
+  std::map<OperationKind, std::unique_ptr<Implementation>> parts;
+  parts[OperationKind::distill_jsd_loss] =
+      std::make_unique<RecordingPart>(OperationKind::distill_jsd_loss, calls);
+  parts[OperationKind::jsd] = std::make_unique<RecordingPart>(OperationKind::jsd, calls);
+  const auto impl = make_operation_switch("switched", std::move(parts));
+
+  Workload workload;
+  workload.operation_kind = OperationKind::jsd;
+  InputSet inputs(workload);
+  impl->prepare(workload, inputs);
+  impl->flush_caches();
+  impl->before_sample(Pass::full);
+  impl->wait_idle();
+  impl->enqueue_power_load(0.5);
+  impl->run(Pass::full);
+  CHECK(calls == std::vector<std::string>{"jsd:flush_caches", "jsd:before_sample", "jsd:wait_idle",
+                                          "jsd:enqueue_power_load " + std::to_string(0.5), "jsd:run"});
+  impl->release();
+}
+
+} // namespace kibench
