@@ -151,7 +151,7 @@ TEST_CASE("share_rounds keeps every lane sampling until the last one's rule is m
     CHECK(results[0].stop_reason == "noise_target");
     CHECK(results[1].stop_reason == "max_samples");
   }
-  CHECK(s.describe().find("Every implementation samples in every round") != std::string::npos);
+  CHECK(s.describe().find(kShareRoundsSentence) != std::string::npos);
   s.share_rounds = false;
-  CHECK(s.describe().find("Every implementation samples in every round") == std::string::npos);
+  CHECK(s.describe().find(kShareRoundsSentence) == std::string::npos);
 }

@@ -41,7 +41,7 @@ struct RunArgs {
   std::string timeout = "60";
   std::string warmup = "3";
   bool no_interleave = false;
-  bool share_rounds = false;
+  bool share_rounds = kShareRoundsByDefault;
   std::string sustained = "1";
   std::string save_tensors;
   std::vector<std::string> plugins;
@@ -206,9 +206,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
       ->type_name("NAME")
       ->allow_extra_args(false);
   run->add_flag("--no-interleave", args->no_interleave, "Time implementations one after another");
-  run->add_flag("--share-rounds", args->share_rounds,
-                "Every implementation samples in every round until the last one stops, so paired comparisons "
-                "and the medians beside them come from the same rounds (docs/protocol.md)");
+  run->add_flag("--share-rounds,!--own-rounds", args->share_rounds,
+                "--share-rounds (the default): every implementation samples in every round until the last "
+                "one stops, so paired comparisons and the medians beside them come from the same rounds; "
+                "--own-rounds: each stops at its own rule (docs/protocol.md)");
   run->add_option("--power-state", args->power_state,
                   fmt::format("The state each timed GPU sample starts from: as-is (as the last left it), "
                               "rested (wait, at most {} s, until SM clock and board power are back at their "

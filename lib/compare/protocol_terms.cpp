@@ -69,8 +69,9 @@ constexpr SettingPattern kSettingPatterns[] = {
     {"minimumEffect", R"(smaller than ([0-9.eE+-]+) relative)", ""},
 };
 
-// Stated only when on (ProtocolSettings::share_rounds).
-constexpr std::string_view kShareRoundsSentence =
+// Stated only when on (ProtocolSettings::share_rounds): this build's
+// sentence, and the longer one of the runs made before 2026-12-04 22:00 UTC.
+constexpr std::string_view kEarlierShareRoundsSentence =
     " Every implementation samples in every round until the last one's rule is met (its own cap or time "
     "limit aside).";
 
@@ -118,9 +119,15 @@ NotesReading read_notes_settings(std::string_view notes) {
     out.settings.push_back({setting.name, value + setting.unit});
   }
   if (kibench_sentence) {
-    const std::size_t share = rest.find(kShareRoundsSentence);
-    if (share != std::string::npos) rest.erase(share, kShareRoundsSentence.size());
-    out.settings.push_back({"shareRounds", share != std::string::npos ? "yes" : "no"});
+    bool shared = false;
+    for (const std::string_view sentence : {kShareRoundsSentence, kEarlierShareRoundsSentence}) {
+      const std::size_t at = rest.find(sentence);
+      if (at == std::string::npos) continue;
+      rest.erase(at, sentence.size());
+      shared = true;
+      break;
+    }
+    out.settings.push_back({"shareRounds", shared ? "yes" : "no"});
     out.settings.push_back({"powerState", take_power_state(rest)});
   }
   out.rest = std::move(rest);

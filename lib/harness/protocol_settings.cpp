@@ -26,16 +26,19 @@ std::string ProtocolSettings::describe() const {
              "smaller than {} relative is not called a win.",
              to_string(pass), timer, cache, warmup_runs, json::format_number(max_noise), min_samples,
              json::format_number(min_time_s), max_samples, json::format_number(timeout_s),
-             interleave ? "yes, in a Williams-design order that changes each round (over a cycle of n "
-                          "rounds, 2n for "
-                          "an odd number n of implementations, each takes every place in a round and follows "
-                          "every other one equally often)"
-                        : "no",
+             !interleave ? "no"
+             // Shared rounds add a sentence; the order's is shorter then, so
+             // the notes stay within KernelIndex's 1000 characters. Without
+             // them it is the sentence of every earlier run, whose protocol
+             // (and digest) a run with the same settings still shares.
+             : share_rounds
+                 ? "yes, in a Williams-design order that changes each round (over n rounds, 2n for odd n, "
+                   "each takes every place and follows every other equally often)"
+                 : "yes, in a Williams-design order that changes each round (over a cycle of n "
+                   "rounds, 2n for an odd number n of implementations, each takes every place in a "
+                   "round and follows every other one equally often)",
              json::format_number(throttle_fraction), json::format_number(minimum_effect)) +
-         (interleave && share_rounds
-              ? " Every implementation samples in every round until the last one's rule is "
-                "met (its own cap or time limit aside)."
-              : "") +
+         (interleave && share_rounds ? std::string(kShareRoundsSentence) : "") +
          describe_power_state(power_state);
 }
 

@@ -4,11 +4,21 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "lib/harness/power_state.hpp"
 #include "lib/implementation/implementation.hpp"
 
 namespace kibench {
+
+// `kibench run`'s default for share_rounds: on, since the paired speedups
+// and the medians beside them then agree (docs/protocol.md, "Pairing under
+// the power limiter").
+inline constexpr bool kShareRoundsByDefault = true;
+
+// The protocol's sentence for share_rounds (compare reads it back).
+inline constexpr std::string_view kShareRoundsSentence =
+    " Every implementation samples each round until the last one's rule is met.";
 
 struct ProtocolSettings {
   Pass pass = Pass::full;
@@ -24,8 +34,9 @@ struct ProtocolSettings {
   // last one's stopping rule is met (its own sample cap or time limit
   // aside), so a paired comparison and the medians beside it come from the
   // same rounds (docs/protocol.md: on the H200 the two estimates differed
-  // by 12-13 % without it, by under 0.1 % with it). Off (the default, so
-  // that runs stay comparable with earlier ones): each stops at its own rule.
+  // by 12-13 % without it, by under 0.1 % with it). Off here, where a
+  // program builds its own protocol; `kibench run` turns it on by default
+  // (kShareRoundsByDefault) and --own-rounds turns it off.
   bool share_rounds = false;
   // The state each timed GPU sample starts from (power_state.hpp): stated
   // in describe() unless as_is, so as-is runs keep the digest they had.
