@@ -40,7 +40,8 @@ public:
   }
   [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
     if (pass == Pass::backward)
-      return "jsd computes its gradient with its loss, in one pass (as Liger's kernel does): time --pass full";
+      return "jsd computes its gradient with its loss, in one pass (as Liger's kernel does): time --pass "
+             "full";
     return unsupported(w);
   }
 
@@ -88,7 +89,8 @@ protected:
   // Copies the loss the last run left on the device (waits for the stream).
   double read_loss() {
     double loss = kNaN;
-    CUDA_CHECK(cudaMemcpyAsync(&loss, loss_device_.data(), sizeof(loss), cudaMemcpyDeviceToHost, stream().get()));
+    CUDA_CHECK(
+        cudaMemcpyAsync(&loss, loss_device_.data(), sizeof(loss), cudaMemcpyDeviceToHost, stream().get()));
     stream().synchronize();
     return loss;
   }
@@ -99,23 +101,20 @@ protected:
   DeviceBuffer<double> loss_device_;
 };
 
-// fused: count, one row kernel (loss and dX), the row sum; three launches.
-class JsdFused final : public JsdImplementation {
-public:
-  JsdFused() : JsdImplementation("fused") {}
-  ~JsdFused() override { release(); }
+// fused and oracle-fp64: the count, one row kernel (each row's loss and dX
+// in one read of X and Y), the fixed-order row sum; three launches. They
+// differ in the element type of dX and the row losses (fp32 or fp64), the
+// row kernel, and the facts they state.
+template <typename Real>
+using RowKernel = void (*)(const jsd::RowArgs &, Real *grad, Real *row_loss, cudaStream_t);
 
-  [[nodiscard]] RevisionFacts revision() const override {
-    return cuda_revision({.name = "fused",
-                          .title = "Jensen-Shannon divergence loss · fused row kernel (CUDA)",
-                          .description = "One bandwidth-bound kernel per row: Liger's generalized JSD and its "
-                                         "gradient in one streaming read of both fp32 log-probability tensors "
-                                         "and one write of the gradient (float4 accesses), then a fixed-order "
-                                         "sum of the rows.",
-                          .source_path = "kernels/jsd/jsd_kernels.cu",
-                          .symbol = "kibench::make_fused",
-                          .operation = OperationKind::jsd});
-  }
+template <typename Real> class JsdRows final : public JsdImplementation {
+public:
+  JsdRows(std::string name, RevisionFacts facts, RowKernel<Real> row_kernel)
+      : JsdImplementation(std::move(name)), facts_(std::move(facts)), row_kernel_(row_kernel) {}
+  ~JsdRows() override { release(); }
+
+  [[nodiscard]] RevisionFacts revision() const override { return facts_; }
 
   void poison_outputs() override {
     loss_ = kNaN;
@@ -125,7 +124,7 @@ public:
     require_prepared();
     with_gradient_ = pass != Pass::forward;
     count_rows();
-    jsd::fused_rows(row_args(), with_gradient_ ? grad_.data() : nullptr, rows_.data(), stream().get());
+    row_kernel_(row_args(), with_gradient_ ? grad_.data() : nullptr, rows_.data(), stream().get());
     jsd::sum_rows(rows_.data(), T_, loss_device_.data(), stream().get());
   }
   OutputView outputs() override {
@@ -137,12 +136,12 @@ public:
 
 private:
   [[nodiscard]] std::uint64_t own_bytes(const Workload &w) const override {
-    return 4 * cells(w) + 4 * static_cast<std::uint64_t>(w.tokens) + 64;
+    return sizeof(Real) * (cells(w) + static_cast<std::uint64_t>(w.tokens)) + 64;
   }
   void prepare_device(const Workload &w) override {
     prepare_common(w);
-    grad_ = DeviceBuffer<float>(allocator(), cells(w), MemoryTag::output);
-    rows_ = DeviceBuffer<float>(allocator(), static_cast<std::size_t>(T_), MemoryTag::workspace);
+    grad_ = DeviceBuffer<Real>(allocator(), cells(w), MemoryTag::output);
+    rows_ = DeviceBuffer<Real>(allocator(), static_cast<std::size_t>(T_), MemoryTag::workspace);
   }
   void release_device() override {
     grad_ = {};
@@ -150,67 +149,43 @@ private:
     release_common();
   }
 
-  DeviceBuffer<float> grad_; // dloss/dX [T, V]
-  DeviceBuffer<float> rows_; // J_i / N [T]
+  RevisionFacts facts_;
+  RowKernel<Real> row_kernel_;
+  DeviceBuffer<Real> grad_; // dloss/dX [T, V]
+  DeviceBuffer<Real> rows_; // J_i / N [T]
   double loss_ = kNaN;
   bool with_gradient_ = false;
 };
+
+std::unique_ptr<Implementation> make_jsd_fused() {
+  return std::make_unique<JsdRows<float>>(
+      "fused",
+      cuda_revision({.name = "fused",
+                     .title = "Jensen-Shannon divergence loss · fused row kernel (CUDA)",
+                     .description = "One bandwidth-bound kernel per row: Liger's generalized JSD and its "
+                                    "gradient in one streaming read of both fp32 log-probability tensors "
+                                    "and one write of the gradient (float4 accesses), then a fixed-order "
+                                    "sum of the rows.",
+                     .source_path = "kernels/jsd/jsd_kernels.cu",
+                     .symbol = "kibench::make_fused",
+                     .operation = OperationKind::jsd}),
+      &jsd::fused_rows);
+}
 
 // oracle-fp64: the row math in double, the fp32 inputs widened in registers.
-class JsdOracle final : public JsdImplementation {
-public:
-  JsdOracle() : JsdImplementation("oracle-fp64") {}
-  ~JsdOracle() override { release(); }
-
-  [[nodiscard]] RevisionFacts revision() const override {
-    return cuda_revision({.name = "oracle-fp64",
-                          .title = "Jensen-Shannon divergence loss · fp64 oracle (CUDA)",
-                          .description = "Liger's generalized JSD and its gradient in fp64 on the GPU, term by "
-                                         "term as docs/loss-math.md defines them; the reference the GPU "
-                                         "implementations are checked against.",
-                          .source_path = "kernels/jsd/jsd_kernels.cu",
-                          .symbol = "kibench::make_oracle_fp64",
-                          .operation = OperationKind::jsd});
-  }
-
-  void poison_outputs() override {
-    loss_ = kNaN;
-    poison(grad_);
-  }
-  void run(Pass pass) override {
-    require_prepared();
-    with_gradient_ = pass != Pass::forward;
-    count_rows();
-    jsd::oracle_rows(row_args(), with_gradient_ ? grad_.data() : nullptr, rows_.data(), stream().get());
-    jsd::sum_rows(rows_.data(), T_, loss_device_.data(), stream().get());
-  }
-  OutputView outputs() override {
-    OutputView view;
-    view.loss = loss_ = read_loss();
-    if (with_gradient_) view.grad_student_input = grad_.view();
-    return view;
-  }
-
-private:
-  [[nodiscard]] std::uint64_t own_bytes(const Workload &w) const override {
-    return 8 * cells(w) + 8 * static_cast<std::uint64_t>(w.tokens) + 64;
-  }
-  void prepare_device(const Workload &w) override {
-    prepare_common(w);
-    grad_ = DeviceBuffer<double>(allocator(), cells(w), MemoryTag::output);
-    rows_ = DeviceBuffer<double>(allocator(), static_cast<std::size_t>(T_), MemoryTag::workspace);
-  }
-  void release_device() override {
-    grad_ = {};
-    rows_ = {};
-    release_common();
-  }
-
-  DeviceBuffer<double> grad_;
-  DeviceBuffer<double> rows_;
-  double loss_ = kNaN;
-  bool with_gradient_ = false;
-};
+std::unique_ptr<Implementation> make_jsd_oracle() {
+  return std::make_unique<JsdRows<double>>(
+      "oracle-fp64",
+      cuda_revision({.name = "oracle-fp64",
+                     .title = "Jensen-Shannon divergence loss · fp64 oracle (CUDA)",
+                     .description = "Liger's generalized JSD and its gradient in fp64 on the GPU, term by "
+                                    "term as docs/loss-math.md defines them; the reference the GPU "
+                                    "implementations are checked against.",
+                     .source_path = "kernels/jsd/jsd_kernels.cu",
+                     .symbol = "kibench::make_oracle_fp64",
+                     .operation = OperationKind::jsd}),
+      &jsd::oracle_rows);
+}
 
 // reference: PyTorch eager's op sequence (docs/loss-math.md, "Reference
 // semantics"), each op a kernel over full [T, V] fp32 tensors, allocated
@@ -223,9 +198,10 @@ public:
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "reference",
                           .title = "Jensen-Shannon divergence loss · torch-equivalent reference (CUDA)",
-                          .description = "PyTorch eager's jsd: exp, lerp, log, kl_div twice, row sums, masked "
-                                         "mean, and autograd's backward through the same ops, one kernel per "
-                                         "op over full [T, V] fp32 intermediates.",
+                          .description =
+                              "PyTorch eager's jsd: exp, lerp, log, kl_div twice, row sums, masked "
+                              "mean, and autograd's backward through the same ops, one kernel per "
+                              "op over full [T, V] fp32 intermediates.",
                           .source_path = "kernels/jsd/jsd_torch_ops.cu",
                           .symbol = "kibench::make_reference",
                           .operation = OperationKind::jsd});
@@ -277,8 +253,8 @@ public:
       ops::kl_div_backward_input(X, g_student_.data(), T_, V_, false, m_grad_.data(), s);
       // kl_div(log m, log p): to its input log m (Y needs no gradient).
       ops::kl_div_backward_input(Y, g_teacher_.data(), T_, V_, true, m_grad_.data(), s);
-      ops::div(m_grad_.data(), m_.data(), n, m_grad_.data(), s);  // log's backward: d/dm
-      ops::scale(m_grad_.data(), 1.0f - b, n, m_grad_.data(), s); // lerp's backward to q
+      ops::div(m_grad_.data(), m_.data(), n, m_grad_.data(), s);     // log's backward: d/dm
+      ops::scale(m_grad_.data(), 1.0f - b, n, m_grad_.data(), s);    // lerp's backward to q
       ops::mul(m_grad_.data(), q_.data(), n, true, grad_.data(), s); // exp's backward to X, accumulated
     } else if (form == jsd::Divergence::forward_kl) {
       ops::masked_mean_backward(label, ignore_index_, V_, T_, count_.data(), 1.0f, g_student_.data(), s);
@@ -325,7 +301,7 @@ private:
     release_common();
   }
 
-  DeviceBuffer<float> grad_, kl_, q_, p_, m_, log_m_, m_grad_;                  // [T, V]
+  DeviceBuffer<float> grad_, kl_, q_, p_, m_, log_m_, m_grad_;                            // [T, V]
   DeviceBuffer<float> rows_, scaled_, teacher_sum_, student_sum_, g_teacher_, g_student_; // [T]
   double loss_ = kNaN;
   bool with_gradient_ = false;
@@ -393,13 +369,13 @@ private:
 } // namespace gpu
 
 std::unique_ptr<Implementation> make_jsd_fused() {
-  return std::make_unique<gpu::JsdFused>();
+  return gpu::make_jsd_fused();
 }
 std::unique_ptr<Implementation> make_jsd_reference() {
   return std::make_unique<gpu::JsdReference>();
 }
 std::unique_ptr<Implementation> make_jsd_oracle_fp64() {
-  return std::make_unique<gpu::JsdOracle>();
+  return gpu::make_jsd_oracle();
 }
 std::unique_ptr<Implementation> make_copy_floor() {
   return std::make_unique<gpu::CopyFloor>();
