@@ -14,6 +14,7 @@
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/fused/token_count.hpp"
 #include "kernels/jsd/jsd_kernels.hpp"
+#include "kernels/jsd/jsd_passes.hpp"
 #include "kernels/jsd/jsd_torch_ops.hpp"
 
 namespace kibench {
@@ -39,9 +40,7 @@ public:
     return device_fit(name(), w.input_bytes() + own_bytes(w));
   }
   [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
-    if (pass == Pass::backward)
-      return "jsd computes its gradient with its loss, in one pass (as Liger's kernel does): time --pass "
-             "full";
+    if (auto refusal = jsd_pass_refusal(pass)) return refusal;
     return unsupported(w);
   }
 
@@ -110,11 +109,12 @@ using RowKernel = void (*)(const jsd::RowArgs &, Real *grad, Real *row_loss, cud
 
 template <typename Real> class JsdRows final : public JsdImplementation {
 public:
-  JsdRows(std::string name, RevisionFacts facts, RowKernel<Real> row_kernel)
-      : JsdImplementation(std::move(name)), facts_(std::move(facts)), row_kernel_(row_kernel) {}
+  // `callable` views string literals: it lives as long as the program.
+  JsdRows(const BuiltinCallable &callable, RowKernel<Real> row_kernel)
+      : JsdImplementation(std::string(callable.name)), callable_(callable), row_kernel_(row_kernel) {}
   ~JsdRows() override { release(); }
 
-  [[nodiscard]] RevisionFacts revision() const override { return facts_; }
+  [[nodiscard]] RevisionFacts revision() const override { return cuda_revision(callable_); }
 
   void poison_outputs() override {
     loss_ = kNaN;
@@ -149,7 +149,7 @@ private:
     release_common();
   }
 
-  RevisionFacts facts_;
+  BuiltinCallable callable_;
   RowKernel<Real> row_kernel_;
   DeviceBuffer<Real> grad_; // dloss/dX [T, V]
   DeviceBuffer<Real> rows_; // J_i / N [T]
@@ -159,31 +159,29 @@ private:
 
 std::unique_ptr<Implementation> make_jsd_fused() {
   return std::make_unique<JsdRows<float>>(
-      "fused",
-      cuda_revision({.name = "fused",
-                     .title = "Jensen-Shannon divergence loss · fused row kernel (CUDA)",
-                     .description = "One bandwidth-bound kernel per row: Liger's generalized JSD and its "
-                                    "gradient in one streaming read of both fp32 log-probability tensors "
-                                    "and one write of the gradient (float4 accesses), then a fixed-order "
-                                    "sum of the rows.",
-                     .source_path = "kernels/jsd/jsd_kernels.cu",
-                     .symbol = "kibench::make_fused",
-                     .operation = OperationKind::jsd}),
+      BuiltinCallable{.name = "fused",
+                      .title = "Jensen-Shannon divergence loss · fused row kernel (CUDA)",
+                      .description = "One bandwidth-bound kernel per row: Liger's generalized JSD and its "
+                                     "gradient in one streaming read of both fp32 log-probability tensors "
+                                     "and one write of the gradient (float4 accesses), then a fixed-order "
+                                     "sum of the rows.",
+                      .source_path = "kernels/jsd/jsd_kernels.cu",
+                      .symbol = "kibench::make_fused",
+                      .operation = OperationKind::jsd},
       &jsd::fused_rows);
 }
 
 // oracle-fp64: the row math in double, the fp32 inputs widened in registers.
 std::unique_ptr<Implementation> make_jsd_oracle() {
   return std::make_unique<JsdRows<double>>(
-      "oracle-fp64",
-      cuda_revision({.name = "oracle-fp64",
-                     .title = "Jensen-Shannon divergence loss · fp64 oracle (CUDA)",
-                     .description = "Liger's generalized JSD and its gradient in fp64 on the GPU, term by "
-                                    "term as docs/loss-math.md defines them; the reference the GPU "
-                                    "implementations are checked against.",
-                     .source_path = "kernels/jsd/jsd_kernels.cu",
-                     .symbol = "kibench::make_oracle_fp64",
-                     .operation = OperationKind::jsd}),
+      BuiltinCallable{.name = "oracle-fp64",
+                      .title = "Jensen-Shannon divergence loss · fp64 oracle (CUDA)",
+                      .description = "Liger's generalized JSD and its gradient in fp64 on the GPU, term by "
+                                     "term as docs/loss-math.md defines them; the reference the GPU "
+                                     "implementations are checked against.",
+                      .source_path = "kernels/jsd/jsd_kernels.cu",
+                      .symbol = "kibench::make_oracle_fp64",
+                      .operation = OperationKind::jsd},
       &jsd::oracle_rows);
 }
 

@@ -10,6 +10,7 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_implementation.hpp"
+#include "kernels/jsd/jsd_passes.hpp"
 #include "kernels/oracle/jsd_oracle.hpp"
 #include "lib/inputs/input_set.hpp"
 
@@ -35,10 +36,8 @@ public:
     });
   }
 
-  // Its gradient comes with its loss, in one pass, as in Liger's kernel.
   [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
-    if (pass == Pass::backward)
-      return "jsd computes its gradient with its loss, in one pass (as Liger's kernel does): time --pass full";
+    if (auto refusal = jsd_pass_refusal(pass)) return refusal;
     return unsupported(w);
   }
 

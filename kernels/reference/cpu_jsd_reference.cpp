@@ -22,6 +22,7 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_implementation.hpp"
+#include "kernels/jsd/jsd_passes.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/parallel/parallel_for.hpp"
 
@@ -52,10 +53,8 @@ public:
     });
   }
 
-  // Its gradient comes with its loss, in one pass, as in Liger's kernel.
   [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
-    if (pass == Pass::backward)
-      return "jsd computes its gradient with its loss, in one pass (as Liger's kernel does): time --pass full";
+    if (auto refusal = jsd_pass_refusal(pass)) return refusal;
     return unsupported(w);
   }
 
@@ -66,7 +65,8 @@ public:
     tokens_ = workload.tokens;
     vocab_ = workload.vocab;
     beta_ = static_cast<float>(workload.scalars.beta);
-    if (!(beta_ >= 0.0f && beta_ <= 1.0f)) throw std::invalid_argument("cpu-reference: beta must lie in [0, 1]");
+    if (!(beta_ >= 0.0f && beta_ <= 1.0f))
+      throw std::invalid_argument("cpu-reference: beta must lie in [0, 1]");
     ignore_index_ = workload.scalars.ignore_index;
     log_q_ = &host.student_log_probs;
     log_p_ = &host.teacher_log_probs;
