@@ -6,13 +6,16 @@
 
 #include <fmt/core.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include <cuda_runtime_api.h>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_environment.hpp"
+#include "kernels/cuda/nccl.hpp"
 #include "kernels/cuda/nvml.hpp"
 #include "kernels/cuda/nvml_clock_control.hpp"
 #include "kernels/cuda/nvml_power_telemetry.hpp"
@@ -20,6 +23,7 @@
 #include "kernels/plugin/plugin_backend.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
 #include "kernels/registry.hpp"
+#include "lib/environment/gpu_topology.hpp"
 #include "lib/run/backend.hpp"
 
 namespace kibench {
@@ -28,8 +32,13 @@ namespace {
 
 class MachineBackend final : public Backend {
 public:
-  explicit MachineBackend(std::shared_ptr<const plugin::PluginCatalog> plugins)
-      : plugins_(std::move(plugins)) {}
+  MachineBackend(std::shared_ptr<const plugin::PluginCatalog> plugins, int run_gpus)
+      : plugins_(std::move(plugins)), run_gpus_(run_gpus) {}
+
+  [[nodiscard]] int run_gpus() const override { return run_gpus_; }
+  [[nodiscard]] int gpu_count() const override {
+    return gpu_unavailable_reason() ? 0 : gpu::gpu_availability().device_count;
+  }
 
   [[nodiscard]] std::optional<std::string> gpu_unavailable_reason() const override {
     const auto &a = gpu::gpu_availability();
@@ -64,6 +73,7 @@ public:
       facts.labels["max_memory_clock_mhz"] = std::to_string(*g.max_memory_clock_mhz);
     if (g.sm_clock_mhz) facts.labels["sm_clock_mhz_at_probe"] = std::to_string(*g.sm_clock_mhz);
     facts.labels["gpu_uuid"] = g.uuid;
+    if (run_gpus_ > 1) add_multi_gpu_facts(facts, g);
     facts.labels["nvml"] = g.nvml_status;
     // Locked clocks are a different environment (spec); how that is known,
     // a label.
@@ -100,7 +110,8 @@ public:
   }
 
   [[nodiscard]] std::unique_ptr<Implementation> make(std::string_view name) const override {
-    if (const RegisteredImplementation *r = find_implementation(name)) return r->make();
+    if (const RegisteredImplementation *r = find_implementation(name))
+      return r->make_for_gpus ? r->make_for_gpus(run_gpus_) : r->make();
     if (plugins_)
       if (auto entry = plugins_->find(name))
         return plugin::make_plugin_implementation(entry, plugins_->settings());
@@ -148,17 +159,40 @@ public:
   }
 
 private:
+  // A run over GPUs 0 .. n − 1: each one's identity, how they are linked,
+  // the NCCL that joins them and the variables it reads. Only then: a
+  // single-GPU run's environment (and digest) stays what it was.
+  void add_multi_gpu_facts(EnvironmentFacts &facts, const gpu::GpuEnvironment &first) const {
+    facts.labels["run_gpus"] = std::to_string(run_gpus_);
+    for (int d = 1; d < run_gpus_ && d < gpu_count(); ++d) {
+      const gpu::GpuEnvironment g = gpu::probe_gpu_environment(d);
+      facts.labels[fmt::format("gpu{}_uuid", d)] = g.uuid;
+      // One product per environment: a mixed set is said, not hidden.
+      if (g.name != first.name) facts.labels[fmt::format("gpu{}_product", d)] = g.name;
+    }
+    if (const auto links = probe_interconnect(run_gpus_)) facts.interconnect = *links;
+    if (const std::string nccl = gpu::nccl_version_if_loadable(); !nccl.empty()) facts.libraries["nccl"] = nccl;
+    for (const char *variable : gpu::kNcclVariablesRecorded)
+      if (const char *value = std::getenv(variable)) facts.environment_variables[variable] = value;
+  }
+
   std::shared_ptr<const plugin::PluginCatalog> plugins_;
+  int run_gpus_ = 1;
 };
 
 } // namespace
 
 std::unique_ptr<Backend> make_backend() {
-  return std::make_unique<MachineBackend>(nullptr);
+  return std::make_unique<MachineBackend>(nullptr, 1);
 }
 
-std::unique_ptr<Backend> make_backend(std::shared_ptr<const plugin::PluginCatalog> plugins) {
-  return std::make_unique<MachineBackend>(std::move(plugins));
+std::unique_ptr<Backend> make_backend(std::shared_ptr<const plugin::PluginCatalog> plugins, int run_gpus) {
+  if (run_gpus < 1) throw std::invalid_argument("make_backend: " + std::to_string(run_gpus) + " GPUs");
+  // NVLink SHARP multicast stays off: kibench's all-reduces are a few MB,
+  // and a multicast object on a shared host can outlive the process. Set
+  // before NCCL is first initialized, which reads it then.
+  if (run_gpus > 1) ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+  return std::make_unique<MachineBackend>(std::move(plugins), run_gpus);
 }
 
 std::vector<std::string> builtin_implementation_names() {

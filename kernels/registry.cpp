@@ -15,6 +15,7 @@
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/vocab_parallel/emulated_implementation.hpp"
+#include "kernels/vocab_parallel/multi_gpu_implementation.hpp"
 
 namespace kibench {
 namespace {
@@ -81,6 +82,13 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        [] {
          return make_fused(
              FusedOptions{.name = "fused-lean", .workspace_budget = gpu::fused::kLeanWorkspaceBudget});
+       }},
+      {kVocabParallelName,
+       "fused with the LM heads cut into one vocabulary shard per GPU of the run (--gpus n), per-row "
+       "statistics and grad x combined by NCCL all-reduces; timed as the slowest GPU, after a barrier",
+       true, false, [] { return make_vocab_parallel(); },
+       [](int gpus) {
+         return make_vocab_parallel({.name = kVocabParallelName, .gpus = gpus});
        }},
       vocab_parallel_emulation_entry(2),
       vocab_parallel_emulation_entry(4),

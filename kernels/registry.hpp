@@ -17,6 +17,9 @@ struct RegisteredImplementation {
   bool needs_gpu = false; // skipped, with the reason, on a machine without one
   bool is_oracle = false; // the fp64 references the others are checked against
   std::function<std::unique_ptr<Implementation>()> make;
+  // Set for an implementation that spans the run's GPUs (kibench run
+  // --gpus n): made for n of them; `make` then makes it for one.
+  std::function<std::unique_ptr<Implementation>(int gpus)> make_for_gpus = {};
 };
 
 const std::vector<RegisteredImplementation> &implementation_registry();

@@ -321,15 +321,14 @@ TEST_CASE("LocalDeviceCommunicator gives the host schedule's bits", "[gpu][vocab
       for (std::size_t i = 0; i < kCount; ++i) buffer.push_back(std::ldexp(mantissa(rng), exponent(rng)));
     for (const bool sum : {false, true}) {
       std::vector<gpu::DeviceBuffer<float>> device;
-      std::vector<std::span<float>> device_spans;
+      std::vector<vocab_parallel::RankBuffer> device_spans;
       for (const auto &buffer : host) {
         auto &d = device.emplace_back(allocator, kCount);
         CUDA_CHECK(cudaMemcpy(d.data(), buffer.data(), d.bytes(), cudaMemcpyHostToDevice));
       }
-      for (auto &d : device) device_spans.emplace_back(d.data(), kCount);
+      for (auto &d : device) device_spans.push_back({{d.data(), kCount}, nullptr});
       vocab_parallel::LocalDeviceCommunicator communicator(ranks);
-      sum ? communicator.all_reduce_sum(device_spans, nullptr)
-          : communicator.all_reduce_max(device_spans, nullptr);
+      sum ? communicator.all_reduce_sum(device_spans) : communicator.all_reduce_max(device_spans);
       CUDA_CHECK(cudaDeviceSynchronize());
 
       auto expected = host;

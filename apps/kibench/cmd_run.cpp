@@ -49,6 +49,7 @@ struct RunArgs {
   std::vector<std::string> axes;
   std::string lock_clocks; // "" (leave them), base or max
   std::string power_state{to_string(kDefaultPowerState)};
+  std::string gpus = "1";
 };
 
 // The terminal's width, for a progress line that must not wrap (a wrapped
@@ -134,7 +135,8 @@ int run_command(const RunArgs &args, const CliContext &context) {
     fmt::print("{}", render_run_table(o));
     std::fflush(stdout);
   };
-  const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}));
+  const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
+  const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}), gpus);
   const auto outcomes = run_session(*backend, options);
   if (tty) fmt::print(stderr, "\r\033[K");
   const bool all_passed = std::all_of(outcomes.begin(), outcomes.end(),
@@ -217,6 +219,12 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                               json::format_number(power_state::kRestBoundS),
                               json::format_number(power_state::kLoadS)))
       ->type_name("as-is|rested|loaded")
+      ->capture_default_str();
+  run->add_option("--gpus", args->gpus,
+                  fmt::format("GPUs the run holds, devices 0 to N-1 (1 to {}): single-GPU implementations run "
+                              "on device 0, fused-vocab-parallel shards the LM heads over all N through NCCL",
+                              setting_ranges::kMaxGpus))
+      ->type_name("N")
       ->capture_default_str();
   run->add_option("--plugin", args->plugins,
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "

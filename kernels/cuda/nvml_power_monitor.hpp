@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "lib/implementation/power_monitor.hpp"
 
@@ -13,5 +14,9 @@ namespace kibench::gpu {
 
 // nullptr when NVML is missing or the device has no energy counter.
 std::unique_ptr<PowerMonitor> make_nvml_power_monitor(int device);
+// The boards of several devices as one: the sum of their energy counters
+// and the lowest of their SM clocks at each reading (a multi-GPU pass's
+// joules); nullptr unless every one has a counter.
+std::unique_ptr<PowerMonitor> make_nvml_power_monitor(std::vector<int> devices);
 
 } // namespace kibench::gpu

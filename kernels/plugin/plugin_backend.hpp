@@ -11,7 +11,8 @@
 
 namespace kibench {
 
-std::unique_ptr<Backend> make_backend(std::shared_ptr<const plugin::PluginCatalog> plugins);
+// `run_gpus`: kibench run --gpus (Backend::run_gpus).
+std::unique_ptr<Backend> make_backend(std::shared_ptr<const plugin::PluginCatalog> plugins, int run_gpus = 1);
 
 // The registry's names, which no plugin may take.
 std::vector<std::string> builtin_implementation_names();

@@ -13,20 +13,24 @@ namespace {
 
 using Combine = void (*)(float *, const float *, std::size_t, cudaStream_t);
 
-void all_reduce(const std::vector<std::span<float>> &local, int ranks, Combine combine, cudaStream_t stream) {
+void all_reduce(const std::vector<RankBuffer> &local, int ranks, Combine combine) {
   if (static_cast<int>(local.size()) != ranks)
     throw std::invalid_argument("LocalDeviceCommunicator: " + std::to_string(local.size()) + " buffers for " +
                                 std::to_string(ranks) + " ranks");
-  const std::size_t n = local.front().size();
-  for (const auto &buffer : local)
-    if (buffer.size() != n)
+  const std::size_t n = local.front().data.size();
+  const cudaStream_t stream = local.front().stream;
+  for (const RankBuffer &buffer : local) {
+    if (buffer.data.size() != n)
       throw std::invalid_argument("LocalDeviceCommunicator: buffers of different sizes");
+    if (buffer.stream != stream)
+      throw std::invalid_argument("LocalDeviceCommunicator: the ranks' buffers name different streams");
+  }
   if (n == 0) return;
+  float *root = local.front().data.data();
   const LocalReductionSchedule schedule = local_reduction_schedule(ranks);
-  for (const int r : schedule.combine_from) combine(local.front().data(), local[r].data(), n, stream);
+  for (const int r : schedule.combine_from) combine(root, local[r].data.data(), n, stream);
   for (const int r : schedule.copy_to)
-    CUDA_CHECK(cudaMemcpyAsync(local[r].data(), local.front().data(), n * sizeof(float),
-                               cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(local[r].data.data(), root, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
 }
 
 } // namespace
@@ -36,14 +40,12 @@ LocalDeviceCommunicator::LocalDeviceCommunicator(int ranks) : ranks_(ranks) {
     throw std::invalid_argument("LocalDeviceCommunicator: " + std::to_string(ranks) + " ranks (at least 1)");
 }
 
-void LocalDeviceCommunicator::all_reduce_max(const std::vector<std::span<float>> &local,
-                                             cudaStream_t stream) {
-  all_reduce(local, ranks_, combine_max, stream);
+void LocalDeviceCommunicator::all_reduce_max(const std::vector<RankBuffer> &local) {
+  all_reduce(local, ranks_, combine_max);
 }
 
-void LocalDeviceCommunicator::all_reduce_sum(const std::vector<std::span<float>> &local,
-                                             cudaStream_t stream) {
-  all_reduce(local, ranks_, combine_sum, stream);
+void LocalDeviceCommunicator::all_reduce_sum(const std::vector<RankBuffer> &local) {
+  all_reduce(local, ranks_, combine_sum);
 }
 
 } // namespace kibench::vocab_parallel

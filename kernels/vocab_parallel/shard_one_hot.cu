@@ -20,7 +20,7 @@ __global__ void one_hot_input_kernel(float *partial, const std::int64_t *target,
   const std::int64_t y = target[i];
   if (y == ignore_index || y < 0 || y >= vocab || y < begin || y >= end) return;
   float *row = partial + i * hidden;
-  const __nv_bfloat16 *w_y = w + y * hidden;
+  const __nv_bfloat16 *w_y = w + (y - begin) * hidden;
   for (std::int64_t h = threadIdx.x; h < hidden; h += kThreads)
     row[h] = fmaf(-weight_hard, __bfloat162float(w_y[h]), row[h]);
 }

@@ -21,7 +21,9 @@
 namespace kibench::vocab_parallel {
 
 // partial [rows, Hs] fp32: row i −= w_h W_s[y_i] where y_i is valid (not
-// ignore_index, in [0, vocab)) and in [begin, end). `target` is the chunk's [rows].
+// ignore_index, in [0, vocab)) and in [begin, end). `target` is the chunk's
+// [rows]; `student_weight` the shard's rows of W_s, [end − begin, Hs] from
+// vocabulary row `begin` on.
 void subtract_shard_one_hot_input(float *partial, const std::int64_t *target, std::int64_t rows,
                                   std::int64_t vocab, std::int64_t ignore_index, std::int64_t begin,
                                   std::int64_t end, const __nv_bfloat16 *student_weight,

@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(kThreads) sums_kernel(Params p) {
   const bool holds = valid_target(p, y) && y >= p.column_begin && y < p.column_begin + p.columns;
   if (holds) {
     const __nv_bfloat16 *x = p.student_input + row * p.student_hidden,
-                        *w = p.student_weight + y * p.student_hidden;
+                        *w = p.student_weight + (y - p.column_begin) * p.student_hidden;
     for (std::int64_t h = threadIdx.x; h < p.student_hidden; h += kThreads)
       v[3] = fmaf(__bfloat162float(x[h]), __bfloat162float(w[h]), v[3]);
   }

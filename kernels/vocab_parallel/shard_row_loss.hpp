@@ -53,9 +53,10 @@ struct ShardRowArgs {
   std::int64_t column_begin = 0;
   std::int64_t vocab = 0;               // V, for the target's validity
   const std::int64_t *target = nullptr; // y [rows], the chunk's
-  // For the exact target logit: x_s [rows, Hs] (the chunk's), the whole
-  // W_s [V, Hs] (row y is read where the shard holds y), and the shard's
-  // slice of b_s, [columns] from column_begin on (or null).
+  // For the exact target logit: x_s [rows, Hs] (the chunk's), the shard's
+  // rows of W_s, [columns, Hs] from vocabulary row column_begin on (row
+  // y − column_begin is read where the shard holds y), and its slice of
+  // b_s, [columns] from column_begin on (or null).
   const __nv_bfloat16 *student_input = nullptr;
   const __nv_bfloat16 *student_weight = nullptr;
   const __nv_bfloat16 *student_bias = nullptr;

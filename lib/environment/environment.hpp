@@ -19,6 +19,9 @@ struct EnvironmentFacts {
   std::string form_factor;  // e.g. "141GB HBM3e"; empty when unknown
   std::optional<std::uint64_t> memory_bytes;
   int count = 1;
+  // How the GPUs a multi-GPU run uses are linked (gpu_topology.hpp); empty
+  // for single-GPU runs.
+  std::string interconnect;
 
   std::string operating_system;                 // "Ubuntu 24.04.1 LTS"
   std::string kernel;                           // uname -r
@@ -33,6 +36,9 @@ struct EnvironmentFacts {
   // The SM clock held by a lock or applications-clocks setting
   // (clock_control.hpp says how it is read); false where unknown.
   bool clocks_locked = false;
+  // Variables that set how the run's libraries behave (NCCL_* for a
+  // multi-GPU run): the manifest's settings.environmentVariables.
+  std::map<std::string, std::string> environment_variables;
 
   std::map<std::string, std::string> labels; // drifting readings (metadata only)
 };

@@ -92,7 +92,19 @@ std::string ProtocolSettings::describe_sustained() const {
 }
 
 std::string ProtocolSettings::method() const {
-  return fmt::format("{}_{}_{}", timer, cold ? "cold" : "hot", to_string(pass));
+  const std::string single = fmt::format("{}_{}_{}", timer, cold ? "cold" : "hot", to_string(pass));
+  return gpus > 1 ? fmt::format("{}_gpus{}", single, gpus) : single;
+}
+
+std::string ProtocolSettings::describe_gpus() const {
+  if (gpus <= 1) return {};
+  return fmt::format(
+      "The run holds GPUs 0-{}: single-GPU implementations run on GPU 0; for one that spans the GPUs, each "
+      "sample's cache flush runs on every GPU, the host then waits until every GPU's stream is idle (a "
+      "barrier), CUDA events are recorded on each GPU's stream around the invocation, and the sample is the "
+      "slowest GPU's time between its events; its SM clock is the lowest of the GPUs' and its power the sum "
+      "of their boards'.",
+      gpus - 1);
 }
 
 std::string ProtocolSettings::family() const {

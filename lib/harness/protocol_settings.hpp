@@ -51,6 +51,11 @@ struct ProtocolSettings {
   // kibench locked the SM clock for the run (--lock-clocks, where NVML
   // allowed it): the protocol's devicePolicy.clocksLocked.
   bool clocks_locked = false;
+  // The GPUs the run holds (--gpus): above 1, samples of an implementation
+  // that spans them start after a barrier over every GPU and are the
+  // slowest GPU's event time; named in method() (so in the family and the
+  // digest) and in the protocol's synchronization. 1 changes nothing.
+  int gpus = 1;
 
   // A stable, human-readable statement of the sampling above (goes into the
   // protocol's comparability notes, and so into its digest).
@@ -69,8 +74,12 @@ struct ProtocolSettings {
   // the protocol's metadata.description (the state and its bound or length
   // are in the notes, hence the digest).
   [[nodiscard]] std::string describe_power_state_method() const;
-  // e.g. "cuda_events_cold_full": the timer, the cache state and the pass.
+  // e.g. "cuda_events_cold_full": the timer, the cache state and the pass;
+  // "cuda_events_cold_full_gpus8" for a run over 8 GPUs.
   [[nodiscard]] std::string method() const;
+  // How a multi-GPU run's samples are taken, or "" for one GPU: for the
+  // protocol's metadata.description.
+  [[nodiscard]] std::string describe_gpus() const;
   // "kibench_" + method(): runs are comparable only within one.
   [[nodiscard]] std::string family() const;
 };

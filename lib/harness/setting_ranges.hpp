@@ -23,6 +23,9 @@ inline constexpr double kMaxSustainedS = 3600.0;
 // A relative standard error above 20 % stops at the first samples; a value
 // there is a percentage given as a fraction (0.5 meant as 0.5 %).
 inline constexpr double kMaxNoise = 0.2;
+// --gpus: one host's GPUs (NCCL's single-process communicators, CUDA's
+// device numbering); far above the 8 of an HGX board.
+inline constexpr std::uint64_t kMaxGpus = 64;
 // 2^53 - 1 ns (104 days), KernelIndex's largest integer: a sample's
 // nanoseconds must be exact as a JSON number and as a 64-bit integer.
 inline constexpr double kMaxSampleNs = 9007199254740991.0;

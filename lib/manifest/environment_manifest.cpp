@@ -8,6 +8,7 @@ json::Value environment_manifest(const EnvironmentFacts &f) {
   if (!f.form_factor.empty()) hardware.set("formFactor", f.form_factor);
   if (f.memory_bytes) hardware.set("memoryBytes", *f.memory_bytes);
   hardware.set("count", f.count);
+  if (!f.interconnect.empty()) hardware.set("interconnect", f.interconnect.substr(0, 200));
 
   json::Object software;
   auto set_if = [&](const char *key, const std::string &value) {
@@ -26,6 +27,11 @@ json::Value environment_manifest(const EnvironmentFacts &f) {
   if (f.ecc_enabled) settings.set("eccEnabled", *f.ecc_enabled);
   if (f.persistence_mode) settings.set("persistenceMode", *f.persistence_mode);
   if (f.power_limit_watts && *f.power_limit_watts > 0) settings.set("powerLimitWatts", *f.power_limit_watts);
+  if (!f.environment_variables.empty()) {
+    json::Object variables;
+    for (const auto &[name, value] : f.environment_variables) variables.set(name, value.substr(0, 500));
+    settings.set("environmentVariables", std::move(variables));
+  }
 
   json::Object labels;
   for (const auto &[key, value] : f.labels) labels.set(key, value.substr(0, 200));

@@ -10,7 +10,9 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
                               const ProtocolHarness &harness) {
   json::Object measurement{
       {"timer", s.timer},
-      {"synchronization", s.timer == "cuda_events" ? "event_synchronize" : "host_blocking"},
+      {"synchronization", s.timer != "cuda_events" ? "host_blocking"
+                          : s.gpus > 1         ? "device_barrier_event_synchronize"
+                                               : "event_synchronize"},
       {"compileIncluded", false},
       {"setupIncluded", false},
       {"warmupIterations", static_cast<std::uint64_t>(s.warmup_runs)},
@@ -30,6 +32,8 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
                         {"title", fmt::format("{} · {} pass · {} · {}", harness.name, to_string(s.pass),
                                               s.timer, s.cold ? "cold L2" : "warm caches")}};
   std::string description = s.describe_power_state_method();
+  if (const std::string gpus = s.describe_gpus(); !gpus.empty())
+    description += (description.empty() ? "" : " ") + gpus;
   if (const std::string sustained = s.describe_sustained(); !sustained.empty())
     description += (description.empty() ? "" : " ") + sustained;
   if (!description.empty()) metadata.set("description", description);

@@ -29,6 +29,11 @@ public:
   // nullopt when a GPU is usable; else why not ("no CUDA driver found", ...).
   [[nodiscard]] virtual std::optional<std::string> gpu_unavailable_reason() const = 0;
   [[nodiscard]] virtual EnvironmentFacts environment() const = 0;
+  // The GPUs a run holds (kibench run --gpus): CUDA devices 0 .. n − 1.
+  // Single-GPU implementations run on device 0; a multi-GPU one spans them.
+  [[nodiscard]] virtual int run_gpus() const { return 1; }
+  // The GPUs this machine has (0 without a usable one).
+  [[nodiscard]] virtual int gpu_count() const { return 0; }
   [[nodiscard]] virtual std::vector<ImplementationEntry> implementations() const = 0;
   // nullptr for an unknown name.
   [[nodiscard]] virtual std::unique_ptr<Implementation> make(std::string_view name) const = 0;

@@ -82,6 +82,12 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   // 1. Everything that can be refused is refused before any work: workloads,
   // implementation names, cases too big for the machine, and output folders
   // that cannot be written.
+  if (const int gpus = backend.run_gpus(); gpus > 1) {
+    if (gpu_missing) throw InputError(fmt::format("--gpus {}: no GPU: {}", gpus, *gpu_missing));
+    if (backend.gpu_count() < gpus)
+      throw InputError(fmt::format("--gpus {}: this machine has {} GPU{}", gpus, backend.gpu_count(),
+                                   backend.gpu_count() == 1 ? "" : "s"));
+  }
   std::vector<fs::path> files = options.workload_files;
   if (files.empty()) files.push_back(default_workload(backend));
   std::vector<Workload> workloads;
@@ -163,6 +169,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   settings.timer = gpu_missing ? "steady_clock" : "cuda_events";
   if (gpu_missing) settings.cold = false; // no device cache to flush on the CPU path
   settings.clocks_locked = clock_lock && clock_lock->locked();
+  settings.gpus = backend.run_gpus();
   const json::Value protocol = protocol_manifest(settings, oracle);
   const std::string protocol_digest = manifest_digest(protocol);
   EnvironmentFacts facts = backend.environment();
