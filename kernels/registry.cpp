@@ -90,6 +90,13 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        [](int gpus) {
          return make_vocab_parallel({.name = kVocabParallelName, .gpus = gpus});
        }},
+      {kVocabParallelComputeOnlyName,
+       "fused-vocab-parallel without its all-reduces: every GPU's own work only (no loss, never checked); "
+       "beside fused-vocab-parallel it gives the collectives' share",
+       true, false, [] { return make_vocab_parallel({.name = kVocabParallelComputeOnlyName, .collectives = false}); },
+       [](int gpus) {
+         return make_vocab_parallel({.name = kVocabParallelComputeOnlyName, .gpus = gpus, .collectives = false});
+       }},
       vocab_parallel_emulation_entry(2),
       vocab_parallel_emulation_entry(4),
       vocab_parallel_emulation_entry(8),

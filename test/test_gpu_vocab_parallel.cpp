@@ -29,6 +29,10 @@
 #include "kernels/registry.hpp"
 #include "kernels/vocab_parallel/device_communicator.hpp"
 #include "kernels/vocab_parallel/emulated_implementation.hpp"
+#include "kernels/vocab_parallel/multi_gpu_implementation.hpp"
+#include "kernels/cuda/nccl.hpp"
+#include "kernels/cuda/device_inputs.hpp"
+#include "kernels/cuda/multi_device_timer.hpp"
 #include "kernels/vocab_parallel/local_reduction.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -105,22 +109,19 @@ ErrorStats gradient_error(const char *name, const TensorRef &out, const std::vec
   return e;
 }
 
-// prepare, poison, run the emulation with `shards` shards and `chunk_rows`
-// (0: its own choice) for `pass`, and check it against the references.
-void check_emulation(const Reference &ref, int shards, std::int64_t chunk_rows, Pass pass) {
+// prepare, poison, run `impl` for `pass`, and check it against the references.
+void check_implementation(const Reference &ref, Implementation &impl, const std::string &what, Pass pass) {
   const Workload &w = ref.workload;
-  INFO(fmt::format("{}: {} shards, chunk rows {}, pass {}; T={} V={} Hs={} beta={} tau={} bias={}", w.name,
-                   shards, chunk_rows, pass == Pass::forward ? "forward" : "full", w.tokens, w.vocab,
-                   w.student_hidden, w.scalars.beta, w.scalars.temperature, w.student_bias.has_value()));
-  auto impl = make_vocab_parallel_emulated(
-      {.name = vocab_parallel_emulation_name(shards), .shards = shards, .chunk_rows = chunk_rows});
-  const auto why_not = impl->unsupported(w);
+  INFO(fmt::format("{}: {}, pass {}; T={} V={} Hs={} beta={} tau={} bias={}", w.name, what,
+                   pass == Pass::forward ? "forward" : "full", w.tokens, w.vocab, w.student_hidden, w.scalars.beta,
+                   w.scalars.temperature, w.student_bias.has_value()));
+  const auto why_not = impl.unsupported(w);
   INFO(why_not.value_or("supported"));
   REQUIRE_FALSE(why_not.has_value());
-  impl->prepare(w, ref.inputs);
-  impl->poison_outputs();
-  impl->run(pass);
-  const OutputView out = impl->outputs();
+  impl.prepare(w, ref.inputs);
+  impl.poison_outputs();
+  impl.run(pass);
+  const OutputView out = impl.outputs();
 
   INFO(fmt::format("loss {:.12g}, oracle {:.12g}, fused {:.12g}", out.loss, ref.oracle.loss, ref.fused_loss));
   CHECK(std::isfinite(out.loss));
@@ -145,7 +146,21 @@ void check_emulation(const Reference &ref, int shards, std::int64_t chunk_rows, 
   const CorrectnessVerdict verdict = make_verdict(std::move(errors), w.correctness);
   INFO(verdict.summary);
   CHECK(verdict.passed);
-  impl->release();
+  impl.release();
+}
+
+// The emulation with `shards` shards and `chunk_rows` (0: its own choice).
+void check_emulation(const Reference &ref, int shards, std::int64_t chunk_rows, Pass pass) {
+  auto impl = make_vocab_parallel_emulated(
+      {.name = vocab_parallel_emulation_name(shards), .shards = shards, .chunk_rows = chunk_rows});
+  check_implementation(ref, *impl, fmt::format("{} shards, chunk rows {}", shards, chunk_rows), pass);
+}
+
+// `fused-vocab-parallel` over GPUs 0 .. gpus − 1.
+void check_multi_gpu(const Reference &ref, int gpus, std::int64_t chunk_rows, Pass pass) {
+  auto impl = make_vocab_parallel({.gpus = gpus, .chunk_rows = chunk_rows});
+  check_implementation(ref, *impl, fmt::format("fused-vocab-parallel on {} GPUs, chunk rows {}", gpus, chunk_rows),
+                       pass);
 }
 
 // Every shard count, the full pass in chunks of `chunk_rows` and in the
@@ -161,28 +176,44 @@ void check_workload(const Workload &w, std::int64_t chunk_rows) {
   }
 }
 
-} // namespace
-
-TEST_CASE("fused-vp-emulated: every small workload, 1, 2, 3 and 8 shards", "[gpu][vocab_parallel]") {
-  KIBENCH_REQUIRE_GPU_OR_SKIP();
-  int checked = 0;
-  for (const auto &file : list_workload_files(small_workloads())) {
-    const Workload w = load_workload(file);
-    // Chunks of 7 rows: several, the last one short (T = 32), and one at T = 1.
-    check_workload(w, 7);
-    ++checked;
-  }
-  CHECK(checked >= 9); // odd vocabulary, T = 1, all ignored, beta 0 and 1, tau 2, bias, ...
+// The GPU counts of kShardCounts this machine has (1 always).
+std::vector<int> gpu_counts_present() {
+  std::vector<int> out;
+  for (const int n : kShardCounts)
+    if (n <= gpu::gpu_availability().device_count) out.push_back(n);
+  return out;
 }
 
-TEST_CASE("fused-vp-emulated: the fused tests' shapes, V divisible by none of the shard counts",
-          "[gpu][vocab_parallel]") {
-  KIBENCH_REQUIRE_GPU_OR_SKIP();
-  struct Shape {
-    test::GpuCase shape;
-    std::int64_t chunk_rows;
-  };
-  const std::vector<Shape> shapes{
+// The same for fused-vocab-parallel on every GPU count present.
+void check_workload_multi_gpu(const Workload &w, std::int64_t chunk_rows) {
+  InputSet inputs(w);
+  const Reference ref = reference_for(w, inputs);
+  for (const int gpus : gpu_counts_present()) {
+    if (gpus > w.vocab) continue;
+    check_multi_gpu(ref, gpus, chunk_rows, Pass::full);
+    check_multi_gpu(ref, gpus, 0, Pass::full);
+    check_multi_gpu(ref, gpus, 0, Pass::forward);
+  }
+}
+
+// Returns from the test case, with a warning, when NCCL cannot be loaded.
+#define KIBENCH_REQUIRE_NCCL_OR_SKIP()                                                                       \
+  do {                                                                                                       \
+    std::string why_no_nccl;                                                                                 \
+    if (gpu::Nccl::find(why_no_nccl) == nullptr) {                                                           \
+      WARN(why_no_nccl << "; NCCL test skipped");                                                            \
+      return;                                                                                                \
+    }                                                                                                        \
+  } while (false)
+
+struct Shape {
+  test::GpuCase shape;
+  std::int64_t chunk_rows;
+};
+
+// The shapes the `fused` tests use, V divisible by none of the shard counts.
+std::vector<Shape> fused_test_shapes() {
+  return {
       {{.name = "vp-mixture-bias-ignored",
         .tokens = 40,
         .vocab = 1001,
@@ -236,6 +267,26 @@ TEST_CASE("fused-vp-emulated: the fused tests' shapes, V divisible by none of th
         .seed = 40},
        10},
   };
+}
+
+} // namespace
+
+TEST_CASE("fused-vp-emulated: every small workload, 1, 2, 3 and 8 shards", "[gpu][vocab_parallel]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  int checked = 0;
+  for (const auto &file : list_workload_files(small_workloads())) {
+    const Workload w = load_workload(file);
+    // Chunks of 7 rows: several, the last one short (T = 32), and one at T = 1.
+    check_workload(w, 7);
+    ++checked;
+  }
+  CHECK(checked >= 9); // odd vocabulary, T = 1, all ignored, beta 0 and 1, tau 2, bias, ...
+}
+
+TEST_CASE("fused-vp-emulated: the fused tests' shapes, V divisible by none of the shard counts",
+          "[gpu][vocab_parallel]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const std::vector<Shape> shapes = fused_test_shapes();
   for (const Shape &s : shapes) {
     Workload w = test::make_gpu_workload(s.shape);
     INFO(w.name);
@@ -347,4 +398,53 @@ TEST_CASE("LocalDeviceCommunicator gives the host schedule's bits", "[gpu][vocab
       }
     }
   }
+}
+
+TEST_CASE("fused-vocab-parallel: every small workload and the fused tests' shapes, on 1 GPU through NCCL and "
+          "on 2, 3 and 8 where present",
+          "[gpu][vocab_parallel]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  KIBENCH_REQUIRE_NCCL_OR_SKIP();
+  INFO(fmt::format("GPU counts checked: {}", fmt::join(gpu_counts_present(), ", ")));
+  for (const auto &file : list_workload_files(small_workloads())) check_workload_multi_gpu(load_workload(file), 7);
+  for (const Shape &s : fused_test_shapes()) {
+    Workload w = test::make_gpu_workload(s.shape);
+    INFO(w.name);
+    check_workload_multi_gpu(w, s.chunk_rows);
+  }
+}
+
+TEST_CASE("fused-vocab-parallel: labels, memory, and a timer over every GPU", "[gpu][vocab_parallel]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  KIBENCH_REQUIRE_NCCL_OR_SKIP();
+  const int gpus = gpu_counts_present().back();
+  const Workload w = test::make_gpu_workload({.name = "vp-timer", .tokens = 64, .vocab = 4099, .hidden = 128});
+  InputSet inputs(w);
+  auto impl = make_vocab_parallel({.gpus = gpus, .chunk_rows = 16});
+  impl->prepare(w, inputs);
+  const json::Object labels = impl->run_labels();
+  CHECK(labels.find("parallel_layout")->as_string().find(fmt::format("over {} GPUs", gpus)) != std::string::npos);
+  CHECK(labels.find(fmt::format("rank_{}", gpus - 1)) != nullptr);
+  CHECK(labels.find(fmt::format("rank_{}", gpus)) == nullptr);
+  CHECK(labels.find("chunks")->as_string() == "4");
+  const MemoryUse memory = impl->memory();
+  // Each rank's grad W rows (bf16), grad x (bf16) and the loss are the outputs.
+  CHECK(memory.output_bytes >= static_cast<std::uint64_t>(2 * (w.vocab + w.tokens) * w.student_hidden + 8));
+  // Device 0's inputs and every rank's copies of its W_s and W_t rows.
+  CHECK(memory.input_bytes > gpu::device_inputs(inputs).bytes());
+  CHECK(memory.workspace_bytes > 0);
+
+  auto timer = impl->make_timer();
+  impl->flush_caches();
+  timer->start();
+  impl->run(Pass::full);
+  timer->stop();
+  const double ns = timer->elapsed_ns();
+  const auto &per_device = dynamic_cast<gpu::MultiDeviceTimer &>(*timer).device_ns();
+  REQUIRE(per_device.size() == static_cast<std::size_t>(gpus));
+  CHECK(ns > 0.0);
+  for (const double d : per_device) CHECK(d <= ns);
+  CHECK(timer->name() == "cuda_events");
+  impl->release();
+  CHECK(impl->memory().peak_bytes == 0);
 }

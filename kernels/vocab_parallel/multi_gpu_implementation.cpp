@@ -103,11 +103,12 @@ public:
 
   [[nodiscard]] std::string name() const override { return options_.name; }
   [[nodiscard]] bool needs_gpu() const override { return true; }
+  [[nodiscard]] bool computes_loss() const override { return options_.collectives; }
 
   [[nodiscard]] RevisionFacts revision() const override {
     const std::string title =
-        fmt::format("kibench fused distillation loss, vocabulary-parallel over {} GPUs through NCCL (CUDA)",
-                    options_.gpus);
+        fmt::format("kibench fused distillation loss, vocabulary-parallel over {} GPU{} through NCCL (CUDA)",
+                    options_.gpus, options_.gpus == 1 ? "" : "s");
     const std::string description = fmt::format(
         "The LM heads cut along the vocabulary into {} shards (sizes within one row), one per GPU, each "
         "GPU holding its rows of W_s and W_t and replicas of x_s, x_t and the targets. Per token chunk each "
@@ -115,10 +116,13 @@ public:
         "row maxima, sums of exponentials with the target logit, and KL partial sums are combined by NCCL "
         "all-reduces (one process, every rank's call in one NCCL group); each GPU then writes its slice of "
         "the gradient row and runs its gradient GEMMs. grad x is an all-reduce sum, left on GPU 0 with the "
-        "loss; grad W and grad b stay sharded. Chunk rows: {}.",
+        "loss; grad W and grad b stay sharded. Chunk rows: {}.{}",
         options_.gpus,
         options_.chunk_rows > 0 ? fmt::format("{} (fixed)", options_.chunk_rows)
-                                : fmt::format("the most whose buffers fit {} bytes a GPU", chunk_budget()));
+                                : fmt::format("the most whose buffers fit {} bytes a GPU", chunk_budget()),
+        options_.collectives ? ""
+                             : " Compute only: the all-reduces are skipped, so this computes no loss; timed "
+                               "beside the real pass it gives the collectives' share.");
     return cuda_revision({.name = options_.name,
                           .title = title,
                           .description = description,
@@ -443,11 +447,11 @@ private:
       r.work->logits(begin, rows, *r.blas, *r.stream);
       vocab_parallel::shard_row_maxima(r.work->row_args(begin, rows), *r.stream);
     });
-    communicator_->all_reduce_max(operands([&](ShardWork &s) { return s.maxima(rows); }));
+    if (options_.collectives) communicator_->all_reduce_max(operands([&](ShardWork &s) { return s.maxima(rows); }));
     on_every_rank([&](Rank &r) { vocab_parallel::shard_row_sums(r.work->row_args(begin, rows), *r.stream); });
-    communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.sums(rows); }));
+    if (options_.collectives) communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.sums(rows); }));
     on_every_rank([&](Rank &r) { vocab_parallel::shard_row_kl(r.work->row_args(begin, rows), *r.stream); });
-    communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.kl(rows); }));
+    if (options_.collectives) communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.kl(rows); }));
     Rank &root = *ranks_.front();
     {
       // Every rank now has every row's loss term; rank 0 writes it.
@@ -459,7 +463,7 @@ private:
       vocab_parallel::shard_row_gradient(r.work->row_args(begin, rows), *r.stream);
       r.work->gradients(begin, rows, *r.blas, *r.stream);
     });
-    communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.grad_input(rows); }));
+    if (options_.collectives) communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.grad_input(rows); }));
     DeviceGuard guard(root.device);
     const std::int64_t Hs = w.student_hidden;
     gpu::fused::scale_to_bf16(root.work->grad_input(rows).data(), grad_input_.data() + begin * Hs, rows * Hs,

@@ -34,9 +34,15 @@ struct VocabParallelOptions {
   std::int64_t chunk_rows = 0;
   // Bytes one rank's per-chunk buffers may take; 0: 2 GiB.
   std::uint64_t chunk_budget = 0;
+  // false: every rank's work without the all-reduces (each rank then
+  // works on its own partial statistics): not the loss, so never checked
+  // (computes_loss() is false), but timed beside the real pass it gives
+  // the collectives' share of it.
+  bool collectives = true;
 };
 
 inline constexpr const char *kVocabParallelName = "fused-vocab-parallel";
+inline constexpr const char *kVocabParallelComputeOnlyName = "fused-vocab-parallel-compute-only";
 
 std::unique_ptr<Implementation> make_vocab_parallel(VocabParallelOptions options = {});
 
