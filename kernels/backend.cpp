@@ -23,6 +23,7 @@
 #include "kernels/plugin/plugin_backend.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
 #include "kernels/registry.hpp"
+#include "lib/environment/clock_control_set.hpp"
 #include "lib/environment/gpu_topology.hpp"
 #include "lib/run/backend.hpp"
 
@@ -89,7 +90,11 @@ public:
     if (gpu_unavailable_reason()) return nullptr;
     const gpu::Nvml *nvml = gpu::Nvml::instance();
     if (nvml == nullptr) return nullptr;
-    return std::make_unique<gpu::NvmlClockControl>(*nvml, 0);
+    if (run_gpus_ == 1) return std::make_unique<gpu::NvmlClockControl>(*nvml, 0);
+    // Every GPU of the run, locked and read together.
+    std::vector<std::unique_ptr<ClockControl>> devices;
+    for (int d = 0; d < run_gpus_; ++d) devices.push_back(std::make_unique<gpu::NvmlClockControl>(*nvml, d));
+    return std::make_unique<ClockControlSet>(std::move(devices));
   }
 
   [[nodiscard]] std::unique_ptr<PowerTelemetry> power_telemetry() const override {

@@ -5,12 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <memory>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 #include "lib/environment/clock_control.hpp"
+#include "lib/environment/clock_control_set.hpp"
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/json/path.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
@@ -165,4 +167,57 @@ TEST_CASE("the protocol records clocks kibench locked", "[clocks]") {
         false);
   s.clocks_locked = true;
   CHECK(json::member_at(protocol_manifest(s, "oracle-fp64"), "spec.devicePolicy.clocksLocked")->as_bool());
+}
+
+TEST_CASE("a multi-GPU run's clocks lock all together or not at all", "[clocks][multi_gpu]") {
+  auto make = [](std::string refusal) {
+    auto f = std::make_unique<FakeClocks>();
+    f->refusal = std::move(refusal);
+    return f;
+  };
+  SECTION("every device locks, and unlocks") {
+    std::vector<std::unique_ptr<ClockControl>> devices;
+    std::vector<FakeClocks *> fakes;
+    for (int i = 0; i < 3; ++i) {
+      auto f = make("");
+      fakes.push_back(f.get());
+      devices.push_back(std::move(f));
+    }
+    ClockControlSet set(std::move(devices));
+    std::optional<unsigned> mhz;
+    CHECK(set.lock(ClockTarget::max, mhz).empty());
+    CHECK(mhz == 1980u);
+    for (const FakeClocks *f : fakes) CHECK(f->locks == 1);
+    set.unlock();
+    for (const FakeClocks *f : fakes) CHECK(f->unlocks == 1);
+  }
+  SECTION("a refusal resets the ones locked before it and names the GPU") {
+    std::vector<std::unique_ptr<ClockControl>> devices;
+    auto a = make(""), b = make(""), c = make("Insufficient Permissions");
+    FakeClocks *fa = a.get(), *fb = b.get(), *fc = c.get();
+    devices.push_back(std::move(a));
+    devices.push_back(std::move(b));
+    devices.push_back(std::move(c));
+    ClockControlSet set(std::move(devices));
+    std::optional<unsigned> mhz;
+    CHECK(set.lock(ClockTarget::base, mhz) == "GPU 2: Insufficient Permissions");
+    CHECK_FALSE(mhz.has_value());
+    CHECK(fa->unlocks == 1);
+    CHECK(fb->unlocks == 1);
+    CHECK(fc->unlocks == 0);
+  }
+  SECTION("locked only where every device reads locked") {
+    std::vector<std::unique_ptr<ClockControl>> devices;
+    auto a = make(""), b = make("");
+    a->readings.event_reasons = 0x2; // held by a clock setting
+    b->readings.event_reasons = 0x4; // the power cap only
+    FakeClocks *fb = b.get();
+    devices.push_back(std::move(a));
+    devices.push_back(std::move(b));
+    ClockControlSet set(std::move(devices));
+    CHECK_FALSE(clock_state(set.read()).locked);
+    fb->readings.event_reasons = 0x2;
+    CHECK(clock_state(set.read()).locked);
+  }
+  CHECK_THROWS_AS(ClockControlSet({}), std::invalid_argument);
 }
