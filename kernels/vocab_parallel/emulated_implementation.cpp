@@ -236,7 +236,8 @@ private:
     if (!grads) return;
     for (ShardWork &s : shards_) {
       vocab_parallel::shard_row_gradient(s.row_args(begin, rows), stream());
-      s.gradients(begin, rows, *blas_, stream());
+      s.grad_input_partial(begin, rows, *blas_, stream());
+      s.grad_weight(begin, rows, *blas_, stream());
     }
     communicator_.all_reduce_sum(operands([&](ShardWork &s) { return s.grad_input(rows); }));
     const std::int64_t Hs = w.student_hidden;

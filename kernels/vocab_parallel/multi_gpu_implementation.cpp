@@ -72,6 +72,11 @@ struct Rank {
   DeviceAllocator allocator;         // the rank's inputs (replicas, shards), outputs and workspace
   DeviceAllocator harness_allocator; // the cache flush and power load: never the implementation's memory
   std::optional<gpu::Stream> stream;
+  // grad x's all-reduce runs here, beside the grad W GEMMs on `stream`:
+  // it waits for `partial_ready` (grad x partial written), and `stream`
+  // waits for `reduced` before the buffer is written again.
+  std::optional<gpu::Stream> reduce_stream;
+  std::optional<gpu::Event> partial_ready, reduced;
   std::unique_ptr<gpu::CublasLt> blas;
   std::unique_ptr<gpu::L2Flush> flush;
   std::unique_ptr<gpu::PowerLoad> load;
@@ -311,6 +316,7 @@ public:
     for (auto &rank : ranks_) {
       DeviceGuard guard(rank->device);
       if (rank->stream) rank->stream->synchronize();
+      if (rank->reduce_stream) rank->reduce_stream->synchronize();
     }
     grad_input_.reset();
     loss_.reset();
@@ -379,6 +385,9 @@ private:
       auto rank = std::make_unique<Rank>(device, layout.shard.rank);
       DeviceGuard guard(device);
       rank->stream.emplace();
+      rank->reduce_stream.emplace();
+      rank->partial_ready.emplace(cudaEventDisableTiming);
+      rank->reduced.emplace(cudaEventDisableTiming);
       rank->blas = std::make_unique<gpu::CublasLt>(rank->allocator, gpu::fused::kCublasWorkspaceBytes);
       rank->flush = std::make_unique<gpu::L2Flush>(rank->harness_allocator, device);
       const std::int64_t b = layout.shard.begin, size = layout.shard.size();
@@ -427,9 +436,13 @@ private:
     for (auto &rank : ranks_) rank->stream->synchronize();
   }
 
-  template <class Operand> std::vector<vocab_parallel::RankBuffer> operands(Operand operand) {
+  // Every rank's operand of one collective, on its main stream (or, for
+  // grad x, on its reduce stream).
+  template <class Operand>
+  std::vector<vocab_parallel::RankBuffer> operands(Operand operand, bool on_reduce_stream = false) {
     std::vector<vocab_parallel::RankBuffer> out;
-    for (auto &rank : ranks_) out.push_back({operand(*rank->work), rank->stream->get()});
+    for (auto &rank : ranks_)
+      out.push_back({operand(*rank->work), (on_reduce_stream ? *rank->reduce_stream : *rank->stream).get()});
     return out;
   }
 
@@ -459,15 +472,30 @@ private:
       vocab_parallel::shard_row_loss_terms(root.work->row_args(begin, rows), row_loss_.data() + begin, *root.stream);
     }
     if (!grads) return;
+    // grad x partial, then its all-reduce on the reduce stream while the
+    // grad W (and grad b) GEMMs run on the main one; the main stream waits
+    // for the reduced sum (and rank 0's conversion of it) before its next
+    // chunk, so the buffer is never written while NCCL reads it, and the
+    // timer's stop event, on the main stream, comes after both.
     on_every_rank([&](Rank &r) {
       vocab_parallel::shard_row_gradient(r.work->row_args(begin, rows), *r.stream);
-      r.work->gradients(begin, rows, *r.blas, *r.stream);
+      r.work->grad_input_partial(begin, rows, *r.blas, *r.stream);
+      r.partial_ready->record(*r.stream);
+      r.reduce_stream->wait(*r.partial_ready);
+      r.work->grad_weight(begin, rows, *r.blas, *r.stream);
     });
-    if (options_.collectives) communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.grad_input(rows); }));
-    DeviceGuard guard(root.device);
-    const std::int64_t Hs = w.student_hidden;
-    gpu::fused::scale_to_bf16(root.work->grad_input(rows).data(), grad_input_.data() + begin * Hs, rows * Hs,
-                              root.token_count.data(), *root.stream);
+    if (options_.collectives)
+      communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.grad_input(rows); }, true));
+    {
+      DeviceGuard guard(root.device);
+      const std::int64_t Hs = w.student_hidden;
+      gpu::fused::scale_to_bf16(root.work->grad_input(rows).data(), grad_input_.data() + begin * Hs, rows * Hs,
+                                root.token_count.data(), *root.reduce_stream);
+    }
+    on_every_rank([&](Rank &r) {
+      r.reduced->record(*r.reduce_stream);
+      r.stream->wait(*r.reduced);
+    });
   }
 
   VocabParallelOptions options_;

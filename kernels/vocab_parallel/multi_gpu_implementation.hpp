@@ -7,7 +7,9 @@
 //   its logit slices (cuBLASLt, bf16) and row maxima   → all-reduce max
 //   Σ exp and the target logit                          → all-reduce sum
 //   KL partial sums                                     → all-reduce sum
-//   G'_r, its grad x partial, grad W_s,r, grad b_s,r    → grad x: all-reduce sum
+//   G'_r and its grad x partial                         → all-reduce sum, on a second
+//                                                         stream, beside
+//   grad W_s,r and grad b_s,r (the rank's own GEMMs)
 // the collectives over NCCL (nccl_communicator.hpp: one process, every
 // rank's call in one group). The loss and grad x leave rank 0 (device 0);
 // grad W_s and grad b_s stay sharded, each rank's rows on its device.

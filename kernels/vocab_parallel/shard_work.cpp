@@ -88,24 +88,31 @@ ShardRowArgs ShardWork::row_args(std::int64_t begin, std::int64_t rows) {
   return a;
 }
 
-void ShardWork::gradients(std::int64_t begin, std::int64_t rows, gpu::CublasLt &blas, cudaStream_t stream) {
+void ShardWork::grad_input_partial(std::int64_t begin, std::int64_t rows, gpu::CublasLt &blas,
+                                   cudaStream_t stream) {
   const Workload &w = *workload_;
   const std::int64_t Hs = w.student_hidden, columns = layout_.shard.size();
-  const bf16 *g = student_logits_.data();
-  const double beta = begin == 0 ? 0.0 : 1.0;
-
-  gpu::RowMajorGemm dx = gpu::gemm_ab(rows, Hs, columns, g, inputs_.student_weight, grad_input_.data());
+  gpu::RowMajorGemm dx =
+      gpu::gemm_ab(rows, Hs, columns, student_logits_.data(), inputs_.student_weight, grad_input_.data());
   dx.lda = layout_.ld;
   dx.output_type = ElementType::fp32;
   gpu::matmul_aligned(blas, dx, stream);
+  // The rank holding y_i adds the one-hot term of grad x row i.
+  subtract_shard_one_hot_input(grad_input_.data(), inputs_.target + begin, rows, w.vocab, w.scalars.ignore_index,
+                               layout_.shard.begin, layout_.shard.end, inputs_.student_weight, Hs,
+                               static_cast<float>(w.scalars.weight_hard), stream);
+}
 
+void ShardWork::grad_weight(std::int64_t begin, std::int64_t rows, gpu::CublasLt &blas, cudaStream_t stream) {
+  const std::int64_t Hs = workload_->student_hidden, columns = layout_.shard.size();
+  const bf16 *g = student_logits_.data();
+  const double beta = begin == 0 ? 0.0 : 1.0;
   gpu::RowMajorGemm dw =
       gpu::gemm_atb(columns, Hs, rows, g, inputs_.student_input + begin * Hs, grad_weight_.data());
   dw.lda = layout_.ld;
   dw.output_type = ElementType::fp32;
   dw.beta = beta;
   gpu::matmul_aligned(blas, dw, stream);
-
   if (!grad_bias_.empty()) {
     gpu::RowMajorGemm db = gpu::gemm_ab(1, columns, rows, inputs_.ones, g, grad_bias_.data());
     db.ldb = layout_.ld;
@@ -113,10 +120,6 @@ void ShardWork::gradients(std::int64_t begin, std::int64_t rows, gpu::CublasLt &
     db.beta = beta;
     gpu::matmul_aligned(blas, db, stream);
   }
-  // The rank holding y_i adds the one-hot term of grad x row i.
-  subtract_shard_one_hot_input(grad_input_.data(), inputs_.target + begin, rows, w.vocab, w.scalars.ignore_index,
-                               layout_.shard.begin, layout_.shard.end, inputs_.student_weight, Hs,
-                               static_cast<float>(w.scalars.weight_hard), stream);
 }
 
 void ShardWork::finish(const gpu::fused::TargetOrder &order, std::int64_t tokens,

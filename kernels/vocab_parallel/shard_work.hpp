@@ -55,10 +55,12 @@ public:
   [[nodiscard]] ShardRowArgs row_args(std::int64_t begin, std::int64_t rows);
   // From G'_r (written over z_s,r by shard_row_gradient):
   //   grad x partial [rows, Hs] fp32 = G'_r · W_s[b:e], less w_h W_s[y_i] where the shard holds y_i
+  void grad_input_partial(std::int64_t begin, std::int64_t rows, gpu::CublasLt &blas, cudaStream_t stream);
   //   grad W_s,r [size, Hs] fp32 (+)= G'_rᵀ · x_s[begin:]
   //   grad b_s,r [size] fp32 (+)= 1ᵀ G'_r
-  // the accumulating ones overwritten on the first chunk (begin = 0).
-  void gradients(std::int64_t begin, std::int64_t rows, gpu::CublasLt &blas, cudaStream_t stream);
+  // overwritten on the first chunk (begin = 0), accumulated after. The two
+  // are apart so that grad x's all-reduce can run beside these GEMMs.
+  void grad_weight(std::int64_t begin, std::int64_t rows, gpu::CublasLt &blas, cudaStream_t stream);
   // After the last chunk: the one-hot term of the targets the shard holds
   // subtracted from grad W_s,r (and grad b_s,r), then divided by N into
   // `grad_weight_rows` [size, Hs] bf16 (rounded once) and
