@@ -16,13 +16,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -291,13 +294,53 @@ TEST_CASE("fp8 teacher: the FP8 GEMM is s_x s_w times the e4m3 product, rounded 
           magnitude += std::abs(term);
         }
         const double ref = dot + bf16::to_double(bias[static_cast<std::size_t>(v)]);
-        // bf16's rounding of the result, and fp32 accumulation and scaling.
-        const double tolerance = std::abs(ref) * 0x1p-8 + magnitude * 1e-6 + 1e-30;
+        // bf16's rounding of the result (half an ulp is 2^-9 relative), and
+        // fp32 accumulation and scaling (at most H = 70 roundings of 2^-24
+        // relative to the sum of magnitudes).
+        const double tolerance = std::abs(ref) * 0x1p-8 + magnitude * 0x1p-16 + 1e-30;
         if (!(std::abs(static_cast<double>(out) - ref) <= tolerance) && bad++ < 8)
           UNSCOPED_INFO(fmt::format("z[{}, {}] = {}, expected {} (tolerance {:.2e})", i, v, out, ref, tolerance));
       }
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("fp8 teacher: cuBLASLt FP8 GEMMs outside Hopper's TN form and 16-byte rows are refused", "[gpu][fp8]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  gpu::DeviceAllocator allocator("test-fp8-refusals");
+  gpu::DeviceBuffer<std::uint8_t> a(allocator, 64 * 64), b(allocator, 64 * 64);
+  gpu::DeviceBuffer<float> scales(allocator, 64);
+  gpu::DeviceBuffer<bf16_t> c(allocator, 64 * 64), bias(allocator, 64);
+  gpu::CublasLt blas(allocator, gpu::fused::kCublasWorkspaceBytes);
+  const auto good = [&] {
+    gpu::RowMajorGemm g = gpu::gemm_abt(32, 64, 64, a.data(), b.data(), c.data());
+    g.fp8 = {.a = scales.data(), .b = scales.data()};
+    return g;
+  };
+  {
+    gpu::RowMajorGemm g = good();
+    blas.matmul(g, nullptr); // the form that runs
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  std::vector<std::pair<const char *, gpu::RowMajorGemm>> bad;
+  bad.emplace_back("one scale vector", good());
+  bad.back().second.fp8.b = nullptr;
+  bad.emplace_back("B not K-major", good());
+  bad.back().second.transpose_b = false;
+  bad.emplace_back("k = 40", good());
+  bad.back().second.k = 40;
+  bad.emplace_back("lda = 72", good());
+  bad.back().second.lda = 72;
+  bad.emplace_back("n = 60 (120-byte rows of C)", good());
+  bad.back().second.n = 60;
+  bad.emplace_back("fp32 C with a bias", good());
+  bad.back().second.output_type = ElementType::fp32;
+  bad.back().second.bias = bias.data();
+  for (const auto &[why, g] : bad) {
+    INFO(why);
+    CHECK_THROWS_AS(blas.matmul(g, nullptr), std::invalid_argument);
+  }
+  CHECK_THROWS_AS(gpu::matmul_aligned(blas, good(), nullptr), std::invalid_argument);
 }
 
 TEST_CASE("fused-fp8-teacher: against the oracle of the dequantized teacher, odd shapes", "[gpu][fused][fp8]") {

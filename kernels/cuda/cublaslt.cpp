@@ -65,6 +65,9 @@ void validate_fp8(const RowMajorGemm &g) {
   if (g.fp8.a == nullptr || g.fp8.b == nullptr) refuse("needs both scale vectors");
   if (g.transpose_a || !g.transpose_b) refuse("needs A stored [m, k] and B stored [n, k] (cuBLASLt's TN form)");
   if (g.output_type != ElementType::bf16 && g.output_type != ElementType::fp32) refuse("C must be bf16 or fp32");
+  // cuBLASLt takes an FP8 GEMM's bias in bf16 also for an fp32 C, where
+  // this wrapper would declare it fp32 (the bias has C's type here).
+  if (g.bias != nullptr && g.output_type != ElementType::bf16) refuse("a bias needs a bf16 C");
   if (g.k % 16 != 0 || g.lda % 16 != 0 || g.ldb % 16 != 0)
     refuse("k and the row strides of A and B must be multiples of 16");
   const auto c_bytes = static_cast<std::int64_t>(element_bytes(g.output_type));
@@ -251,7 +254,7 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
   if (g.fp8.on()) {
     // One scale per row of cuBLASLt's A (our B: its [n] scales) and per
     // column of its B (our A: the [m] ones); the pointers are set per call.
-    const cublasLtMatmulMatrixScale_t outer = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    const std::int32_t outer = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     for (const auto attribute : {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE})
       CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &outer, sizeof(outer)));
   }

@@ -40,7 +40,7 @@ namespace kibench::gpu {
 // (transpose_b: both K-major, cuBLASLt's "TN"), with k and both row strides
 // multiples of 16 and 16-byte aligned operands; C's columns n must make
 // whole 16-byte rows (a bf16 n a multiple of 8). CublasLt::matmul refuses
-// anything else; a bias is bf16 where C is.
+// anything else; a bias (bf16) only with a bf16 C.
 struct Fp8Scales {
   const float *a = nullptr; // [m]
   const float *b = nullptr; // [n]
