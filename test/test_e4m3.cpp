@@ -66,17 +66,17 @@ TEST_CASE("e4m3: known codes", "[e4m3]") {
 }
 
 TEST_CASE("e4m3: ties round to the even code, subnormals included", "[e4m3]") {
-  CHECK(e4m3::from_float(1.0625f) == 0x38); // between 1 (even) and 1.125
-  CHECK(e4m3::from_float(1.1875f) == 0x3A); // between 1.125 and 1.25 (even)
+  CHECK(e4m3::from_float(1.0625f) == 0x38);    // between 1 (even) and 1.125
+  CHECK(e4m3::from_float(1.1875f) == 0x3A);    // between 1.125 and 1.25 (even)
   CHECK(e4m3::from_float(1.0625001f) == 0x39); // just past the tie
   CHECK(e4m3::from_float(0x1p-10f) == 0x00);   // half the smallest subnormal: to zero
   CHECK(e4m3::from_float(-0x1p-10f) == 0x80);
   CHECK(e4m3::from_float(0x1.000002p-10f) == 0x01);
-  CHECK(e4m3::from_float(3 * 0x1p-10f) == 0x02);   // between 1 and 2 quanta
-  CHECK(e4m3::from_float(15 * 0x1p-10f) == 0x08);  // between 7 quanta and 2^-6 (code 8)
-  CHECK(e4m3::from_float(13 * 0x1p-10f) == 0x06);  // between 6 (even) and 7 quanta
-  CHECK(e4m3::from_float(0x1.1p-6f) == 0x08);      // 2^-6 · 1.0625: the normal tie, to even
-  CHECK(e4m3::from_float(0x1p-12f) == 0x00);       // far below: zero
+  CHECK(e4m3::from_float(3 * 0x1p-10f) == 0x02);  // between 1 and 2 quanta
+  CHECK(e4m3::from_float(15 * 0x1p-10f) == 0x08); // between 7 quanta and 2^-6 (code 8)
+  CHECK(e4m3::from_float(13 * 0x1p-10f) == 0x06); // between 6 (even) and 7 quanta
+  CHECK(e4m3::from_float(0x1.1p-6f) == 0x08);     // 2^-6 · 1.0625: the normal tie, to even
+  CHECK(e4m3::from_float(0x1p-12f) == 0x00);      // far below: zero
 }
 
 TEST_CASE("e4m3: saturation at 448 (infinities too)", "[e4m3]") {
@@ -143,14 +143,16 @@ TEST_CASE("e4m3 scaling: per row, per 1 x 128 and per 128 x 128 block", "[e4m3]"
   std::vector<std::uint16_t> bits(static_cast<std::size_t>(rows * cols));
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < cols; ++c) {
-      const double wave = std::sin(0.37 * static_cast<double>(r * cols + c)) * std::ldexp(1.0, -static_cast<int>(c % 7));
+      const double wave =
+          std::sin(0.37 * static_cast<double>(r * cols + c)) * std::ldexp(1.0, -static_cast<int>(c % 7));
       const float v = r == 17 ? 0.0f : static_cast<float>(wave * (1.0 + 0.01 * static_cast<double>(r)));
       bits[static_cast<std::size_t>(r * cols + c)] = bf16::from_float(v);
     }
   const auto value = [&](std::int64_t r, std::int64_t c) {
     return bf16::to_float(bits[static_cast<std::size_t>(r * cols + c)]);
   };
-  for (const e4m3::BlockShape block : {e4m3::BlockShape{1, 0}, e4m3::BlockShape{1, 128}, e4m3::BlockShape{128, 128}}) {
+  for (const e4m3::BlockShape block :
+       {e4m3::BlockShape{1, 0}, e4m3::BlockShape{1, 128}, e4m3::BlockShape{128, 128}}) {
     INFO("block " << block.rows << " x " << block.cols);
     const e4m3::ScaledMatrix m = e4m3::quantize(bits, rows, cols, block);
     const std::int64_t bc = block.cols == 0 ? cols : block.cols;
@@ -163,7 +165,8 @@ TEST_CASE("e4m3 scaling: per row, per 1 x 128 and per 128 x 128 block", "[e4m3]"
         const std::int64_t r0 = r / block.rows * block.rows, c0 = c / bc * bc;
         float amax = 0.0f;
         for (std::int64_t i = r0; i < std::min(rows, r0 + block.rows); ++i)
-          for (std::int64_t j = c0; j < std::min(cols, c0 + bc); ++j) amax = std::max(amax, std::abs(value(i, j)));
+          for (std::int64_t j = c0; j < std::min(cols, c0 + bc); ++j)
+            amax = std::max(amax, std::abs(value(i, j)));
         const float scale = m.scale_at(r, c);
         REQUIRE(scale == e4m3::scale_for(amax));
         REQUIRE(m.codes[static_cast<std::size_t>(r * cols + c)] == e4m3::from_float(value(r, c) / scale));

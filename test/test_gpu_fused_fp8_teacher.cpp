@@ -60,7 +60,8 @@ template <class T> std::vector<T> to_host(const gpu::DeviceBuffer<T> &buffer) {
   return host;
 }
 
-template <class T, class U> gpu::DeviceBuffer<T> to_device(gpu::DeviceAllocator &allocator, const std::vector<U> &host) {
+template <class T, class U>
+gpu::DeviceBuffer<T> to_device(gpu::DeviceAllocator &allocator, const std::vector<U> &host) {
   static_assert(sizeof(T) == sizeof(U));
   gpu::DeviceBuffer<T> buffer(allocator, host.size());
   CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice));
@@ -72,8 +73,8 @@ template <class T, class U> gpu::DeviceBuffer<T> to_device(gpu::DeviceAllocator 
 // other rows are smooth values over several binades, some negative.
 std::vector<std::uint16_t> quantization_probe(std::int64_t rows, std::int64_t cols) {
   std::vector<std::uint16_t> bits(static_cast<std::size_t>(rows * cols));
-  const float ties[] = {448.0f, 1.0625f, 1.1875f, -1.0625f, 432.0f, 15 * 0x1p-10f, 13 * 0x1p-10f,
-                        0x1p-10f, 3 * 0x1p-10f, 0x1.1p-6f, 0x1p-12f, -0x1p-9f, 240.0f, 0.0f};
+  const float ties[] = {448.0f,   1.0625f,      1.1875f,   -1.0625f, 432.0f,   15 * 0x1p-10f, 13 * 0x1p-10f,
+                        0x1p-10f, 3 * 0x1p-10f, 0x1.1p-6f, 0x1p-12f, -0x1p-9f, 240.0f,        0.0f};
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < cols; ++c) {
       float v = 0.0f;
@@ -170,9 +171,9 @@ double check_gradient(const char *name, const TensorRef &out, const std::vector<
 // teacher (to `fused`'s bounds) and with the ordinary one (printed).
 void check_fp8_case(const Fp8Case &c, Pass pass) {
   const test::GpuCase &s = c.shape;
-  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk rows={}, {}", s.name, s.tokens,
-                   s.vocab, s.hidden, s.beta, s.temperature, s.ignore_fraction, s.bias, c.chunk_rows,
-                   pass == Pass::forward ? "forward" : "full"));
+  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk rows={}, {}", s.name,
+                   s.tokens, s.vocab, s.hidden, s.beta, s.temperature, s.ignore_fraction, s.bias,
+                   c.chunk_rows, pass == Pass::forward ? "forward" : "full"));
   const Workload w = test::make_gpu_workload(s);
   InputSet inputs(w);
   auto impl = make_fused(FusedOptions{.name = "fused-fp8-teacher",
@@ -206,29 +207,32 @@ void check_fp8_case(const Fp8Case &c, Pass pass) {
   const HostInputs &host = inputs.host();
   const OracleProblem exact = oracle_problem(w, host);
   OracleProblem dequantized = exact;
-  dequantized.teacher_input = e4m3::dequantize(e4m3::quantize(host.teacher_input, s.tokens, s.hidden, {1, 0}));
-  dequantized.teacher_weight = e4m3::dequantize(e4m3::quantize(host.teacher_weight, s.vocab, s.hidden, {1, 0}));
+  dequantized.teacher_input =
+      e4m3::dequantize(e4m3::quantize(host.teacher_input, s.tokens, s.hidden, {1, 0}));
+  dequantized.teacher_weight =
+      e4m3::dequantize(e4m3::quantize(host.teacher_weight, s.vocab, s.hidden, {1, 0}));
   const bool gradients = pass != Pass::forward;
   const OracleResult ref = run_oracle(dequantized, gradients);
   const OracleResult plain = run_oracle(exact, gradients);
 
-  INFO(fmt::format("loss {:.12g}, oracle of the dequantized teacher {:.12g}, of the bf16 teacher {:.12g}", out.loss,
-                   ref.loss, plain.loss));
+  INFO(fmt::format("loss {:.12g}, oracle of the dequantized teacher {:.12g}, of the bf16 teacher {:.12g}",
+                   out.loss, ref.loss, plain.loss));
   CHECK(std::isfinite(out.loss));
   CHECK(relative_error(out.loss, ref.loss) <= c.loss_bound);
   std::string against_plain = fmt::format("loss {:.2e}", relative_error(out.loss, plain.loss));
   if (gradients) {
     check_gradient("grad_student_input", out.grad_student_input, ref.gradients.student_input, kGradientBound);
-    check_gradient("grad_student_weight", out.grad_student_weight, ref.gradients.student_weight, kGradientBound);
+    check_gradient("grad_student_weight", out.grad_student_weight, ref.gradients.student_weight,
+                   kGradientBound);
     against_plain += fmt::format(
         ", grad x_s {:.2e}, grad W_s {:.2e}",
         check_gradient("grad_student_input", out.grad_student_input, plain.gradients.student_input, 0.0),
         check_gradient("grad_student_weight", out.grad_student_weight, plain.gradients.student_weight, 0.0));
     if (s.bias) {
       check_gradient("grad_student_bias", out.grad_student_bias, ref.gradients.student_bias, kGradientBound);
-      against_plain += fmt::format(
-          ", grad b_s {:.2e}",
-          check_gradient("grad_student_bias", out.grad_student_bias, plain.gradients.student_bias, 0.0));
+      against_plain +=
+          fmt::format(", grad b_s {:.2e}", check_gradient("grad_student_bias", out.grad_student_bias,
+                                                          plain.gradients.student_bias, 0.0));
     } else {
       CHECK(out.grad_student_bias.empty());
     }
@@ -243,10 +247,10 @@ void check_fp8_case(const Fp8Case &c, Pass pass) {
 
 TEST_CASE("fp8 teacher: the row quantization kernel matches the host bit for bit", "[gpu][fp8]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  check_quantization(6, 64, 6);    // 16-byte vectors, no padding
-  check_quantization(7, 37, 16);   // element by element, columns to 48, rows to 16
-  check_quantization(5, 4096, 9);  // the seed's H
-  check_quantization(3, 14, 3);    // the ties row alone once, padded to 16 columns
+  check_quantization(6, 64, 6);   // 16-byte vectors, no padding
+  check_quantization(7, 37, 16);  // element by element, columns to 48, rows to 16
+  check_quantization(5, 4096, 9); // the seed's H
+  check_quantization(3, 14, 3);   // the ties row alone once, padded to 16 columns
 }
 
 TEST_CASE("fp8 teacher: the FP8 GEMM is s_x s_w times the e4m3 product, rounded to bf16", "[gpu][fp8]") {
@@ -299,13 +303,15 @@ TEST_CASE("fp8 teacher: the FP8 GEMM is s_x s_w times the e4m3 product, rounded 
         // relative to the sum of magnitudes).
         const double tolerance = std::abs(ref) * 0x1p-8 + magnitude * 0x1p-16 + 1e-30;
         if (!(std::abs(static_cast<double>(out) - ref) <= tolerance) && bad++ < 8)
-          UNSCOPED_INFO(fmt::format("z[{}, {}] = {}, expected {} (tolerance {:.2e})", i, v, out, ref, tolerance));
+          UNSCOPED_INFO(
+              fmt::format("z[{}, {}] = {}, expected {} (tolerance {:.2e})", i, v, out, ref, tolerance));
       }
     CHECK(bad == 0);
   }
 }
 
-TEST_CASE("fp8 teacher: cuBLASLt FP8 GEMMs outside Hopper's TN form and 16-byte rows are refused", "[gpu][fp8]") {
+TEST_CASE("fp8 teacher: cuBLASLt FP8 GEMMs outside Hopper's TN form and 16-byte rows are refused",
+          "[gpu][fp8]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   gpu::DeviceAllocator allocator("test-fp8-refusals");
   gpu::DeviceBuffer<std::uint8_t> a(allocator, 64 * 64), b(allocator, 64 * 64);
@@ -343,13 +349,15 @@ TEST_CASE("fp8 teacher: cuBLASLt FP8 GEMMs outside Hopper's TN form and 16-byte 
   CHECK_THROWS_AS(gpu::matmul_aligned(blas, good(), nullptr), std::invalid_argument);
 }
 
-TEST_CASE("fused-fp8-teacher: against the oracle of the dequantized teacher, odd shapes", "[gpu][fused][fp8]") {
+TEST_CASE("fused-fp8-teacher: against the oracle of the dequantized teacher, odd shapes",
+          "[gpu][fused][fp8]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   // V not a multiple of 8 (padded to 16), odd H (70: Hs = 35, pads to 80),
   // ragged chunks (the last one short), every divergence, tau != 1,
   // ignored tokens, biases, a single token, one direct chunk.
   const std::vector<Fp8Case> cases = {
-      {.shape = {.name = "fp8-beta0.5", .tokens = 56, .vocab = 3001, .hidden = 128, .seed = 61}, .chunk_rows = 24},
+      {.shape = {.name = "fp8-beta0.5", .tokens = 56, .vocab = 3001, .hidden = 128, .seed = 61},
+       .chunk_rows = 24},
       {.shape = {.name = "fp8-beta0", .tokens = 40, .vocab = 1001, .hidden = 70, .beta = 0.0, .seed = 62},
        .chunk_rows = 9},
       {.shape = {.name = "fp8-beta1-tau2",
@@ -383,8 +391,12 @@ TEST_CASE("fused-fp8-teacher: through the registry, all targets ignored gives lo
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const RegisteredImplementation *r = find_implementation("fused-fp8-teacher");
   REQUIRE(r != nullptr);
-  const Workload w = test::make_gpu_workload(
-      {.name = "fp8-ignore100", .tokens = 32, .vocab = 2000, .hidden = 128, .ignore_fraction = 1.0, .seed = 67});
+  const Workload w = test::make_gpu_workload({.name = "fp8-ignore100",
+                                              .tokens = 32,
+                                              .vocab = 2000,
+                                              .hidden = 128,
+                                              .ignore_fraction = 1.0,
+                                              .seed = 67});
   InputSet inputs(w);
   auto impl = r->make();
   REQUIRE_FALSE(impl->unsupported(w).has_value());

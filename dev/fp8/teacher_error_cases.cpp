@@ -51,9 +51,11 @@ OracleProblem oracle_of_rows(const Workload &w, InputSet &inputs, const std::vec
   const HostInputs &host = inputs.host();
   OracleProblem full = oracle_problem(w, host);
   if (recipe.input)
-    full.teacher_input = e4m3::dequantize(e4m3::quantize(host.teacher_input, w.tokens, w.hidden, *recipe.input));
+    full.teacher_input =
+        e4m3::dequantize(e4m3::quantize(host.teacher_input, w.tokens, w.hidden, *recipe.input));
   if (recipe.weight)
-    full.teacher_weight = e4m3::dequantize(e4m3::quantize(host.teacher_weight, w.vocab, w.hidden, *recipe.weight));
+    full.teacher_weight =
+        e4m3::dequantize(e4m3::quantize(host.teacher_weight, w.vocab, w.hidden, *recipe.weight));
   OracleProblem p = full;
   p.tokens = static_cast<std::int64_t>(rows.size());
   p.student_input.clear();
@@ -161,18 +163,21 @@ TEST_CASE("FP8 teacher: the error of each scaling recipe at the seed, on the CPU
       dev::run_teacher_error_study(w, rows, dev::standard_recipes(), [](const std::string &line) {
         std::fprintf(stderr, "  %s\n", line.c_str());
       });
-  fmt::print("FP8 teacher error study: {} (T={} V={} H={} Hs={}, beta={} tau={})\n", w.name, w.tokens, w.vocab,
-             w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature);
+  fmt::print("FP8 teacher error study: {} (T={} V={} H={} Hs={}, beta={} tau={})\n", w.name, w.tokens,
+             w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature);
   fmt::print("{} sampled token rows (row k at floor((2k+1) T / {})), {} valid; {:.0f} s on {} threads\n",
              rows.size(), 2 * rows.size(), result.valid_rows, result.seconds, worker_count());
-  fmt::print("policy: {}, max relative error {}\n\n", w.correctness.comparator, w.correctness.max_relative_error);
-  fmt::print("relative error against the bf16 teacher (fp64 throughout); grad W_s over the first {} / {} / {} rows\n",
-             result.recipes[0].subset_rows[0], result.recipes[0].subset_rows[1], result.recipes[0].subset_rows[2]);
+  fmt::print("policy: {}, max relative error {}\n\n", w.correctness.comparator,
+             w.correctness.max_relative_error);
+  fmt::print("relative error against the bf16 teacher (fp64 throughout); grad W_s over the first {} / {} / "
+             "{} rows\n",
+             result.recipes[0].subset_rows[0], result.recipes[0].subset_rows[1],
+             result.recipes[0].subset_rows[2]);
   fmt::print("{:<42} {:>9} {:>9}  {:<29} {}\n", "recipe", "loss", "grad x_s", "grad W_s", "grad b_s");
   fmt::print("{:<42} {:>9.6f}\n", "bf16 teacher: loss", result.recipes[0].loss);
   for (std::size_t r = 1; r < result.recipes.size(); ++r) fmt::print("{}\n", errors_line(result.recipes[r]));
-  fmt::print("\nwhere it comes from\n{:<42} {:>11} {:>10} {:>11} {:>11} {:>13}\n", "recipe", "z_t rel L2", "z_t rms",
-             "p rel L2", "G rel L2", "G_soft rel L2");
+  fmt::print("\nwhere it comes from\n{:<42} {:>11} {:>10} {:>11} {:>11} {:>13}\n", "recipe", "z_t rel L2",
+             "z_t rms", "p rel L2", "G rel L2", "G_soft rel L2");
   for (std::size_t r = 1; r < result.recipes.size(); ++r) {
     const dev::RecipeError &e = result.recipes[r];
     fmt::print("{:<42} {:>11.2e} {:>10.2e} {:>11.2e} {:>11.2e} {:>13.2e}\n", e.name, e.teacher_logit_relative,

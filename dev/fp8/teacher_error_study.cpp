@@ -82,17 +82,17 @@ std::vector<double> rounded(const std::vector<std::uint16_t> &bits, std::int64_t
 // The sampled rows' inputs, and the LM heads' generators.
 struct Sampled {
   std::int64_t S = 0, T = 0, V = 0, H = 0, Hs = 0;
-  std::vector<double> student_input;         // [S, Hs]
-  std::vector<std::uint16_t> teacher_input;  // [S, H] bf16 bits
-  std::vector<std::int64_t> target;          // [S]
-  std::vector<double> student_bias;          // [V] or empty
-  std::vector<double> teacher_bias;          // [V] or empty
+  std::vector<double> student_input;        // [S, Hs]
+  std::vector<std::uint16_t> teacher_input; // [S, H] bf16 bits
+  std::vector<std::int64_t> target;         // [S]
+  std::vector<double> student_bias;         // [V] or empty
+  std::vector<double> teacher_bias;         // [V] or empty
 };
 
 void require_uniform(const GeneratorSpec &spec, const char *tensor) {
   if (spec.name != kUniform)
-    throw std::invalid_argument(fmt::format("teacher error study: {} has generator \"{}\", not \"{}\"", tensor,
-                                            spec.name, kUniform));
+    throw std::invalid_argument(
+        fmt::format("teacher error study: {} has generator \"{}\", not \"{}\"", tensor, spec.name, kUniform));
 }
 
 Sampled sample_inputs(const Workload &w, const std::vector<std::int64_t> &rows) {
@@ -101,8 +101,8 @@ Sampled sample_inputs(const Workload &w, const std::vector<std::int64_t> &rows) 
   require_uniform(w.student_weight, "student_weight");
   require_uniform(w.teacher_input, "teacher_input");
   require_uniform(w.teacher_weight, "teacher_weight");
-  if (rows.empty() || !std::is_sorted(rows.begin(), rows.end()) || rows.front() < 0 || rows.back() >= w.tokens ||
-      std::adjacent_find(rows.begin(), rows.end()) != rows.end())
+  if (rows.empty() || !std::is_sorted(rows.begin(), rows.end()) || rows.front() < 0 ||
+      rows.back() >= w.tokens || std::adjacent_find(rows.begin(), rows.end()) != rows.end())
     throw std::invalid_argument("teacher error study: sampled rows must be distinct, ascending and within T");
   Sampled s{.S = static_cast<std::int64_t>(rows.size()),
             .T = w.tokens,
@@ -121,8 +121,8 @@ Sampled sample_inputs(const Workload &w, const std::vector<std::int64_t> &rows) 
     const auto i = static_cast<std::uint64_t>(rows[static_cast<std::size_t>(k)]);
     const auto xs = widen(uniform_bits(w.student_input, static_cast<std::size_t>(s.Hs), i * s.Hs));
     std::copy(xs.begin(), xs.end(), s.student_input.begin() + static_cast<std::ptrdiff_t>(at(k, s.Hs)));
-    fill_uniform_bf16(w.teacher_input, std::span(s.teacher_input).subspan(at(k, s.H), static_cast<std::size_t>(s.H)),
-                      i * s.H);
+    fill_uniform_bf16(w.teacher_input,
+                      std::span(s.teacher_input).subspan(at(k, s.H), static_cast<std::size_t>(s.H)), i * s.H);
     s.target[static_cast<std::size_t>(k)] = target_at(w.target, w.scalars.ignore_index, i);
   }
   if (w.student_bias) {
@@ -141,21 +141,22 @@ void validate_recipes(const std::vector<TeacherRecipe> &recipes) {
     throw std::invalid_argument("teacher error study: recipe 0 must be the bf16 teacher");
   for (const TeacherRecipe &r : recipes)
     if (r.input && r.input->rows != 1)
-      throw std::invalid_argument(fmt::format("teacher error study: recipe {}: x_t blocks must be one row high",
-                                              r.name));
+      throw std::invalid_argument(
+          fmt::format("teacher error study: recipe {}: x_t blocks must be one row high", r.name));
 }
 
 // out[k, v0 + j] = x[k] · w[j] (+ bias[v0 + j]) for the slice's rows j, all k.
-void slice_logits(const std::vector<double> &x, const std::vector<double> &w, std::int64_t width, std::int64_t v0,
-                  std::int64_t slice, const std::vector<double> &bias, std::int64_t S, std::int64_t V,
-                  std::vector<double> &out) {
+void slice_logits(const std::vector<double> &x, const std::vector<double> &w, std::int64_t width,
+                  std::int64_t v0, std::int64_t slice, const std::vector<double> &bias, std::int64_t S,
+                  std::int64_t V, std::vector<double> &out) {
   parallel_for(0, S, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t tile = begin; tile < end; tile += kRowTile) {
       const std::int64_t tile_end = std::min(end, tile + kRowTile);
       for (std::int64_t j = 0; j < slice; ++j) {
         const double *weight_row = &w[at(j, width)];
         const double b = bias.empty() ? 0.0 : bias[static_cast<std::size_t>(v0 + j)];
-        for (std::int64_t k = tile; k < tile_end; ++k) out[at(k, V, v0 + j)] = dot(&x[at(k, width)], weight_row, width) + b;
+        for (std::int64_t k = tile; k < tile_end; ++k)
+          out[at(k, V, v0 + j)] = dot(&x[at(k, width)], weight_row, width) + b;
       }
     }
   });
@@ -179,7 +180,8 @@ Logits compute_logits(const Workload &w, const Sampled &s, const std::vector<Tea
     const auto student_weight =
         widen(uniform_bits(w.student_weight, at(slice, s.Hs), static_cast<std::uint64_t>(v0 * s.Hs)));
     slice_logits(s.student_input, student_weight, s.Hs, v0, slice, s.student_bias, s.S, s.V, z.student);
-    const auto teacher_bits = uniform_bits(w.teacher_weight, at(slice, s.H), static_cast<std::uint64_t>(v0 * s.H));
+    const auto teacher_bits =
+        uniform_bits(w.teacher_weight, at(slice, s.H), static_cast<std::uint64_t>(v0 * s.H));
     // Each distinct rounding of the slice once.
     std::map<std::tuple<bool, std::int64_t, std::int64_t>, std::vector<double>> weights;
     for (std::size_t r = 0; r < recipes.size(); ++r) {
@@ -234,15 +236,16 @@ using WeightRowSink = std::function<void(std::int64_t v, const std::vector<doubl
 // Pass 2: per recipe grad x_s [S, Hs] (returned) = G W_s, and grad W_s, grad
 // b_s handed to `sink` row by row.
 std::vector<std::vector<double>> compute_gradients(const Workload &w, const Sampled &s,
-                                                   const std::vector<std::vector<double>> &G, const RowOrder &order,
-                                                   const WeightRowSink &sink,
+                                                   const std::vector<std::vector<double>> &G,
+                                                   const RowOrder &order, const WeightRowSink &sink,
                                                    const std::function<void(const std::string &)> &progress) {
   const std::size_t recipes = G.size(), subsets = order.ends.size();
   const auto Hs = static_cast<std::size_t>(s.Hs);
   std::vector<std::vector<double>> grad_input(recipes, std::vector<double>(at(s.S, s.Hs), 0.0));
   for (std::int64_t v0 = 0; v0 < s.V; v0 += kVocabSlice) {
     const std::int64_t slice = std::min(kVocabSlice, s.V - v0);
-    const auto weight = widen(uniform_bits(w.student_weight, at(slice, s.Hs), static_cast<std::uint64_t>(v0 * s.Hs)));
+    const auto weight =
+        widen(uniform_bits(w.student_weight, at(slice, s.Hs), static_cast<std::uint64_t>(v0 * s.Hs)));
     // grad x_s[k] += Σ_v G[k, v] W_s[v], v ascending; a tile of rows shares
     // each streamed weight row.
     parallel_for(0, s.S, [&](std::int64_t begin, std::int64_t end) {
@@ -381,8 +384,8 @@ StudyResult run_teacher_error_study(const Workload &w, const std::vector<std::in
     const std::int64_t count = s.S * s.V;
     e.teacher_logit_relative = relative(sum_of_squares(z.teacher[r].data(), z.teacher[0].data(), count),
                                         sum_of_squares(z.teacher[0].data(), nullptr, count));
-    e.teacher_logit_rms =
-        std::sqrt(sum_of_squares(z.teacher[r].data(), z.teacher[0].data(), count) / static_cast<double>(count));
+    e.teacher_logit_rms = std::sqrt(sum_of_squares(z.teacher[r].data(), z.teacher[0].data(), count) /
+                                    static_cast<double>(count));
     const std::vector<double> p = softmax_rows(z.teacher[r], s.S, s.V, w.scalars.temperature);
     e.teacher_probability_relative =
         relative(sum_of_squares(p.data(), p0.data(), count), sum_of_squares(p0.data(), nullptr, count));
@@ -433,14 +436,16 @@ StudyResult run_teacher_error_study(const Workload &w, const std::vector<std::in
       e.subset_rows.push_back(order.ends[k]);
     }
     if (!s.student_bias.empty())
-      e.grad_bias = relative(sum_of_squares(&bias_values[r * static_cast<std::size_t>(s.V)], bias_values.data(), s.V),
-                             sum_of_squares(bias_values.data(), nullptr, s.V));
+      e.grad_bias =
+          relative(sum_of_squares(&bias_values[r * static_cast<std::size_t>(s.V)], bias_values.data(), s.V),
+                   sum_of_squares(bias_values.data(), nullptr, s.V));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
-StudyReference study_outputs(const Workload &w, const std::vector<std::int64_t> &rows, const TeacherRecipe &recipe) {
+StudyReference study_outputs(const Workload &w, const std::vector<std::int64_t> &rows,
+                             const TeacherRecipe &recipe) {
   const std::vector<TeacherRecipe> recipes = {recipe};
   if (recipe.input && recipe.input->rows != 1)
     throw std::invalid_argument("teacher error study: x_t blocks must be one row high");

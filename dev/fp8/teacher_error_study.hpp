@@ -75,9 +75,10 @@ struct StudyResult {
 // must keep both operands bf16. Throws std::invalid_argument for a
 // workload whose tensors are not philox uniforms (its generators are
 // those kibench's InputSet uses), a jsd workload, or a bad recipe.
-[[nodiscard]] StudyResult run_teacher_error_study(const Workload &w, const std::vector<std::int64_t> &rows,
-                                                  const std::vector<TeacherRecipe> &recipes,
-                                                  const std::function<void(const std::string &)> &progress = {});
+[[nodiscard]] StudyResult
+run_teacher_error_study(const Workload &w, const std::vector<std::int64_t> &rows,
+                        const std::vector<TeacherRecipe> &recipes,
+                        const std::function<void(const std::string &)> &progress = {});
 
 // The fp64 reference arrays of a study, for checking the study itself
 // against the oracle on small cases: every sampled row's loss-side outputs

@@ -59,12 +59,14 @@ const char *input_name(const RowMajorGemm &g) {
 void validate_fp8(const RowMajorGemm &g) {
   const auto refuse = [&](std::string_view why) {
     throw std::invalid_argument(
-        fmt::format("RowMajorGemm: FP8 GEMM m={} n={} k={} (lda {}, ldb {}, ldc {}): {}", g.m, g.n, g.k, g.lda,
-                    g.ldb, g.ldc, why));
+        fmt::format("RowMajorGemm: FP8 GEMM m={} n={} k={} (lda {}, ldb {}, ldc {}): {}", g.m, g.n, g.k,
+                    g.lda, g.ldb, g.ldc, why));
   };
   if (g.fp8.a == nullptr || g.fp8.b == nullptr) refuse("needs both scale vectors");
-  if (g.transpose_a || !g.transpose_b) refuse("needs A stored [m, k] and B stored [n, k] (cuBLASLt's TN form)");
-  if (g.output_type != ElementType::bf16 && g.output_type != ElementType::fp32) refuse("C must be bf16 or fp32");
+  if (g.transpose_a || !g.transpose_b)
+    refuse("needs A stored [m, k] and B stored [n, k] (cuBLASLt's TN form)");
+  if (g.output_type != ElementType::bf16 && g.output_type != ElementType::fp32)
+    refuse("C must be bf16 or fp32");
   // cuBLASLt takes an FP8 GEMM's bias in bf16 also for an fp32 C, where
   // this wrapper would declare it fp32 (the bias has C's type here).
   if (g.bias != nullptr && g.output_type != ElementType::bf16) refuse("a bias needs a bf16 C");
@@ -79,8 +81,8 @@ void validate_fp8(const RowMajorGemm &g) {
 void validate(const RowMajorGemm &g) {
   const bool bf16_in = g.input_type == ElementType::bf16;
   const bool fp64_in = g.input_type == ElementType::fp64;
-  if (!g.fp8.on() && !(bf16_in && (g.output_type == ElementType::bf16 || g.output_type == ElementType::fp32)) &&
-      !(fp64_in && g.output_type == ElementType::fp64))
+  const bool bf16_out = g.output_type == ElementType::bf16 || g.output_type == ElementType::fp32;
+  if (!g.fp8.on() && !(bf16_in && bf16_out) && !(fp64_in && g.output_type == ElementType::fp64))
     throw std::invalid_argument(
         "RowMajorGemm: supported types are bf16 inputs with bf16/fp32 output, fp64, or FP8 with scales");
   if (g.m <= 0 || g.n <= 0 || g.k <= 0)

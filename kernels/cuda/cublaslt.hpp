@@ -7,10 +7,11 @@
 // Types: bf16 A/B accumulate in fp32 (CUBLAS_COMPUTE_32F, as PyTorch's bf16
 // matmuls do) into a bf16 or fp32 C; fp64 A/B/C use CUBLAS_COMPUTE_64F (the
 // GPU oracle); FP8 e4m3 A/B with a scale per row of A and per column of B
-// (RowMajorGemm::fp8) accumulate in fp32 into a bf16 or fp32 C. An fp32 or fp64 C with beta = 1 accumulates (grad W over
-// token chunks). The algorithm is chosen once per shape/type/alignment and
-// cached with its descriptors: cuBLASLt's heuristic's first pick, or, with
-// tuning on, the fastest of its first few picks timed on the device.
+// (RowMajorGemm::fp8) accumulate in fp32 into a bf16 or fp32 C. An fp32 or
+// fp64 C with beta = 1 accumulates (grad W over token chunks). The
+// algorithm is chosen once per shape/type/alignment and cached with its
+// descriptors: cuBLASLt's heuristic's first pick, or, with tuning on, the
+// fastest of its first few picks timed on the device.
 #pragma once
 
 #include <cstddef>

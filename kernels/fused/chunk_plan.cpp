@@ -72,10 +72,11 @@ bool direct_plan(const ChunkShape &s, std::int64_t rows) {
 
 std::uint64_t workspace_bytes(const ChunkShape &s, std::int64_t rows) {
   const std::uint64_t r = u64(rows);
+  const std::uint64_t fp8_input =
+      s.fp8_teacher_hidden > 0 ? allocated(r * u64(fp8_padded(s.fp8_teacher_hidden))) + allocated(4 * r) : 0;
   return fixed_bytes(s, direct_plan(s, rows)) + allocated(r * 2 * u64(logits_stride(s.vocab))) +
          allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0) +
-         (s.logit_statistics ? 2 * allocated(r * statistics_row_bytes(s)) : 0) +
-         (s.fp8_teacher_hidden > 0 ? allocated(r * u64(fp8_padded(s.fp8_teacher_hidden))) + allocated(4 * r) : 0);
+         (s.logit_statistics ? 2 * allocated(r * statistics_row_bytes(s)) : 0) + fp8_input;
 }
 
 std::uint64_t default_workspace_budget(const ChunkShape &s) {

@@ -23,12 +23,14 @@ constexpr float kE4m3Max = 448.0f;
 // The block's maximum of `value` (>= 0), returned to every thread.
 __device__ float block_max(float value) {
   __shared__ float warp_max[kThreads / 32];
-  for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   if (lane == 0) warp_max[warp] = value;
   __syncthreads();
   value = lane < kThreads / 32 ? warp_max[lane] : 0.0f;
-  for (int offset = 16; offset > 0; offset /= 2) value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
   return value;
 }
 
@@ -80,7 +82,8 @@ template <bool kVector> __global__ void quantize_rows_kernel(RowQuantization q) 
       out_vectors[v] = make_uint2(words[0], words[1]);
     }
   } else {
-    for (std::int64_t k = threadIdx.x; k < q.cols; k += kThreads) out[k] = to_e4m3(__bfloat162float(in[k]), scale);
+    for (std::int64_t k = threadIdx.x; k < q.cols; k += kThreads)
+      out[k] = to_e4m3(__bfloat162float(in[k]), scale);
   }
   for (std::int64_t k = q.cols + threadIdx.x; k < q.ld_codes; k += kThreads) out[k] = 0;
 }

@@ -56,7 +56,8 @@ ScaledMatrix quantize(std::span<const std::uint16_t> bits, std::int64_t rows, st
 std::vector<double> dequantize(const ScaledMatrix &m) {
   std::vector<double> values(m.codes.size());
   for (std::int64_t r = 0; r < m.rows; ++r)
-    for (std::int64_t c = 0; c < m.cols; ++c) values[static_cast<std::size_t>(r * m.cols + c)] = m.value_at(r, c);
+    for (std::int64_t c = 0; c < m.cols; ++c)
+      values[static_cast<std::size_t>(r * m.cols + c)] = m.value_at(r, c);
   return values;
 }
 

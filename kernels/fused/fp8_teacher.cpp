@@ -22,8 +22,8 @@ Fp8TeacherLogits::Fp8TeacherLogits(DeviceAllocator &allocator, std::int64_t voca
                                    std::int64_t chunk_rows, cudaStream_t stream)
     : vocab_(vocab), hidden_(hidden), chunk_rows_(chunk_rows) {
   if (vocab <= 0 || hidden <= 0 || chunk_rows <= 0 || weight == nullptr)
-    throw std::invalid_argument(fmt::format("Fp8TeacherLogits: empty shape (V {}, H {}, {} rows a chunk)", vocab,
-                                            hidden, chunk_rows));
+    throw std::invalid_argument(fmt::format("Fp8TeacherLogits: empty shape (V {}, H {}, {} rows a chunk)",
+                                            vocab, hidden, chunk_rows));
   const std::int64_t V16 = fp8_padded(vocab), H16 = fp8_padded(hidden);
   weight_codes_ = DeviceBuffer<std::uint8_t>(allocator, count(V16 * H16));
   weight_scales_ = DeviceBuffer<float>(allocator, count(V16));
@@ -41,8 +41,8 @@ Fp8TeacherLogits::Fp8TeacherLogits(DeviceAllocator &allocator, std::int64_t voca
   if (bias != nullptr) {
     bias_ = DeviceBuffer<__nv_bfloat16>(allocator, count(V16));
     CUDA_CHECK(cudaMemsetAsync(bias_.data(), 0, bias_.bytes(), stream));
-    CUDA_CHECK(cudaMemcpyAsync(bias_.data(), bias, count(vocab) * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice,
-                               stream));
+    CUDA_CHECK(cudaMemcpyAsync(bias_.data(), bias, count(vocab) * sizeof(__nv_bfloat16),
+                               cudaMemcpyDeviceToDevice, stream));
   }
 }
 
@@ -50,8 +50,9 @@ void Fp8TeacherLogits::enqueue(CublasLt &blas, const __nv_bfloat16 *x, std::int6
                                std::int64_t ld, cudaStream_t stream) {
   const std::int64_t V16 = fp8_padded(vocab_), H16 = fp8_padded(hidden_);
   if (rows <= 0 || rows > chunk_rows_ || ld < V16)
-    throw std::invalid_argument(fmt::format("Fp8TeacherLogits: {} rows (at most {}) into a row stride {} (at least {})",
-                                            rows, chunk_rows_, ld, V16));
+    throw std::invalid_argument(
+        fmt::format("Fp8TeacherLogits: {} rows (at most {}) into a row stride {} (at least {})", rows,
+                    chunk_rows_, ld, V16));
   quantize_rows_e4m3({.input = x,
                       .rows = rows,
                       .cols = hidden_,

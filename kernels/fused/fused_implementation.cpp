@@ -162,14 +162,15 @@ public:
     static constexpr const char *kCublasLogits =
         "the logit GEMMs are cuBLASLt's, and the row kernel computes the row statistics itself";
     static constexpr const char *kFp8Teacher =
-        "The teacher logit GEMM runs in FP8 e4m3 on cuBLASLt with outer-vector scales and fp32 accumulation "
-        "(not its fast accumulation): when the workload is prepared (untimed; the teacher is frozen) W_t is "
-        "copied to e4m3 with one fp32 scale per vocabulary row, s_w[v] = amax(W_t[v, :]) / 448, each W_t[v, k] "
-        "/ s_w[v] rounded to nearest even and saturated at 448; in every timed pass a kernel quantizes each "
-        "chunk's x_t rows the same way, s_x[i] = amax(x_t[i, :]) / 448 (scale 1 for a row of zeros), and the "
-        "GEMM writes s_x[i] s_w[v] times the e4m3 dot product (plus the teacher bias) rounded to bf16. Both "
-        "e4m3 copies are padded with zeros to multiples of 16 along H and V. The student logit GEMM stays "
-        "bf16; both logit GEMMs are cuBLASLt's and the row kernel computes the row statistics itself.";
+        "The teacher logit GEMM runs in FP8 e4m3 on cuBLASLt with outer-vector scales and fp32 "
+        "accumulation (not its fast accumulation): when the workload is prepared (untimed; the teacher is "
+        "frozen) W_t is copied to e4m3 with one fp32 scale per vocabulary row, s_w[v] = amax(W_t[v, :]) / "
+        "448, each W_t[v, k] / s_w[v] rounded to nearest even and saturated at 448; in every timed pass a "
+        "kernel quantizes each chunk's x_t rows the same way, s_x[i] = amax(x_t[i, :]) / 448 (scale 1 for "
+        "a row of zeros), and the GEMM writes s_x[i] s_w[v] times the e4m3 dot product (plus the teacher "
+        "bias) rounded to bf16. Both e4m3 copies are padded with zeros to multiples of 16 along H and V. "
+        "The student logit GEMM stays bf16; both logit GEMMs are cuBLASLt's and the row kernel computes "
+        "the row statistics itself.";
     std::string logit_gemms;
     switch (fp8_teacher(options_) ? LogitStatistics::off : options_.logit_statistics) {
     case LogitStatistics::off:
@@ -213,16 +214,16 @@ public:
                                "so a smaller budget runs more, shorter chunks.",
                                budget_text(options_.workspace_budget), options_.workspace_budget)
                  : fp8_teacher(options_)
-                     ? std::string("Workspace budget: 2 GiB beside the e4m3 copy of W_t and its scales, or the "
-                                   "fixed part plus 2048-row chunks where that is more.")
+                     ? std::string("Workspace budget: 2 GiB beside the e4m3 copy of W_t and its scales, or "
+                                   "the fixed part plus 2048-row chunks where that is more.")
                      : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
                                    "that is more.")),
          .source_path = "kernels/fused/fused_implementation.cpp",
          .symbol = "kibench::make_fused"});
     if (budgeted) facts.labels["workspace_budget_bytes"] = std::to_string(options_.workspace_budget);
     if (fp8_teacher(options_))
-      facts.labels["teacher_logit_gemm"] = "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed in "
-                                           "the timed pass, per vocabulary row prepared once)";
+      facts.labels["teacher_logit_gemm"] = "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed "
+                                           "in the timed pass, per vocabulary row prepared once)";
     return facts;
   }
 
@@ -333,8 +334,10 @@ public:
                plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
                             : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
     labels.set("row_kernel", options_.row_kernel.name);
-    labels.set("logit_gemm", fp8_teacher_ ? "cuBLASLt: z_s bf16, z_t FP8 e4m3 with outer-vector scales (per token "
-                                            "row, per vocabulary row); the row kernel's own row statistics"
+    static constexpr const char *kFp8Logits = "cuBLASLt: z_s bf16, z_t FP8 e4m3 with outer-vector scales "
+                                              "(per token row, per vocabulary row); the row kernel's own row "
+                                              "statistics";
+    labels.set("logit_gemm", fp8_teacher_   ? kFp8Logits
                              : statistics() ? "kibench abt_gemm (128 x 256 tiles), with row statistics"
                                             : "cuBLASLt");
     return labels;
