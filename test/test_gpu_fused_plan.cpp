@@ -21,6 +21,8 @@
 #include "kernels/registry.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/run/session.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu::fused;
@@ -360,6 +362,9 @@ TEST_CASE("fused-fp8-teacher: registered apart from the defaults, and its manife
           "[fused]") {
   const RegisteredImplementation *r = find_implementation("fused-fp8-teacher");
   REQUIRE(r != nullptr);
+  const std::vector<std::string> defaults = default_implementations(*make_backend());
+  CHECK(std::find(defaults.begin(), defaults.end(), "fused") != defaults.end());
+  CHECK(std::find(defaults.begin(), defaults.end(), "fused-fp8-teacher") == defaults.end());
   CHECK(r->needs_gpu);
   CHECK_FALSE(r->is_oracle);
   CHECK(r->summary.find("FP8 e4m3") != std::string::npos);
