@@ -21,6 +21,8 @@
 #include "kernels/registry.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/run/session.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu::fused;
@@ -354,6 +356,68 @@ TEST_CASE("fused-rowstats: registered, named, and its manifest says which logit 
             ->as_string()
             .find("Everywhere the logit GEMMs are cuBLASLt's") != std::string::npos);
   CHECK(*off.find("spec") == *fused.find("spec"));
+}
+
+TEST_CASE("fused-fp8-teacher: registered apart from the defaults, and its manifest describes the FP8 GEMM",
+          "[fused]") {
+  const RegisteredImplementation *r = find_implementation("fused-fp8-teacher");
+  REQUIRE(r != nullptr);
+  const std::vector<std::string> defaults = default_implementations(*make_backend());
+  CHECK(std::find(defaults.begin(), defaults.end(), "fused") != defaults.end());
+  CHECK(std::find(defaults.begin(), defaults.end(), "fused-fp8-teacher") == defaults.end());
+  CHECK(r->needs_gpu);
+  CHECK_FALSE(r->is_oracle);
+  CHECK(r->summary.find("FP8 e4m3") != std::string::npos);
+  const auto impl = r->make();
+  CHECK(impl->name() == "fused-fp8-teacher");
+  const json::Value manifest = implementation_manifest(impl->revision());
+  CHECK(validate_manifest(manifest, "fused-fp8-teacher") == 0);
+  const json::Value &metadata = *manifest.find("metadata");
+  CHECK(metadata.find("name")->as_string() == "kibench-fused-fp8-teacher");
+  CHECK(metadata.find("title")->as_string().find("FP8 e4m3 teacher") != std::string::npos);
+  const std::string description = metadata.find("description")->as_string();
+  // What prepare() does to W_t and what the timed pass does to x_t, and the
+  // budget that holds the e4m3 copy.
+  CHECK(description.find("s_w[v] = amax(W_t[v, :]) / 448") != std::string::npos);
+  CHECK(description.find("s_x[i] = amax(x_t[i, :]) / 448") != std::string::npos);
+  CHECK(description.find("in every timed pass") != std::string::npos);
+  CHECK(description.find("beside the e4m3 copy of W_t") != std::string::npos);
+  CHECK(description.find("abt") == std::string::npos);
+  CHECK(metadata.find("labels")->find("teacher_logit_gemm")->as_string().starts_with("fp8 e4m3"));
+  // The same code as fused: the revision differs only in metadata.
+  CHECK(*manifest.find("spec") == *implementation_manifest(make_fused()->revision()).find("spec"));
+}
+
+TEST_CASE("fused chunks: an FP8 teacher adds its e4m3 copies, and the seed keeps 3 chunks of 2816 rows",
+          "[fused]") {
+  ChunkShape fp8 = kSeed;
+  fp8.fp8_teacher_hidden = 4096;
+  // W_t in e4m3, 128256 x 4096 B, and its 128256 fp32 scales: V and H are
+  // multiples of 16 already.
+  CHECK(fp8_teacher_weight_bytes(kSeed) == 0);
+  CHECK(fp8_teacher_weight_bytes(fp8) == 525'336'576 + 513'024);
+  CHECK(default_workspace_budget(fp8) == kDefaultWorkspaceBudget + 525'849'600);
+  const auto plan = plan_chunks(fp8, default_workspace_budget(fp8), kPlenty, 0);
+  REQUIRE(plan.has_value());
+  CHECK(plan->rows == 2816);
+  CHECK(plan->chunks == 3);
+  // fused's 2,003,731,456 B, the weight copy, and 2816 rows of x_t codes
+  // (4096 B) and scales (4 B).
+  CHECK(plan->workspace_bytes == std::uint64_t{2'003'731'456} + 525'849'600 + 2816 * 4096 + 11'264);
+  CHECK(plan->workspace_bytes == workspace_bytes(fp8, 2816));
+  CHECK(plan->workspace_bytes <= default_workspace_budget(fp8));
+  // Padding: V = 1001 and H = 70 become 1008 and 80; a bias adds 1008 bf16.
+  const ChunkShape odd{.tokens = 40,
+                       .vocab = 1001,
+                       .student_hidden = 35,
+                       .fp8_teacher_hidden = 70,
+                       .fp8_teacher_bias = true};
+  // 1008 x 80 = 80640 B of codes (80896 as allocated, in 512-byte units),
+  // 4032 B of scales (4096), 2016 B of bias (2048).
+  CHECK(fp8_teacher_weight_bytes(odd) == 80'896 + 4096 + 2048);
+  ChunkShape no_fp8 = odd;
+  no_fp8.fp8_teacher_hidden = 0;
+  CHECK(workspace_bytes(odd, 9) - workspace_bytes(no_fp8, 9) == fp8_teacher_weight_bytes(odd) + 1024 + 512);
 }
 
 TEST_CASE("fused chunks: the default budget keeps efficient chunks when grad W alone nearly fills 2 GiB",

@@ -78,6 +78,10 @@ void run_cut(CublasLt &blas, const RowMajorGemm &g, int next_dim, cudaStream_t s
 } // namespace
 
 void matmul_aligned(CublasLt &blas, const RowMajorGemm &gemm, cudaStream_t stream) {
+  // part() advances pointers by input_type's element size and knows no
+  // scale vectors; FP8 operands are padded by their owner instead.
+  if (gemm.fp8.on())
+    throw std::invalid_argument("matmul_aligned: FP8 GEMMs are padded to whole 16-byte rows, never cut");
   run_cut(blas, with_dense_strides(gemm), 0, stream);
 }
 

@@ -30,7 +30,8 @@ namespace kibench::gpu {
 
 // Enqueues `gemm` on `stream`, cut as above where an extent needs it (at
 // most 8 GEMMs, one when none does). A cut along k needs host alpha and
-// beta (std::invalid_argument otherwise).
+// beta, and FP8 GEMMs are never cut (std::invalid_argument otherwise):
+// their owners pad them (fp8_teacher.hpp).
 void matmul_aligned(CublasLt &blas, const RowMajorGemm &gemm, cudaStream_t stream);
 
 // The smallest multiple of 8 that is at least `extent`: a row stride that

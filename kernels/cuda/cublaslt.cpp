@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdio>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -48,17 +49,47 @@ int alignment_of(const void *pointer) {
   return static_cast<int>(std::min<std::uintptr_t>(256, address & (~address + 1)));
 }
 
+// "bf16", "fp32", "fp64", or "e4m3" for the inputs of an FP8 GEMM.
+const char *input_name(const RowMajorGemm &g) {
+  return g.fp8.on() ? "e4m3" : type_name(g.input_type);
+}
+
+// What Hopper's FP8 kernels take (cublaslt.hpp, Fp8Scales), on `g` with its
+// strides spelled out.
+void validate_fp8(const RowMajorGemm &g) {
+  const auto refuse = [&](std::string_view why) {
+    throw std::invalid_argument(
+        fmt::format("RowMajorGemm: FP8 GEMM m={} n={} k={} (lda {}, ldb {}, ldc {}): {}", g.m, g.n, g.k,
+                    g.lda, g.ldb, g.ldc, why));
+  };
+  if (g.fp8.a == nullptr || g.fp8.b == nullptr) refuse("needs both scale vectors");
+  if (g.transpose_a || !g.transpose_b)
+    refuse("needs A stored [m, k] and B stored [n, k] (cuBLASLt's TN form)");
+  if (g.output_type != ElementType::bf16 && g.output_type != ElementType::fp32)
+    refuse("C must be bf16 or fp32");
+  // cuBLASLt takes an FP8 GEMM's bias in bf16 also for an fp32 C, where
+  // this wrapper would declare it fp32 (the bias has C's type here).
+  if (g.bias != nullptr && g.output_type != ElementType::bf16) refuse("a bias needs a bf16 C");
+  if (g.k % 16 != 0 || g.lda % 16 != 0 || g.ldb % 16 != 0)
+    refuse("k and the row strides of A and B must be multiples of 16");
+  const auto c_bytes = static_cast<std::int64_t>(element_bytes(g.output_type));
+  if ((g.n * c_bytes) % 16 != 0 || (g.ldc * c_bytes) % 16 != 0)
+    refuse("C's rows (n and ldc) must be whole 16-byte units");
+  if (g.device_alpha != nullptr) refuse("alpha and beta must come from the host");
+}
+
 void validate(const RowMajorGemm &g) {
   const bool bf16_in = g.input_type == ElementType::bf16;
   const bool fp64_in = g.input_type == ElementType::fp64;
-  if (!(bf16_in && (g.output_type == ElementType::bf16 || g.output_type == ElementType::fp32)) &&
-      !(fp64_in && g.output_type == ElementType::fp64))
+  const bool bf16_out = g.output_type == ElementType::bf16 || g.output_type == ElementType::fp32;
+  if (!g.fp8.on() && !(bf16_in && bf16_out) && !(fp64_in && g.output_type == ElementType::fp64))
     throw std::invalid_argument(
-        "RowMajorGemm: supported types are bf16 inputs with bf16/fp32 output, or fp64");
+        "RowMajorGemm: supported types are bf16 inputs with bf16/fp32 output, fp64, or FP8 with scales");
   if (g.m <= 0 || g.n <= 0 || g.k <= 0)
     throw std::invalid_argument(fmt::format("RowMajorGemm: empty shape m={} n={} k={}", g.m, g.n, g.k));
   if (g.a == nullptr || g.b == nullptr || g.c == nullptr)
     throw std::invalid_argument("RowMajorGemm: null operand");
+  if (g.fp8.on()) validate_fp8(with_dense_strides(g));
 }
 
 template <class Handle, cublasStatus_t (*Destroy)(Handle)> struct LtDeleter {
@@ -178,7 +209,8 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
                 alignment,
                 g.beta != 0.0,
                 g.sm_count_target,
-                g.device_alpha != nullptr};
+                g.device_alpha != nullptr,
+                g.fp8.on()};
   std::lock_guard lock(mutex_);
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
 
@@ -221,7 +253,15 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
         cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof(sms)));
   }
 
-  const cudaDataType_t in = cuda_type(g.input_type);
+  if (g.fp8.on()) {
+    // One scale per row of cuBLASLt's A (our B: its [n] scales) and per
+    // column of its B (our A: the [m] ones); the pointers are set per call.
+    const std::int32_t outer = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    for (const auto attribute : {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE})
+      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &outer, sizeof(outer)));
+  }
+
+  const cudaDataType_t in = g.fp8.on() ? CUDA_R_8F_E4M3 : cuda_type(g.input_type);
   // Stored shapes, column-major: B as given is [ldb-rows...]; a row-major
   // [r, c] buffer is a column-major [c, r] one.
   plan->layout_a = g.transpose_b ? make_layout(in, g.k, g.n, g.ldb) : make_layout(in, g.n, g.k, g.ldb);
@@ -233,9 +273,8 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
   if (ranked.empty())
     throw std::runtime_error(fmt::format("cuBLASLt has no algorithm for row-major GEMM m={} n={} k={} "
                                          "(types {}→{}, transpose a={} b={}, alignment {})",
-                                         g.m, g.n, g.k, element_bytes(g.input_type) * 8,
-                                         element_bytes(g.output_type) * 8, g.transpose_a, g.transpose_b,
-                                         alignment));
+                                         g.m, g.n, g.k, input_name(g), type_name(g.output_type),
+                                         g.transpose_a, g.transpose_b, alignment));
   plan->algo = ranked.front().algo;
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
@@ -258,6 +297,13 @@ cublasStatus_t CublasLt::launch(const Plan &plan, const RowMajorGemm &g, const c
     // The pointer varies per call; the descriptor is otherwise cached.
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g.bias,
                                                 sizeof(g.bias)));
+  }
+  if (g.fp8.on()) {
+    // cuBLASLt's A is our B (the row-major swap at the top of cublaslt.hpp).
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                &g.fp8.b, sizeof(g.fp8.b)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                &g.fp8.a, sizeof(g.fp8.a)));
   }
   const float alpha32 = static_cast<float>(g.alpha), beta32 = static_cast<float>(g.beta);
   const void *alpha = plan.fp64 ? static_cast<const void *>(&g.alpha) : &alpha32;
@@ -376,8 +422,8 @@ std::string algorithm_config(const cublasLtMatmulAlgo_t &algo) {
 void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tuning, cudaStream_t stream) {
   plan.tuned = true;
   TuningRecord record;
-  record.shape = fmt::format("{}x{}x{} {}->{} ta={} tb={} beta={} bias={}", g.m, g.n, g.k,
-                             type_name(g.input_type), type_name(g.output_type), int{g.transpose_a},
+  record.shape = fmt::format("{}x{}x{} {}->{} ta={} tb={} beta={} bias={}", g.m, g.n, g.k, input_name(g),
+                             type_name(g.output_type), int{g.transpose_a},
                              int{g.transpose_b}, g.beta, int{g.bias != nullptr});
   if (g.sm_count_target > 0) record.shape += fmt::format(" sms={}", g.sm_count_target);
   if (g.device_alpha != nullptr) record.shape += " alpha=device";

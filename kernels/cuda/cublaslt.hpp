@@ -6,10 +6,12 @@
 //
 // Types: bf16 A/B accumulate in fp32 (CUBLAS_COMPUTE_32F, as PyTorch's bf16
 // matmuls do) into a bf16 or fp32 C; fp64 A/B/C use CUBLAS_COMPUTE_64F (the
-// GPU oracle). An fp32 or fp64 C with beta = 1 accumulates (grad W over
-// token chunks). The algorithm is chosen once per shape/type/alignment and
-// cached with its descriptors: cuBLASLt's heuristic's first pick, or, with
-// tuning on, the fastest of its first few picks timed on the device.
+// GPU oracle); FP8 e4m3 A/B with a scale per row of A and per column of B
+// (RowMajorGemm::fp8) accumulate in fp32 into a bf16 or fp32 C. An fp32 or
+// fp64 C with beta = 1 accumulates (grad W over token chunks). The
+// algorithm is chosen once per shape/type/alignment and cached with its
+// descriptors: cuBLASLt's heuristic's first pick, or, with tuning on, the
+// fastest of its first few picks timed on the device.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +31,22 @@
 #include "lib/implementation/tensor_ref.hpp"
 
 namespace kibench::gpu {
+
+// FP8 operands (cuBLASLt's outer-vector scaling,
+// CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F): A and B hold e4m3 codes,
+// and row i of op(A) and column j of op(B) carry fp32 scales, so
+//   C[i, j] = alpha · a[i] · b[j] · Σ_l A[i, l] B[l, j] (+ bias[j]) + beta · C[i, j]
+// with fp32 accumulation (cuBLASLt's default, not its fast accumulation).
+// Hopper's FP8 kernels take only A stored [m, k] and B stored [n, k]
+// (transpose_b: both K-major, cuBLASLt's "TN"), with k and both row strides
+// multiples of 16 and 16-byte aligned operands; C's columns n must make
+// whole 16-byte rows (a bf16 n a multiple of 8). CublasLt::matmul refuses
+// anything else; a bias (bf16) only with a bf16 C.
+struct Fp8Scales {
+  const float *a = nullptr; // [m]
+  const float *b = nullptr; // [n]
+  [[nodiscard]] bool on() const { return a != nullptr || b != nullptr; }
+};
 
 // C[m, n] = alpha · op(A) · op(B) + beta · C  (+ bias[n] on every row)
 //   op(A) is [m, k]: A stored [m, k] (lda ≥ k), or [k, m] with transpose_a (lda ≥ m)
@@ -60,6 +78,9 @@ struct RowMajorGemm {
   // as `beta` says (it selects the plan).
   const float *device_alpha = nullptr;
   const float *device_beta = nullptr;
+  // Set: A and B are e4m3 with these scales, and input_type is not read
+  // (Fp8Scales above).
+  Fp8Scales fp8 = {};
 };
 
 // `g` with its row strides spelled out: the dense ones where it left 0.
@@ -137,7 +158,7 @@ public:
 private:
   struct Plan;
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         int, int, int, int, int, int, int, int, int>;
+                         int, int, int, int, int, int, int, int, int, int>;
   Plan &plan_for(const RowMajorGemm &gemm);
   [[nodiscard]] std::vector<cublasLtMatmulHeuristicResult_t> heuristic(const Plan &plan, int count) const;
   cublasStatus_t launch(const Plan &plan, const RowMajorGemm &gemm, const cublasLtMatmulAlgo_t &algo,

@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/device_allocator.hpp"
 #include "kernels/fused/abt_gemm.hpp"
+#include "kernels/fused/fp8_teacher.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 
 namespace kibench::gpu::fused {
@@ -33,7 +34,12 @@ std::uint64_t fixed_bytes(const ChunkShape &s, bool direct) {
   const std::uint64_t accumulator = direct ? 0 : allocated(4 * u64(high_rows) * u64(s.student_hidden));
   return allocated(kCublasWorkspaceBytes) + accumulator + allocated(4 * u64(s.tokens)) +
          allocated(64) /* N */ + 4 * allocated(4 * u64(s.tokens)) +
-         allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1));
+         allocated(std::max<std::uint64_t>(s.sort_temp_bytes, 1)) + fp8_teacher_weight_bytes(s);
+}
+
+// An FP8 teacher's e4m3 row of x_t and its fp32 scale.
+std::uint64_t fp8_teacher_row_bytes(const ChunkShape &s) {
+  return s.fp8_teacher_hidden > 0 ? u64(fp8_padded(s.fp8_teacher_hidden)) + 4 : 0;
 }
 
 // One logit GEMM's row statistics a token row: a float2 per column tile.
@@ -42,9 +48,10 @@ std::uint64_t statistics_row_bytes(const ChunkShape &s) {
 }
 
 // What the allocator's rounding may add to the per-row buffers beyond
-// rows · per-row bytes: 512 a buffer (z_s, z_t, ones; both statistics).
+// rows · per-row bytes: 512 a buffer (z_s, z_t, ones; both statistics; an
+// FP8 teacher's x_t codes and scales).
 std::uint64_t rounding_slack(const ChunkShape &s) {
-  return (s.logit_statistics ? 5 : 3) * 512;
+  return (3 + (s.logit_statistics ? 2 : 0) + (s.fp8_teacher_hidden > 0 ? 2 : 0)) * 512;
 }
 
 } // namespace
@@ -53,20 +60,29 @@ std::int64_t logits_stride(std::int64_t vocab) {
   return (vocab + 63) / 64 * 64;
 }
 
+std::uint64_t fp8_teacher_weight_bytes(const ChunkShape &s) {
+  if (s.fp8_teacher_hidden <= 0) return 0;
+  const std::uint64_t vocab = u64(fp8_padded(s.vocab)), hidden = u64(fp8_padded(s.fp8_teacher_hidden));
+  return allocated(vocab * hidden) + allocated(4 * vocab) + (s.fp8_teacher_bias ? allocated(2 * vocab) : 0);
+}
+
 bool direct_plan(const ChunkShape &s, std::int64_t rows) {
   return s.direct_grad_weight && rows >= s.tokens && 8 * s.tokens <= s.vocab;
 }
 
 std::uint64_t workspace_bytes(const ChunkShape &s, std::int64_t rows) {
   const std::uint64_t r = u64(rows);
+  const std::uint64_t fp8_input =
+      s.fp8_teacher_hidden > 0 ? allocated(r * u64(fp8_padded(s.fp8_teacher_hidden))) + allocated(4 * r) : 0;
   return fixed_bytes(s, direct_plan(s, rows)) + allocated(r * 2 * u64(logits_stride(s.vocab))) +
          allocated(r * teacher_row_bytes(s)) + (s.student_bias ? allocated(2 * r) : 0) +
-         (s.logit_statistics ? 2 * allocated(r * statistics_row_bytes(s)) : 0);
+         (s.logit_statistics ? 2 * allocated(r * statistics_row_bytes(s)) : 0) + fp8_input;
 }
 
 std::uint64_t default_workspace_budget(const ChunkShape &s) {
   const std::int64_t rows = std::min({s.tokens, kMaxChunkRows, kEfficientChunkRows});
-  return std::max<std::uint64_t>(kDefaultWorkspaceBudget, workspace_bytes(s, rows) + rounding_slack(s));
+  return std::max<std::uint64_t>(kDefaultWorkspaceBudget + fp8_teacher_weight_bytes(s),
+                                 workspace_bytes(s, rows) + rounding_slack(s));
 }
 
 std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_bytes,
@@ -98,7 +114,8 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
   } else {
     // Per-row bytes, with the allocator's rounding as slack.
     const std::uint64_t per_row = 2 * u64(logits_stride(s.vocab)) + teacher_row_bytes(s) +
-                                  (s.student_bias ? 2 : 0) + 2 * statistics_row_bytes(s);
+                                  (s.student_bias ? 2 : 0) + 2 * statistics_row_bytes(s) +
+                                  fp8_teacher_row_bytes(s);
     const std::uint64_t fixed = fixed_bytes(s, false) + rounding_slack(s);
     if (limit <= fixed + per_row)
       return fail(fmt::format("the fused workspace needs {:.2f} GiB for one token row; {:.2f} GiB allowed",

@@ -10,6 +10,9 @@
 //                                           tile (max, sum) of z_s and z_t;
 //                                           only with logit_statistics:
 //                                           8 KB a row at V = 128256)
+//   x_t in e4m3          R x H16 B + R fp32 scales (only with an FP8
+//                                           teacher, fp8_teacher.hpp; H16 =
+//                                           H rounded up to 16)
 // and, whatever R:
 //   grad W accumulator   (V - S) x Hs fp32 (rows [S, V); rows [0, S) live in
 //                                           the bf16 output buffer, read as
@@ -18,7 +21,10 @@
 //                                           not for a direct plan (below)
 //   per-row loss terms   T fp32,  N
 //   the targets sorted   4 x T int32 and the sort's scratch (one_hot.hpp)
-//   the cuBLASLt workspace.
+//   the cuBLASLt workspace
+//   W_t in e4m3          V16 x H16 B, V16 fp32 scales and, with a teacher
+//                                           bias, V16 bf16 (only with an FP8
+//                                           teacher; 0.53 GB at the seed).
 // R is the largest that keeps all of this within the budget and the free
 // memory, then evened out over ceil(T / R) chunks and rounded up to 128
 // rows (GEMM tiles), never past that largest R.
@@ -66,6 +72,11 @@ struct ChunkShape {
   std::uint64_t sort_temp_bytes = 0; // target_sort_temp_bytes(T, V), asked of the GPU
   bool direct_grad_weight = false;   // FusedOptions::direct_single_chunk: direct plans allowed
   bool logit_statistics = false;     // the logit GEMMs write row statistics (FusedOptions)
+  // The teacher logit GEMM in FP8 e4m3 (FusedOptions::teacher_precision,
+  // fp8_teacher.hpp): the teacher's hidden size H, 0 for a bf16 teacher,
+  // and whether the teacher has a bias.
+  std::int64_t fp8_teacher_hidden = 0;
+  bool fp8_teacher_bias = false;
 };
 
 struct ChunkPlan {
@@ -87,6 +98,13 @@ inline constexpr std::int64_t kMaxChunkRows = 65535;
 
 [[nodiscard]] std::int64_t logits_stride(std::int64_t vocab);
 
+// An FP8 teacher's fixed buffers, as allocated: the e4m3 copy of W_t and
+// its scales (and the padded bias); 0 for a bf16 teacher. The default
+// budget holds them beside its 2 GiB (default_workspace_budget), so the
+// chunks are those of the bf16 teacher wherever the e4m3 copies of x_t
+// leave room (at the seed, 2816 rows either way).
+[[nodiscard]] std::uint64_t fp8_teacher_weight_bytes(const ChunkShape &shape);
+
 // Whether chunks of `rows` rows make a direct plan of this shape: one
 // chunk (rows >= T), 8 T <= V, and the shape allows it.
 [[nodiscard]] bool direct_plan(const ChunkShape &shape, std::int64_t rows);
@@ -103,8 +121,9 @@ inline constexpr std::int64_t kMaxChunkRows = 65535;
 // chunks cost the seed 3.4 ms more than 2048-row ones).
 inline constexpr std::int64_t kEfficientChunkRows = 2048;
 
-// The budget used when none is given: kDefaultWorkspaceBudget, raised to the
-// fixed part plus kEfficientChunkRows rows where the two do not fit in it.
+// The budget used when none is given: kDefaultWorkspaceBudget (plus an FP8
+// teacher's fixed buffers), raised to the fixed part plus
+// kEfficientChunkRows rows where the two do not fit in it.
 // The fixed part is mostly the accumulator's workspace half,
 // 4·(V − S)·Hs ≈ 2·V·Hs bytes, and a row costs ~4·V bytes, so the raise
 // applies where 2·V·Hs + 2048·4·V > 2 GiB, e.g. V = 256000 at Hs = 2048

@@ -50,6 +50,7 @@
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
 #include "kernels/fused/abt_gemm.hpp"
+#include "kernels/fused/fp8_teacher.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/fused/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
@@ -77,11 +78,17 @@ std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
 }
 
+bool fp8_teacher(const FusedOptions &options) {
+  return options.teacher_precision == TeacherPrecision::fp8_e4m3;
+}
+
 // Whether the logit GEMMs may be kibench's own, with row statistics
-// (FusedOptions::logit_statistics says where they can run).
+// (FusedOptions::logit_statistics says where they can run; never beside
+// an FP8 teacher GEMM, which writes no statistics).
 bool logit_statistics_allowed(const Workload &w, const FusedOptions &options) {
-  return options.logit_statistics != LogitStatistics::off && w.scalars.temperature == 1.0 &&
-         !w.student_bias && !w.teacher_bias && w.hidden % 8 == 0 && w.student_hidden % 8 == 0;
+  return options.logit_statistics != LogitStatistics::off && !fp8_teacher(options) &&
+         w.scalars.temperature == 1.0 && !w.student_bias && !w.teacher_bias && w.hidden % 8 == 0 &&
+         w.student_hidden % 8 == 0;
 }
 
 // Asks the GPU (for the sort's scratch size): call with a device present.
@@ -92,7 +99,9 @@ gpu::fused::ChunkShape shape_of(const Workload &w, const FusedOptions &options) 
           .student_bias = w.student_bias.has_value(),
           .sort_temp_bytes = gpu::fused::target_sort_temp_bytes(w.tokens, w.vocab),
           .direct_grad_weight = options.plan.direct_single_chunk,
-          .logit_statistics = logit_statistics_allowed(w, options)};
+          .logit_statistics = logit_statistics_allowed(w, options),
+          .fp8_teacher_hidden = fp8_teacher(options) ? w.hidden : 0,
+          .fp8_teacher_bias = fp8_teacher(options) && w.teacher_bias.has_value()};
 }
 
 // A shape and the chunk plan prepare() will run it with.
@@ -152,10 +161,21 @@ public:
         "sweep of its own";
     static constexpr const char *kCublasLogits =
         "the logit GEMMs are cuBLASLt's, and the row kernel computes the row statistics itself";
+    static constexpr const char *kFp8Teacher =
+        "The teacher logit GEMM runs in FP8 e4m3 on cuBLASLt with outer-vector scales and fp32 "
+        "accumulation (not its fast accumulation): when the workload is prepared (untimed; the teacher is "
+        "frozen) W_t is copied to e4m3 with one fp32 scale per vocabulary row, s_w[v] = amax(W_t[v, :]) / "
+        "448, each W_t[v, k] / s_w[v] rounded to nearest even and saturated at 448; in every timed pass a "
+        "kernel quantizes each chunk's x_t rows the same way, s_x[i] = amax(x_t[i, :]) / 448 (scale 1 for "
+        "a row of zeros), and the GEMM writes s_x[i] s_w[v] times the e4m3 dot product (plus the teacher "
+        "bias) rounded to bf16. Both e4m3 copies are padded with zeros to multiples of 16 along H and V. "
+        "The student logit GEMM stays bf16; both logit GEMMs are cuBLASLt's and the row kernel computes "
+        "the row statistics itself.";
     std::string logit_gemms;
-    switch (options_.logit_statistics) {
+    switch (fp8_teacher(options_) ? LogitStatistics::off : options_.logit_statistics) {
     case LogitStatistics::off:
-      logit_gemms = fmt::format("Everywhere {}.", kCublasLogits);
+      logit_gemms = fp8_teacher(options_) ? std::string(kFp8Teacher)
+                                          : fmt::format("Everywhere {}.", kCublasLogits);
       break;
     case LogitStatistics::on:
       logit_gemms = fmt::format("Where {}, {}.", kAllowed, kOwnGemm);
@@ -180,6 +200,8 @@ public:
          .title = budgeted
                       ? fmt::format("kibench fused chunked distillation loss, {} workspace budget (CUDA)",
                                     budget_text(options_.workspace_budget))
+                  : fp8_teacher(options_)
+                      ? "kibench fused chunked distillation loss, FP8 e4m3 teacher logit GEMM (CUDA)"
                   : options_.logit_statistics == LogitStatistics::on
                       ? "kibench fused chunked distillation loss, own logit GEMMs with row statistics (CUDA)"
                   : options_.logit_statistics == LogitStatistics::off
@@ -191,11 +213,17 @@ public:
                  ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most that fit it, "
                                "so a smaller budget runs more, shorter chunks.",
                                budget_text(options_.workspace_budget), options_.workspace_budget)
-                 : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
-                               "that is more.")),
+                 : fp8_teacher(options_)
+                     ? std::string("Workspace budget: 2 GiB beside the e4m3 copy of W_t and its scales, or "
+                                   "the fixed part plus 2048-row chunks where that is more.")
+                     : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
+                                   "that is more.")),
          .source_path = "kernels/fused/fused_implementation.cpp",
          .symbol = "kibench::make_fused"});
     if (budgeted) facts.labels["workspace_budget_bytes"] = std::to_string(options_.workspace_budget);
+    if (fp8_teacher(options_))
+      facts.labels["teacher_logit_gemm"] = "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed "
+                                           "in the timed pass, per vocabulary row prepared once)";
     return facts;
   }
 
@@ -206,6 +234,14 @@ public:
       return "temperature must be nonzero and beta in [0, 1]";
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
+    if (fp8_teacher(options_)) {
+      int major = 0, minor = 0;
+      CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+      CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+      if (major * 10 + minor < 89)
+        return fmt::format("FP8 e4m3 tensor cores need compute capability 8.9 or later; this GPU is {}.{}",
+                           major, minor);
+    }
     if (const std::int64_t max_vocab = gpu::fused::row_loss_max_vocab(device); w.vocab > max_vocab)
       return fmt::format("vocabulary {} exceeds the {} one cluster of the row kernel holds", w.vocab,
                          max_vocab);
@@ -298,8 +334,12 @@ public:
                plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
                             : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
     labels.set("row_kernel", options_.row_kernel.name);
-    labels.set("logit_gemm",
-               statistics() ? "kibench abt_gemm (128 x 256 tiles), with row statistics" : "cuBLASLt");
+    static constexpr const char *kFp8Logits = "cuBLASLt: z_s bf16, z_t FP8 e4m3 with outer-vector scales "
+                                              "(per token row, per vocabulary row); the row kernel's own row "
+                                              "statistics";
+    labels.set("logit_gemm", fp8_teacher_   ? kFp8Logits
+                             : statistics() ? "kibench abt_gemm (128 x 256 tiles), with row statistics"
+                                            : "cuBLASLt");
     return labels;
   }
 
@@ -334,6 +374,13 @@ private:
       student_stats_ = DeviceBuffer<float2>(allocator(), count(R * tiles));
       teacher_stats_ = DeviceBuffer<float2>(allocator(), count(R * tiles));
       CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device()));
+    }
+    if (fp8_teacher(options_)) {
+      // W_t's e4m3 copy, made here and never again (the teacher is frozen).
+      const gpu::DeviceInputs &in = inputs();
+      fp8_teacher_ = std::make_unique<gpu::fused::Fp8TeacherLogits>(
+          allocator(), V, w.hidden, in.teacher_weight.data(),
+          in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream());
     }
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_})
@@ -372,6 +419,7 @@ private:
     for (auto *buffer : {&grad_weight_high_, &row_loss_, &grad_bias_}) buffer->reset();
     student_stats_.reset();
     teacher_stats_.reset();
+    fp8_teacher_.reset();
     split_ = 0;
     for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
     sort_temp_.reset();
@@ -456,6 +504,10 @@ private:
     student.ldc = ld;
     student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
     gpu::matmul_aligned(*blas_, student, stream());
+    if (fp8_teacher_) {
+      fp8_teacher_->enqueue(*blas_, x_t, chunk.rows, teacher_logits_.data(), ld, stream());
+      return;
+    }
     gpu::RowMajorGemm teacher =
         gpu::gemm_abt(chunk.rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data());
     teacher.ldc = ld;
@@ -573,6 +625,9 @@ private:
   // [R, abt_gemm_column_tiles(V)] each, on sm_count_ SMs.
   int sm_count_ = 0;
   DeviceBuffer<float2> student_stats_, teacher_stats_;
+  // FusedOptions::teacher_precision fp8_e4m3: the e4m3 teacher GEMM's
+  // operands and scales (null for a bf16 teacher).
+  std::unique_ptr<gpu::fused::Fp8TeacherLogits> fp8_teacher_;
 };
 
 } // namespace

@@ -23,6 +23,11 @@
 // That halves the accumulator's workspace: chunk_plan.hpp says how R is
 // chosen (2816 rows, 1.87 GiB of workspace at the seed size by default;
 // 1003 rows within 1 GiB for `fused-lean`).
+//
+// `fused-fp8-teacher` (TeacherPrecision::fp8_e4m3) is this with z_t from an
+// FP8 e4m3 GEMM with per-token and per-vocabulary-row scales
+// (fp8_teacher.hpp): the e4m3 copy of W_t is made in prepare(), x_t's
+// chunks are quantized inside the timed pass.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +45,12 @@ enum class LogitStatistics {
   off,       // cuBLASLt's logit GEMMs; the row kernel computes the statistics
   on,        // kibench's logit GEMM with row statistics wherever the workload allows it
   automatic, // that, where gpu::fused::statistics_pay says it pays
+};
+
+// The operands of the teacher logit GEMM z_t = x_t W_tᵀ.
+enum class TeacherPrecision {
+  bf16,     // as the workload stores them, as for z_s
+  fp8_e4m3, // e4m3 copies with one fp32 scale per row of x_t and of W_t (fp8_teacher.hpp)
 };
 
 // What tests and studies may force that the plan would otherwise choose:
@@ -87,6 +98,11 @@ struct FusedOptions {
   // The row kernel (row_loss.hpp): the shipped one, or a superseded
   // version a dev study runs in its place (dev/fused/row_kernels.hpp).
   gpu::fused::RowKernel row_kernel = {};
+  // fp8_e4m3: the teacher logit GEMM in FP8 on cuBLASLt; the logit GEMMs
+  // are then never kibench's own (whatever logit_statistics says), so the
+  // row kernel computes the row statistics, and the default workspace
+  // budget holds the e4m3 copy of W_t beside its 2 GiB (chunk_plan.hpp).
+  TeacherPrecision teacher_precision = TeacherPrecision::bf16;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});
