@@ -25,6 +25,7 @@
 #include "kernels/registry.hpp"
 #include "lib/environment/clock_control_set.hpp"
 #include "lib/environment/gpu_topology.hpp"
+#include "lib/environment/power_telemetry_set.hpp"
 #include "lib/run/backend.hpp"
 
 namespace kibench {
@@ -101,7 +102,11 @@ public:
     if (gpu_unavailable_reason()) return nullptr;
     const gpu::Nvml *nvml = gpu::Nvml::instance();
     if (nvml == nullptr) return nullptr;
-    return std::make_unique<gpu::NvmlPowerTelemetry>(*nvml, 0);
+    if (run_gpus_ == 1) return std::make_unique<gpu::NvmlPowerTelemetry>(*nvml, 0);
+    // Every GPU of the run: a sample starts rested when all of them are.
+    std::vector<std::unique_ptr<PowerTelemetry>> devices;
+    for (int d = 0; d < run_gpus_; ++d) devices.push_back(std::make_unique<gpu::NvmlPowerTelemetry>(*nvml, d));
+    return std::make_unique<PowerTelemetrySet>(std::move(devices));
   }
 
   [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {

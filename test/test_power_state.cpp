@@ -19,6 +19,7 @@
 #include "lib/digest/digest.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/power_conditioner.hpp"
+#include "lib/environment/power_telemetry_set.hpp"
 #include "lib/harness/power_state.hpp"
 #include "lib/harness/raw_samples.hpp"
 #include "lib/io/atomic_write.hpp"
@@ -519,4 +520,20 @@ TEST_CASE(
   own_rounds.share_rounds = true;
   CHECK(compare::comparability_notes(protocol_manifest(own_rounds, "oracle-fp64")) !=
         compare::comparability_notes(baseline));
+}
+
+TEST_CASE("a multi-GPU run's boards read as one: the lowest clock, the highest power", "[power_state][multi_gpu]") {
+  std::vector<std::unique_ptr<PowerTelemetry>> boards;
+  boards.push_back(std::make_unique<ScriptedBoard>(std::deque<BoardReading>{{1980.0, 80.0}, {1980.0, 75.0}}));
+  boards.push_back(std::make_unique<ScriptedBoard>(std::deque<BoardReading>{{1755.0, 120.0}, {1980.0, 78.0}}));
+  boards.push_back(std::make_unique<ScriptedBoard>(std::deque<BoardReading>{{1980.0, 90.0}, {1980.0, std::nullopt}}));
+  PowerTelemetrySet set(std::move(boards));
+  const BoardReading hot = set.read();
+  CHECK(hot.sm_clock_mhz == 1755.0);
+  CHECK(hot.power_w == 120.0);
+  // A board without a power reading leaves the combined one without it.
+  const BoardReading partial = set.read();
+  CHECK(partial.sm_clock_mhz == 1980.0);
+  CHECK_FALSE(partial.power_w.has_value());
+  CHECK_THROWS_AS(PowerTelemetrySet({}), std::invalid_argument);
 }
