@@ -30,8 +30,11 @@
 #include "lib/inputs/input_set.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/run/implementation_files.hpp"
+#include "test/test_gpu_checks.hpp"
 
 using namespace kibench;
+using kibench::test::host_view;
+using kibench::test::relative_error;
 
 namespace {
 
@@ -99,30 +102,9 @@ bool skip_without_gpu() {
   return true;
 }
 
-TensorRef host_view(const std::vector<double> &v) {
-  return TensorRef{v.data(), ElementType::fp64, static_cast<std::int64_t>(v.size()), false};
-}
-
-double relative_error(double out, double ref) {
-  if (ref == 0.0) return out == 0.0 ? 0.0 : INFINITY;
-  return std::abs(out - ref) / std::abs(ref);
-}
-
-// One gradient against the oracle's: every element written and finite,
-// within the relative bound (exactly zero where the oracle is zero).
+// One gradient against the oracle's, within fused's bound.
 void check_gradient(const char *name, const TensorRef &out, const std::vector<double> &ref) {
-  REQUIRE_FALSE(out.empty());
-  REQUIRE(out.on_device);
-  const ErrorStats e = gpu::compare_device(name, out, host_view(ref));
-  INFO(fmt::format("{}: rel L2 {:.3e}, max abs {:.3e}, |ref| {:.3e}, nonfinite {}", name, e.rel_l2_error,
-                   e.max_abs_error, e.ref_l2_norm, e.nonfinite));
-  CHECK(e.count == static_cast<std::int64_t>(ref.size()));
-  CHECK(e.nonfinite == 0);
-  if (e.ref_l2_norm == 0.0) {
-    CHECK(e.max_abs_error == 0.0);
-  } else {
-    CHECK(e.rel_l2_error <= kGradientBound);
-  }
+  (void)test::check_device_gradient(name, out, ref, kGradientBound);
 }
 
 // Whether FusedOptions::logit_statistics would take the case through the

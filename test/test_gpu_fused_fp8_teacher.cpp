@@ -43,9 +43,12 @@
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/bf16.hpp"
 #include "lib/inputs/input_set.hpp"
+#include "test/test_gpu_checks.hpp"
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;
+using kibench::test::host_view;
+using kibench::test::relative_error;
 
 namespace {
 
@@ -142,29 +145,9 @@ struct Fp8Case {
   double loss_bound = kLossBound;
 };
 
-TensorRef host_view(const std::vector<double> &v) {
-  return TensorRef{v.data(), ElementType::fp64, static_cast<std::int64_t>(v.size()), false};
-}
-
-double relative_error(double out, double ref) {
-  if (ref == 0.0) return out == 0.0 ? 0.0 : INFINITY;
-  return std::abs(out - ref) / std::abs(ref);
-}
-
 // out against ref within `bound` (exactly zero where ref is); returns the relative L2 error.
 double check_gradient(const char *name, const TensorRef &out, const std::vector<double> &ref, double bound) {
-  REQUIRE_FALSE(out.empty());
-  const ErrorStats e = gpu::compare_device(name, out, host_view(ref));
-  INFO(fmt::format("{}: rel L2 {:.3e}, max abs {:.3e}, |ref| {:.3e}, nonfinite {}", name, e.rel_l2_error,
-                   e.max_abs_error, e.ref_l2_norm, e.nonfinite));
-  CHECK(e.count == static_cast<std::int64_t>(ref.size()));
-  CHECK(e.nonfinite == 0);
-  if (e.ref_l2_norm == 0.0) {
-    CHECK(e.max_abs_error == 0.0);
-  } else if (bound > 0.0) {
-    CHECK(e.rel_l2_error <= bound);
-  }
-  return e.rel_l2_error;
+  return test::check_device_gradient(name, out, ref, bound).rel_l2_error;
 }
 
 // prepare, poison, run, and compare with the oracle of the dequantized

@@ -37,9 +37,12 @@
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/test_gpu_checks.hpp"
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;
+using kibench::test::host_view;
+using kibench::test::relative_error;
 
 namespace {
 
@@ -57,15 +60,6 @@ constexpr double kFewLogitsLossBound = 1e-4;
 fs::path small_workloads() {
   const fs::path local = fs::path("workloads") / "small";
   return fs::exists(local) ? local : fs::path(KIBENCH_SOURCE_DIR) / "workloads" / "small";
-}
-
-TensorRef host_view(const std::vector<double> &v) {
-  return TensorRef{v.data(), ElementType::fp64, static_cast<std::int64_t>(v.size()), false};
-}
-
-double relative_error(double out, double ref) {
-  if (ref == 0.0) return out == 0.0 ? 0.0 : INFINITY;
-  return std::abs(out - ref) / std::abs(ref);
 }
 
 // The workload, its inputs, the oracle's answer, and `fused`'s loss.
@@ -94,19 +88,7 @@ Reference reference_for(const Workload &w, InputSet &inputs) {
 
 // One gradient: the policy's ErrorStats, and fused's bound on top.
 ErrorStats gradient_error(const char *name, const TensorRef &out, const std::vector<double> &ref) {
-  REQUIRE_FALSE(out.empty());
-  REQUIRE(out.on_device);
-  const ErrorStats e = gpu::compare_device(name, out, host_view(ref));
-  INFO(fmt::format("{}: rel L2 {:.3e}, max abs {:.3e}, |ref| {:.3e}, nonfinite {}", name, e.rel_l2_error,
-                   e.max_abs_error, e.ref_l2_norm, e.nonfinite));
-  CHECK(e.count == static_cast<std::int64_t>(ref.size()));
-  CHECK(e.nonfinite == 0);
-  if (e.ref_l2_norm == 0.0) {
-    CHECK(e.max_abs_error == 0.0);
-  } else {
-    CHECK(e.rel_l2_error <= kGradientBound);
-  }
-  return e;
+  return test::check_device_gradient(name, out, ref, kGradientBound);
 }
 
 // prepare, poison, run `impl` for `pass`, and check it against the references.
