@@ -98,7 +98,8 @@ TEST_CASE("plan_emulation: the shards of vocab_shards, 16-byte logit rows, chunk
   CHECK(plan_emulation(4, 1000, 32, 2, 9, 0).chunks == 1);
 }
 
-TEST_CASE("plan_emulation: without fixed rows, the most whose buffers fit the budget", "[vocab_parallel]") {
+TEST_CASE("plan_emulation: without fixed rows, the fewest chunks whose buffers fit the budget, evened out",
+          "[vocab_parallel]") {
   const std::int64_t T = 8192, V = 128256, Hs = 2048;
   for (const int ranks : {1, 2, 8}) {
     INFO(ranks << " shards");
@@ -108,9 +109,21 @@ TEST_CASE("plan_emulation: without fixed rows, the most whose buffers fit the bu
     // Both logit rows of every shard at least, and the grad x partials.
     CHECK(per_row >= 4 * static_cast<std::uint64_t>(V) + 4 * static_cast<std::uint64_t>(ranks * Hs));
     CHECK(plan.rows * per_row <= budget);
-    CHECK((plan.rows + 1) * per_row > budget);
+    const auto most = static_cast<std::int64_t>(budget / per_row);
+    CHECK(plan.chunks == (T + most - 1) / most);
     CHECK(plan.chunks == (T + plan.rows - 1) / plan.rows);
+    // Even: the last chunk is short of the others by less than one row a chunk.
+    CHECK(plan.rows - (T - (plan.chunks - 1) * plan.rows) < plan.chunks);
   }
+  // Two shards of the seed: 8113 rows fit, so two chunks of 4096, not 8113 + 79.
+  const EmulationPlan two = plan_emulation(T, V, Hs, 2, 0, (std::uint64_t{2} << 30) * 2);
+  CHECK(two.chunks == 2);
+  CHECK(two.rows == 4096);
+  // 10 rows, 3 fitting: the fewest chunks is 4, of ceil(10 / 4) = 3 rows at most.
+  const std::uint64_t per_row_small = bytes_per_chunk_row(plan_emulation(10, 1000, 32, 3, 1, 0).shards, 32);
+  const EmulationPlan small = plan_emulation(10, 1000, 32, 3, 0, 3 * per_row_small);
+  CHECK(small.chunks == 4);
+  CHECK(small.rows == 3);
   // A budget below one row still runs one row at a time; one above T rows, one chunk.
   CHECK(plan_emulation(10, 1000, 32, 3, 0, 1).rows == 1);
   CHECK(plan_emulation(10, 1000, 32, 3, 0, 1).chunks == 10);

@@ -46,8 +46,9 @@ struct EmulationPlan {
 [[nodiscard]] std::uint64_t accumulator_bytes(std::int64_t vocab, std::int64_t student_hidden, bool bias);
 
 // `ranks` shards of the vocabulary and R: `chunk_rows` when nonzero (at
-// most T), else the most rows whose per-chunk buffers fit `chunk_budget`
-// bytes (at least 1, at most T). Throws std::invalid_argument for a shape
+// most T), else the fewest chunks whose per-chunk buffers fit
+// `chunk_budget` bytes, with their rows evened out: ceil(T / chunks)
+// (at least 1, at most T). Throws std::invalid_argument for a shape
 // vocab_shards rejects, T < 1 or a negative chunk_rows.
 [[nodiscard]] EmulationPlan plan_emulation(std::int64_t tokens, std::int64_t vocab,
                                            std::int64_t student_hidden, int ranks, std::int64_t chunk_rows,
