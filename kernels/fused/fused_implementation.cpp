@@ -42,6 +42,7 @@
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
+#include "kernels/cuda/bf16_ones.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -69,7 +70,6 @@ using bf16 = __nv_bfloat16;
 
 // Left free for the driver, cuBLASLt's internal state and the harness.
 constexpr std::uint64_t kFreeMemoryMargin = std::uint64_t{512} << 20;
-constexpr std::uint16_t kBf16One = 0x3F80;
 
 std::uint64_t u64(std::int64_t n) {
   return static_cast<std::uint64_t>(n);
@@ -389,11 +389,7 @@ private:
     sort_temp_ = DeviceBuffer<std::byte>(allocator(), std::max<std::size_t>(shape.sort_temp_bytes, 1));
     order_ = {sort_keys_.data(),     sort_tokens_.data(), sorted_keys_.data(),
               sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
-    if (w.student_bias) {
-      ones_ = DeviceBuffer<bf16>(allocator(), count(R));
-      const std::vector<std::uint16_t> host(count(R), kBf16One);
-      CUDA_CHECK(cudaMemcpy(ones_.data(), host.data(), ones_.bytes(), cudaMemcpyHostToDevice));
-    }
+    if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
     // The grad W GEMMs' C (both halves) and the high half's A (G' from
     // column S, 2·S bytes in) must be 16-byte aligned for cuBLASLt's
     // vectorized kernels; allocations are 256-byte aligned and S is a

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "kernels/builtin_revision.hpp"
+#include "kernels/cuda/bf16_ones.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
@@ -47,7 +48,6 @@ using vocab_parallel::ShardLayout;
 using bf16 = __nv_bfloat16;
 
 constexpr std::uint64_t kDefaultChunkBudget = std::uint64_t{2} << 30;
-constexpr std::uint16_t kBf16One = 0x3F80;
 
 std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
@@ -178,11 +178,7 @@ private:
               sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
     shards_.reserve(plan_.shards.size());
     for (const ShardLayout &layout : plan_.shards) shards_.emplace_back(layout, w, R, allocator());
-    if (w.student_bias) {
-      ones_ = DeviceBuffer<bf16>(allocator(), count(R));
-      const std::vector<std::uint16_t> host(count(R), kBf16One);
-      CUDA_CHECK(cudaMemcpy(ones_.data(), host.data(), ones_.bytes(), cudaMemcpyHostToDevice));
-    }
+    if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
     const gpu::DeviceInputs &in = inputs();
     for (vocab_parallel::ShardWork &s : shards_) {
       const std::int64_t b = s.layout().shard.begin;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "kernels/builtin_revision.hpp"
+#include "kernels/cuda/bf16_ones.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_allocator.hpp"
@@ -55,7 +56,6 @@ using vocab_parallel::ShardWork;
 using bf16 = __nv_bfloat16;
 
 constexpr std::uint64_t kDefaultChunkBudget = std::uint64_t{2} << 30;
-constexpr std::uint16_t kBf16One = 0x3F80;
 
 std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
@@ -398,11 +398,7 @@ private:
       }
       rank->student_weight = replica(*rank, inputs_->student_weight.data() + b * Hs, source, size * Hs);
       rank->teacher_weight = replica(*rank, inputs_->teacher_weight.data() + b * H, source, size * H);
-      if (w.student_bias) {
-        rank->ones = DeviceBuffer<bf16>(rank->allocator, count(R));
-        const std::vector<std::uint16_t> host(count(R), kBf16One);
-        CUDA_CHECK(cudaMemcpy(rank->ones.data(), host.data(), rank->ones.bytes(), cudaMemcpyHostToDevice));
-      }
+      if (w.student_bias) rank->ones = gpu::bf16_ones(rank->allocator, count(R));
       rank->token_count = DeviceBuffer<gpu::fused::TokenCount>(rank->allocator, 1);
       for (auto *buffer : {&rank->sort_keys, &rank->sort_tokens, &rank->sorted_keys, &rank->sorted_tokens})
         *buffer = DeviceBuffer<std::int32_t>(rank->allocator, count(T));
