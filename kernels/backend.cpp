@@ -87,26 +87,14 @@ public:
     return facts;
   }
 
+  // Every GPU of the run locked and read together.
   [[nodiscard]] std::unique_ptr<ClockControl> clock_control() const override {
-    if (gpu_unavailable_reason()) return nullptr;
-    const gpu::Nvml *nvml = gpu::Nvml::instance();
-    if (nvml == nullptr) return nullptr;
-    if (run_gpus_ == 1) return std::make_unique<gpu::NvmlClockControl>(*nvml, 0);
-    // Every GPU of the run, locked and read together.
-    std::vector<std::unique_ptr<ClockControl>> devices;
-    for (int d = 0; d < run_gpus_; ++d) devices.push_back(std::make_unique<gpu::NvmlClockControl>(*nvml, d));
-    return std::make_unique<ClockControlSet>(std::move(devices));
+    return on_run_gpus<ClockControl, gpu::NvmlClockControl, ClockControlSet>();
   }
 
+  // Every GPU of the run: a sample starts rested when all of them are.
   [[nodiscard]] std::unique_ptr<PowerTelemetry> power_telemetry() const override {
-    if (gpu_unavailable_reason()) return nullptr;
-    const gpu::Nvml *nvml = gpu::Nvml::instance();
-    if (nvml == nullptr) return nullptr;
-    if (run_gpus_ == 1) return std::make_unique<gpu::NvmlPowerTelemetry>(*nvml, 0);
-    // Every GPU of the run: a sample starts rested when all of them are.
-    std::vector<std::unique_ptr<PowerTelemetry>> devices;
-    for (int d = 0; d < run_gpus_; ++d) devices.push_back(std::make_unique<gpu::NvmlPowerTelemetry>(*nvml, d));
-    return std::make_unique<PowerTelemetrySet>(std::move(devices));
+    return on_run_gpus<PowerTelemetry, gpu::NvmlPowerTelemetry, PowerTelemetrySet>();
   }
 
   [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {
@@ -169,6 +157,19 @@ public:
   }
 
 private:
+  // NVML's `PerDevice` for GPU 0, or a `Set` of one for each GPU of the
+  // run; nullptr without a usable GPU or NVML.
+  template <class Interface, class PerDevice, class Set>
+  [[nodiscard]] std::unique_ptr<Interface> on_run_gpus() const {
+    if (gpu_unavailable_reason()) return nullptr;
+    const gpu::Nvml *nvml = gpu::Nvml::instance();
+    if (nvml == nullptr) return nullptr;
+    if (run_gpus_ == 1) return std::make_unique<PerDevice>(*nvml, 0);
+    std::vector<std::unique_ptr<Interface>> devices;
+    for (int d = 0; d < run_gpus_; ++d) devices.push_back(std::make_unique<PerDevice>(*nvml, d));
+    return std::make_unique<Set>(std::move(devices));
+  }
+
   // A run over GPUs 0 .. n − 1: each one's identity, how they are linked,
   // the NCCL that joins them and the variables it reads. Only then: a
   // single-GPU run's environment (and digest) stays what it was.
@@ -181,7 +182,8 @@ private:
       if (g.name != first.name) facts.labels[fmt::format("gpu{}_product", d)] = g.name;
     }
     if (const auto links = probe_interconnect(run_gpus_)) facts.interconnect = *links;
-    if (const std::string nccl = gpu::nccl_version_if_loadable(); !nccl.empty()) facts.libraries["nccl"] = nccl;
+    if (const std::string nccl = gpu::nccl_version_if_loadable(); !nccl.empty())
+      facts.libraries["nccl"] = nccl;
     for (const char *variable : gpu::kNcclVariablesRecorded)
       if (const char *value = std::getenv(variable)) facts.environment_variables[variable] = value;
   }
