@@ -57,6 +57,7 @@
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/row_loss.hpp"
 #include "kernels/fused/scaled_convert.hpp"
+#include "kernels/fused/target_order_buffers.hpp"
 #include "kernels/fused/token_count.hpp"
 
 namespace kibench {
@@ -174,8 +175,8 @@ public:
     std::string logit_gemms;
     switch (fp8_teacher(options_) ? LogitStatistics::off : options_.logit_statistics) {
     case LogitStatistics::off:
-      logit_gemms = fp8_teacher(options_) ? std::string(kFp8Teacher)
-                                          : fmt::format("Everywhere {}.", kCublasLogits);
+      logit_gemms =
+          fp8_teacher(options_) ? std::string(kFp8Teacher) : fmt::format("Everywhere {}.", kCublasLogits);
       break;
     case LogitStatistics::on:
       logit_gemms = fmt::format("Where {}, {}.", kAllowed, kOwnGemm);
@@ -213,11 +214,11 @@ public:
                  ? fmt::format("Workspace budget {} ({} bytes): rows per chunk are the most that fit it, "
                                "so a smaller budget runs more, shorter chunks.",
                                budget_text(options_.workspace_budget), options_.workspace_budget)
-                 : fp8_teacher(options_)
-                     ? std::string("Workspace budget: 2 GiB beside the e4m3 copy of W_t and its scales, or "
-                                   "the fixed part plus 2048-row chunks where that is more.")
-                     : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
-                                   "that is more.")),
+             : fp8_teacher(options_)
+                 ? std::string("Workspace budget: 2 GiB beside the e4m3 copy of W_t and its scales, or "
+                               "the fixed part plus 2048-row chunks where that is more.")
+                 : std::string("Workspace budget: 2 GiB, or the fixed part plus 2048-row chunks where "
+                               "that is more.")),
          .source_path = "kernels/fused/fused_implementation.cpp",
          .symbol = "kibench::make_fused"});
     if (budgeted) facts.labels["workspace_budget_bytes"] = std::to_string(options_.workspace_budget);
@@ -280,7 +281,8 @@ public:
     gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
-      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_, stream());
+      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
+                               target_order_.order(), stream());
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
       enqueue_logits(chunk);
@@ -290,14 +292,14 @@ public:
     if (grads && plan_.direct) {
       // grad W left its GEMM divided by N and rounded: the one-hot term goes
       // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
-      gpu::fused::add_one_hot_to_scaled_weight(order_, w.tokens, w.vocab, in.student_input.data(),
-                                               w.student_hidden, static_cast<float>(w.scalars.weight_hard),
-                                               token_count_.data(), grad_weight_.data(),
-                                               grad_bias_.empty() ? nullptr : grad_bias_.data(), stream());
+      gpu::fused::add_one_hot_to_scaled_weight(
+          target_order_.order(), w.tokens, w.vocab, in.student_input.data(), w.student_hidden,
+          static_cast<float>(w.scalars.weight_hard), token_count_.data(), grad_weight_.data(),
+          grad_bias_.empty() ? nullptr : grad_bias_.data(), stream());
     } else if (grads) {
       const std::int64_t Hs = w.student_hidden;
-      gpu::fused::subtract_one_hot_weight(order_, w.tokens, w.vocab, in.student_input.data(), Hs,
-                                          static_cast<float>(w.scalars.weight_hard), grad_weight_sum(),
+      gpu::fused::subtract_one_hot_weight(target_order_.order(), w.tokens, w.vocab, in.student_input.data(),
+                                          Hs, static_cast<float>(w.scalars.weight_hard), grad_weight_sum(),
                                           grad_bias_.empty() ? nullptr : grad_bias_.data(), stream());
       // Low rows in place (the student logit buffer as stage 0's temporary),
       // then the high rows behind them: in this order, see the top of the file.
@@ -383,12 +385,7 @@ private:
           in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream());
     }
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
-    for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_})
-      *buffer = DeviceBuffer<std::int32_t>(allocator(), count(T));
-    // Never empty: a null scratch pointer would make the sort a size query.
-    sort_temp_ = DeviceBuffer<std::byte>(allocator(), std::max<std::size_t>(shape.sort_temp_bytes, 1));
-    order_ = {sort_keys_.data(),     sort_tokens_.data(), sorted_keys_.data(),
-              sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
+    target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);
     if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
     // The grad W GEMMs' C (both halves) and the high half's A (G' from
     // column S, 2·S bytes in) must be 16-byte aligned for cuBLASLt's
@@ -417,9 +414,7 @@ private:
     teacher_stats_.reset();
     fp8_teacher_.reset();
     split_ = 0;
-    for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
-    sort_temp_.reset();
-    order_ = {};
+    target_order_ = {};
     loss_.reset();
     token_count_.reset();
     plan_ = {};
@@ -614,9 +609,7 @@ private:
   DeviceBuffer<bf16> ones_;              // [R] for grad b as a GEMM
   DeviceBuffer<float> row_loss_;         // [T]
   DeviceBuffer<gpu::fused::TokenCount> token_count_;
-  DeviceBuffer<std::int32_t> sort_keys_, sort_tokens_, sorted_keys_, sorted_tokens_; // [T]
-  DeviceBuffer<std::byte> sort_temp_;
-  gpu::fused::TargetOrder order_;
+  gpu::fused::TargetOrderBuffers target_order_; // the targets in sorted order, for grad W's one-hot term
   // The logit GEMMs' row statistics (FusedOptions::logit_statistics):
   // [R, abt_gemm_column_tiles(V)] each, on sm_count_ SMs.
   int sm_count_ = 0;

@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 
 #include "kernels/builtin_revision.hpp"
-#include "kernels/cuda/bf16_ones.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
+#include "kernels/cuda/bf16_ones.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -30,6 +30,7 @@
 #include "kernels/fused/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/scaled_convert.hpp"
+#include "kernels/fused/target_order_buffers.hpp"
 #include "kernels/fused/token_count.hpp"
 #include "kernels/vocab_parallel/device_communicator.hpp"
 #include "kernels/vocab_parallel/emulation_plan.hpp"
@@ -46,8 +47,6 @@ using gpu::MemoryTag;
 using vocab_parallel::EmulationPlan;
 using vocab_parallel::ShardLayout;
 using bf16 = __nv_bfloat16;
-
-constexpr std::uint64_t kDefaultChunkBudget = std::uint64_t{2} << 30;
 
 std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
@@ -109,10 +108,12 @@ public:
     gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
-      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, order_, stream());
+      gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
+                               target_order_.order(), stream());
     for (vocab_parallel::ShardWork &s : shards_)
       s.copy_bias_slices(in.has_student_bias() ? in.student_bias.data() : nullptr,
-                         in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, device(), device(), stream());
+                         in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, device(), device(),
+                         stream());
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const std::int64_t begin = c * plan_.rows;
       run_chunk(begin, std::min(plan_.rows, w.tokens - begin), grads);
@@ -122,7 +123,8 @@ public:
       // targets it holds, then divided by N and rounded once.
       for (vocab_parallel::ShardWork &s : shards_) {
         const vocab_parallel::VocabShard &v = s.layout().shard;
-        s.finish(order_, w.tokens, token_count_.data(), grad_weight_.data() + v.begin * w.student_hidden,
+        s.finish(target_order_.order(), w.tokens, token_count_.data(),
+                 grad_weight_.data() + v.begin * w.student_hidden,
                  grad_bias_.empty() ? nullptr : grad_bias_.data() + v.begin, stream());
       }
     }
@@ -154,7 +156,7 @@ public:
 
 private:
   [[nodiscard]] std::uint64_t chunk_budget() const {
-    return options_.chunk_budget != 0 ? options_.chunk_budget : kDefaultChunkBudget;
+    return options_.chunk_budget != 0 ? options_.chunk_budget : vocab_parallel::kDefaultChunkBudget;
   }
 
   void prepare_device(const Workload &w) override {
@@ -169,13 +171,7 @@ private:
     loss_ = DeviceBuffer<double>(allocator(), 1, MemoryTag::output);
     row_loss_ = DeviceBuffer<float>(allocator(), count(T));
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
-    for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_})
-      *buffer = DeviceBuffer<std::int32_t>(allocator(), count(T));
-    // Never empty: a null scratch pointer would make the sort a size query.
-    sort_temp_ = DeviceBuffer<std::byte>(allocator(),
-                                         std::max<std::size_t>(gpu::fused::target_sort_temp_bytes(T, V), 1));
-    order_ = {sort_keys_.data(),     sort_tokens_.data(), sorted_keys_.data(),
-              sorted_tokens_.data(), sort_temp_.data(),   sort_temp_.bytes()};
+    target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, gpu::fused::target_sort_temp_bytes(T, V));
     shards_.reserve(plan_.shards.size());
     for (const ShardLayout &layout : plan_.shards) shards_.emplace_back(layout, w, R, allocator());
     if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
@@ -197,9 +193,7 @@ private:
     for (auto *buffer : {&grad_bias_, &row_loss_}) buffer->reset();
     loss_.reset();
     token_count_.reset();
-    for (auto *buffer : {&sort_keys_, &sort_tokens_, &sorted_keys_, &sorted_tokens_}) buffer->reset();
-    sort_temp_.reset();
-    order_ = {};
+    target_order_ = {};
     plan_ = {};
     blas_.reset();
     has_gradients_ = false;
@@ -256,9 +250,7 @@ private:
   DeviceBuffer<float> row_loss_;   // [T]
   DeviceBuffer<bf16> ones_;        // [R] for grad b as a GEMM
   DeviceBuffer<gpu::fused::TokenCount> token_count_;
-  DeviceBuffer<std::int32_t> sort_keys_, sort_tokens_, sorted_keys_, sorted_tokens_; // [T]
-  DeviceBuffer<std::byte> sort_temp_;
-  gpu::fused::TargetOrder order_; // the targets in sorted order, for grad W's one-hot term
+  gpu::fused::TargetOrderBuffers target_order_; // the targets in sorted order, for grad W's one-hot term
 };
 
 } // namespace

@@ -24,6 +24,10 @@ inline constexpr std::int64_t kMaximumSlots = 3; // max z_s, max z_s/τ, max z_t
 inline constexpr std::int64_t kSumSlots = 4;     // Σ exp of each under its max, target logit
 inline constexpr std::int64_t kKlSlots = 2;      // the divergence's KL partial sums
 
+// What one GPU's per-chunk buffers (or, emulated, all shards' together)
+// may take when the caller names no budget.
+inline constexpr std::uint64_t kDefaultChunkBudget = std::uint64_t{2} << 30;
+
 struct ShardLayout {
   VocabShard shard;
   std::int64_t ld = 0; // row stride of z_s,r and z_t,r: size rounded up to 8

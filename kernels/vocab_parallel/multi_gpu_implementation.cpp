@@ -36,6 +36,7 @@
 #include "kernels/fused/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/scaled_convert.hpp"
+#include "kernels/fused/target_order_buffers.hpp"
 #include "kernels/fused/token_count.hpp"
 #include "kernels/vocab_parallel/emulation_plan.hpp"
 #include "kernels/vocab_parallel/nccl_communicator.hpp"
@@ -54,8 +55,6 @@ using vocab_parallel::EmulationPlan;
 using vocab_parallel::ShardLayout;
 using vocab_parallel::ShardWork;
 using bf16 = __nv_bfloat16;
-
-constexpr std::uint64_t kDefaultChunkBudget = std::uint64_t{2} << 30;
 
 std::size_t count(std::int64_t n) {
   return static_cast<std::size_t>(n);
@@ -87,9 +86,7 @@ struct Rank {
   DeviceBuffer<bf16> student_weight, teacher_weight;
   DeviceBuffer<bf16> ones; // [R] (bias only)
   DeviceBuffer<gpu::fused::TokenCount> token_count;
-  DeviceBuffer<std::int32_t> sort_keys, sort_tokens, sorted_keys, sorted_tokens; // [T]
-  DeviceBuffer<std::byte> sort_temp;
-  gpu::fused::TargetOrder order;
+  gpu::fused::TargetOrderBuffers target_order; // the targets in sorted order, for the one-hot term
   std::optional<ShardWork> work;
   DeviceBuffer<bf16> grad_weight; // output: the shard's rows of grad W_s, [size, Hs] bf16
   DeviceBuffer<float> grad_bias;  // output: its rows of grad b_s, [size] fp32 (bias only)
@@ -145,8 +142,8 @@ public:
     if (w.scalars.temperature == 0.0 || !(w.scalars.beta >= 0.0 && w.scalars.beta <= 1.0))
       return "temperature must be nonzero and beta in [0, 1]";
     if (w.vocab < options_.gpus)
-      return fmt::format("{} GPUs for a vocabulary of {} (at most one shard per vocabulary row)", options_.gpus,
-                         w.vocab);
+      return fmt::format("{} GPUs for a vocabulary of {} (at most one shard per vocabulary row)",
+                         options_.gpus, w.vocab);
     return std::nullopt;
   }
 
@@ -186,9 +183,11 @@ public:
     for (auto &rank : ranks_) {
       DeviceGuard guard(rank->device);
       const std::int64_t *target = rank_inputs(*rank).target;
-      gpu::fused::count_valid_tokens(target, w.tokens, w.vocab, w.scalars.ignore_index, rank->token_count.data(),
-                                     *rank->stream);
-      if (grads) gpu::fused::sort_targets(target, w.tokens, w.vocab, w.scalars.ignore_index, rank->order, *rank->stream);
+      gpu::fused::count_valid_tokens(target, w.tokens, w.vocab, w.scalars.ignore_index,
+                                     rank->token_count.data(), *rank->stream);
+      if (grads)
+        gpu::fused::sort_targets(target, w.tokens, w.vocab, w.scalars.ignore_index,
+                                 rank->target_order.order(), *rank->stream);
     }
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const std::int64_t begin = c * plan_.rows;
@@ -197,12 +196,14 @@ public:
     for (auto &rank : ranks_) {
       DeviceGuard guard(rank->device);
       if (grads)
-        rank->work->finish(rank->order, w.tokens, rank->token_count.data(), rank->grad_weight.data(),
+        rank->work->finish(rank->target_order.order(), w.tokens, rank->token_count.data(),
+                           rank->grad_weight.data(),
                            rank->grad_bias.empty() ? nullptr : rank->grad_bias.data(), *rank->stream);
     }
     Rank &root = *ranks_.front();
     DeviceGuard guard(root.device);
-    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, root.token_count.data(), loss_.data(), *root.stream);
+    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, root.token_count.data(), loss_.data(),
+                               *root.stream);
     has_gradients_ = grads;
   }
 
@@ -263,14 +264,14 @@ public:
     require_prepared();
     json::Object labels;
     labels.set("parallel_layout",
-               fmt::format("vocabulary-parallel over {} GPUs (devices 0-{}), one process, NCCL {}", ranks_.size(),
-                           ranks_.size() - 1, gpu::Nccl::instance().version()));
+               fmt::format("vocabulary-parallel over {} GPUs (devices 0-{}), one process, NCCL {}",
+                           ranks_.size(), ranks_.size() - 1, gpu::Nccl::instance().version()));
     labels.set("nccl_library", gpu::Nccl::instance().path().substr(0, 200));
     for (const auto &rank : ranks_) {
       const vocab_parallel::VocabShard &v = rank->work->layout().shard;
       labels.set(fmt::format("rank_{}", v.rank),
-                 fmt::format("device {}: vocabulary rows [{}, {}), peak {} bytes", rank->device, v.begin, v.end,
-                             rank->allocator.peak_bytes()));
+                 fmt::format("device {}: vocabulary rows [{}, {}), peak {} bytes", rank->device, v.begin,
+                             v.end, rank->allocator.peak_bytes()));
     }
     labels.set("chunk_rows", std::to_string(plan_.rows));
     labels.set("chunks", std::to_string(plan_.chunks));
@@ -307,7 +308,8 @@ public:
     require_prepared();
     for (auto &rank : ranks_) {
       DeviceGuard guard(rank->device);
-      if (rank->load == nullptr) rank->load = std::make_unique<gpu::PowerLoad>(rank->harness_allocator, rank->device);
+      if (rank->load == nullptr)
+        rank->load = std::make_unique<gpu::PowerLoad>(rank->harness_allocator, rank->device);
       rank->load->enqueue(*rank->stream, seconds);
     }
   }
@@ -337,7 +339,7 @@ public:
 
 private:
   [[nodiscard]] std::uint64_t chunk_budget() const {
-    return options_.chunk_budget != 0 ? options_.chunk_budget : kDefaultChunkBudget;
+    return options_.chunk_budget != 0 ? options_.chunk_budget : vocab_parallel::kDefaultChunkBudget;
   }
 
   void require_prepared() const {
@@ -364,7 +366,8 @@ private:
   static DeviceBuffer<T> replica(Rank &rank, const T *source, int source_device, std::int64_t count_of) {
     DeviceBuffer<T> copy(rank.allocator, count(count_of), MemoryTag::input);
     if (!copy.empty())
-      CUDA_CHECK(cudaMemcpyPeerAsync(copy.data(), rank.device, source, source_device, copy.bytes(), *rank.stream));
+      CUDA_CHECK(
+          cudaMemcpyPeerAsync(copy.data(), rank.device, source, source_device, copy.bytes(), *rank.stream));
     return copy;
   }
 
@@ -372,13 +375,12 @@ private:
     const Workload &w = *workload_;
     const int source = gpu::current_device();
     if (source != 0)
-      throw std::logic_error(fmt::format("{}: prepared with device {} current (the inputs must be on device 0)",
-                                         options_.name, source));
+      throw std::logic_error(fmt::format(
+          "{}: prepared with device {} current (the inputs must be on device 0)", options_.name, source));
     // Each rank's budget; plan_emulation sizes R against all ranks' buffers together.
-    plan_ = vocab_parallel::plan_emulation(w.tokens, w.vocab, w.student_hidden, options_.gpus, options_.chunk_rows,
+    plan_ = vocab_parallel::plan_emulation(w.tokens, w.vocab, w.student_hidden, options_.gpus,
+                                           options_.chunk_rows,
                                            chunk_budget() * static_cast<std::uint64_t>(options_.gpus));
-    plan_.rows = std::min(plan_.rows, gpu::fused::kMaxChunkRows);
-    plan_.chunks = (w.tokens + plan_.rows - 1) / plan_.rows;
     const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden, R = plan_.rows;
     for (const ShardLayout &layout : plan_.shards) {
       const int device = layout.shard.rank;
@@ -400,24 +402,20 @@ private:
       rank->teacher_weight = replica(*rank, inputs_->teacher_weight.data() + b * H, source, size * H);
       if (w.student_bias) rank->ones = gpu::bf16_ones(rank->allocator, count(R));
       rank->token_count = DeviceBuffer<gpu::fused::TokenCount>(rank->allocator, 1);
-      for (auto *buffer : {&rank->sort_keys, &rank->sort_tokens, &rank->sorted_keys, &rank->sorted_tokens})
-        *buffer = DeviceBuffer<std::int32_t>(rank->allocator, count(T));
-      // Never empty: a null scratch pointer would make the sort a size query.
-      rank->sort_temp = DeviceBuffer<std::byte>(
-          rank->allocator, std::max<std::size_t>(gpu::fused::target_sort_temp_bytes(T, V), 1));
-      rank->order = {rank->sort_keys.data(),     rank->sort_tokens.data(), rank->sorted_keys.data(),
-                     rank->sorted_tokens.data(), rank->sort_temp.data(),   rank->sort_temp.bytes()};
+      rank->target_order =
+          gpu::fused::TargetOrderBuffers(rank->allocator, T, gpu::fused::target_sort_temp_bytes(T, V));
       rank->work.emplace(layout, w, R, rank->allocator);
       rank->grad_weight = DeviceBuffer<bf16>(rank->allocator, count(size * Hs), MemoryTag::output);
-      if (w.student_bias) rank->grad_bias = DeviceBuffer<float>(rank->allocator, count(size), MemoryTag::output);
+      if (w.student_bias)
+        rank->grad_bias = DeviceBuffer<float>(rank->allocator, count(size), MemoryTag::output);
       ranks_.push_back(std::move(rank));
     }
     for (auto &rank : ranks_) {
       DeviceGuard guard(rank->device);
       rank->work->bind(rank_inputs(*rank));
       rank->work->copy_bias_slices(inputs_->has_student_bias() ? inputs_->student_bias.data() : nullptr,
-                                   inputs_->has_teacher_bias() ? inputs_->teacher_bias.data() : nullptr, source,
-                                   rank->device, *rank->stream);
+                                   inputs_->has_teacher_bias() ? inputs_->teacher_bias.data() : nullptr,
+                                   source, rank->device, *rank->stream);
     }
     Rank &root = *ranks_.front();
     DeviceGuard guard(root.device);
@@ -456,16 +454,20 @@ private:
       r.work->logits(begin, rows, *r.blas, *r.stream);
       vocab_parallel::shard_row_maxima(r.work->row_args(begin, rows), *r.stream);
     });
-    if (options_.collectives) communicator_->all_reduce_max(operands([&](ShardWork &s) { return s.maxima(rows); }));
+    if (options_.collectives)
+      communicator_->all_reduce_max(operands([&](ShardWork &s) { return s.maxima(rows); }));
     on_every_rank([&](Rank &r) { vocab_parallel::shard_row_sums(r.work->row_args(begin, rows), *r.stream); });
-    if (options_.collectives) communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.sums(rows); }));
+    if (options_.collectives)
+      communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.sums(rows); }));
     on_every_rank([&](Rank &r) { vocab_parallel::shard_row_kl(r.work->row_args(begin, rows), *r.stream); });
-    if (options_.collectives) communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.kl(rows); }));
+    if (options_.collectives)
+      communicator_->all_reduce_sum(operands([&](ShardWork &s) { return s.kl(rows); }));
     Rank &root = *ranks_.front();
     {
       // Every rank now has every row's loss term; rank 0 writes it.
       DeviceGuard guard(root.device);
-      vocab_parallel::shard_row_loss_terms(root.work->row_args(begin, rows), row_loss_.data() + begin, *root.stream);
+      vocab_parallel::shard_row_loss_terms(root.work->row_args(begin, rows), row_loss_.data() + begin,
+                                           *root.stream);
     }
     if (!grads) return;
     // grad x partial, then its all-reduce on the reduce stream while the
@@ -485,8 +487,8 @@ private:
     {
       DeviceGuard guard(root.device);
       const std::int64_t Hs = w.student_hidden;
-      gpu::fused::scale_to_bf16(root.work->grad_input(rows).data(), grad_input_.data() + begin * Hs, rows * Hs,
-                                root.token_count.data(), *root.reduce_stream);
+      gpu::fused::scale_to_bf16(root.work->grad_input(rows).data(), grad_input_.data() + begin * Hs,
+                                rows * Hs, root.token_count.data(), *root.reduce_stream);
     }
     on_every_rank([&](Rank &r) {
       r.reduced->record(*r.reduce_stream);
