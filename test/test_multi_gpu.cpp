@@ -1,14 +1,22 @@
 // The CPU side of multi-GPU runs (kibench run --gpus, fused-vocab-parallel):
 // the interconnect read from `nvidia-smi topo -m`, the protocol and
 // environment a multi-GPU run records (and that a single-GPU run's stay as
-// they were), the flag's refusals, NCCL's loader when no NCCL is there,
-// and the registry entry. The GPU side is test_gpu_vocab_parallel.cpp.
+// they were), the flag's refusals, NCCL's loader (when no NCCL is there,
+// its prototypes and values against nccl.h where that is installed, and a
+// library that loads), and the registry entry. The GPU side is test_gpu_vocab_parallel.cpp.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <type_traits>
+
+#include <fmt/format.h>
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#endif
 
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/multi_device_timer.hpp"
@@ -180,6 +188,82 @@ TEST_CASE("NCCL's loader names every place it looked", "[multi_gpu]") {
     ::setenv("KIBENCH_NCCL_LIBRARY", saved.c_str(), 1);
   } else {
     ::unsetenv("KIBENCH_NCCL_LIBRARY");
+  }
+}
+
+TEST_CASE("NCCL's version codes read as nccl.h's NCCL_VERSION writes them", "[multi_gpu]") {
+  CHECK(gpu::nccl_version_string(22809) == "2.28.9");
+  CHECK(gpu::nccl_version_string(23007) == "2.30.7");
+  CHECK(gpu::nccl_version_string(20900) == "2.9.0");
+  // Up to 2.8 the minor version had one digit: X*1000 + Y*100 + Z.
+  CHECK(gpu::nccl_version_string(2804) == "2.8.4");
+  CHECK(gpu::nccl_version_string(2708) == "2.7.8");
+}
+
+#if __has_include(<nccl.h>)
+namespace {
+
+// nccl.h's types as the loader passes them (nccl_abi): its enums as int,
+// ncclComm_t as void *.
+template <class T> struct AsLoaded { using type = T; };
+template <> struct AsLoaded<ncclResult_t> { using type = int; };
+template <> struct AsLoaded<ncclResult_t *> { using type = int *; };
+template <> struct AsLoaded<ncclDataType_t> { using type = int; };
+template <> struct AsLoaded<ncclRedOp_t> { using type = int; };
+template <> struct AsLoaded<ncclComm_t> { using type = void *; };
+template <> struct AsLoaded<ncclComm_t *> { using type = void **; };
+template <class R, class... A> struct AsLoaded<R (*)(A...)> {
+  using type = typename AsLoaded<R>::type (*)(typename AsLoaded<A>::type...);
+};
+template <class F> using as_loaded = typename AsLoaded<F>::type;
+
+} // namespace
+
+TEST_CASE("the NCCL loader's prototypes and values are nccl.h's", "[multi_gpu]") {
+  namespace abi = gpu::nccl_abi;
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclGetVersion)>, abi::GetVersion>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclCommInitAll)>, abi::CommInitAll>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclCommDestroy)>, abi::CommDestroy>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclAllReduce)>, abi::AllReduce>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclGroupStart)>, abi::GroupStart>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclGroupEnd)>, abi::GroupEnd>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclGetErrorString)>, abi::GetErrorString>);
+  static_assert(std::is_same_v<as_loaded<decltype(&ncclCommGetAsyncError)>, abi::CommGetAsyncError>);
+  // C enums passed as int, and a communicator as a pointer.
+  CHECK(sizeof(ncclResult_t) == sizeof(int));
+  CHECK(sizeof(ncclDataType_t) == sizeof(int));
+  CHECK(sizeof(ncclRedOp_t) == sizeof(int));
+  CHECK(sizeof(ncclComm_t) == sizeof(gpu::Nccl::Comm));
+  CHECK(abi::kSuccess == ncclSuccess);
+  CHECK(abi::kFloat32 == ncclFloat32);
+  CHECK(abi::kSum == ncclSum);
+  CHECK(abi::kMax == ncclMax);
+  CHECK(gpu::nccl_version_string(NCCL_VERSION_CODE) == fmt::format("{}.{}.{}", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH));
+  CHECK(gpu::nccl_version_string(NCCL_VERSION(2, 8, 4)) == "2.8.4");
+  CHECK(gpu::nccl_version_string(NCCL_VERSION(2, 30, 7)) == "2.30.7");
+}
+#endif
+
+TEST_CASE("an NCCL that loads here answers through the loader's entry points", "[multi_gpu]") {
+  std::string why;
+  const gpu::Nccl *nccl = gpu::Nccl::find(why);
+  if (nccl == nullptr) {
+    WARN(why << "; the loaded-library checks skipped");
+    return;
+  }
+  const std::string version = nccl->version();
+  INFO(version << " from " << nccl->path());
+  CHECK(version.rfind("2.", 0) == 0);
+  CHECK(std::count(version.begin(), version.end(), '.') == 2);
+  // A call NCCL refuses inside the group: its own error string, thrown
+  // after the group is closed (so the next group starts clean).
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      nccl->all_reduce({nullptr}, {nullptr}, {nullptr}, 1, gpu::Nccl::Op::sum);
+      FAIL("ncclAllReduce on no communicator succeeded");
+    } catch (const std::runtime_error &e) {
+      CHECK(std::string(e.what()).rfind("ncclAllReduce: invalid argument", 0) == 0);
+    }
   }
 }
 

@@ -12,13 +12,11 @@ namespace kibench::gpu {
 
 namespace {
 
-// The few nccl.h declarations used (nccl.h is not on build machines).
-// ncclResult_t is a C enum: ncclSuccess = 0. ncclDataType_t ncclFloat32 = 7;
-// ncclRedOp_t ncclSum = 0, ncclMax = 2.
-constexpr int kSuccess = 0;
-constexpr int kFloat32 = 7;
-constexpr int kSum = 0;
-constexpr int kMax = 2;
+// The few nccl.h values used (nccl.hpp).
+using nccl_abi::kFloat32;
+using nccl_abi::kMax;
+using nccl_abi::kSuccess;
+using nccl_abi::kSum;
 
 constexpr const char *kSoname = "libnccl.so.2";
 
@@ -53,14 +51,14 @@ template <class F> bool resolve(void *library, const char *symbol, F &target) {
 
 struct Nccl::Api {
   void *library = nullptr;
-  int (*get_version)(int *) = nullptr;
-  int (*comm_init_all)(Comm *, int, const int *) = nullptr;
-  int (*comm_destroy)(Comm) = nullptr;
-  int (*all_reduce)(const void *, void *, std::size_t, int, int, Comm, cudaStream_t) = nullptr;
-  int (*group_start)() = nullptr;
-  int (*group_end)() = nullptr;
-  const char *(*error_string)(int) = nullptr;
-  int (*comm_get_async_error)(Comm, int *) = nullptr;
+  nccl_abi::GetVersion get_version = nullptr;
+  nccl_abi::CommInitAll comm_init_all = nullptr;
+  nccl_abi::CommDestroy comm_destroy = nullptr;
+  nccl_abi::AllReduce all_reduce = nullptr;
+  nccl_abi::GroupStart group_start = nullptr;
+  nccl_abi::GroupEnd group_end = nullptr;
+  nccl_abi::GetErrorString error_string = nullptr;
+  nccl_abi::CommGetAsyncError comm_get_async_error = nullptr;
 
   ~Api() {
     if (library != nullptr) dlclose(library);
@@ -152,7 +150,7 @@ std::string Nccl::version() const {
   int code = 0;
   if (const int status = api_->get_version(&code); status != kSuccess)
     throw std::runtime_error("ncclGetVersion: " + api_->error(status));
-  return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
+  return nccl_version_string(code);
 }
 
 std::vector<Nccl::Comm> Nccl::init_all(const std::vector<int> &devices) const {
@@ -193,6 +191,11 @@ std::string Nccl::async_error(Comm comm) const {
   if (const int status = api_->comm_get_async_error(comm, &error); status != kSuccess)
     return "ncclCommGetAsyncError: " + api_->error(status);
   return error == kSuccess ? std::string() : api_->error(error);
+}
+
+std::string nccl_version_string(int code) {
+  if (code < 10000) return fmt::format("{}.{}.{}", code / 1000, code / 100 % 10, code % 100);
+  return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
 }
 
 std::string nccl_version_if_loadable() {

@@ -35,7 +35,7 @@ public:
   Nccl(const Nccl &) = delete;
   Nccl &operator=(const Nccl &) = delete;
 
-  // "2.27.7": ncclGetVersion's X*10000 + Y*100 + Z.
+  // "2.27.7" (nccl_version_string of ncclGetVersion's code).
   [[nodiscard]] std::string version() const;
   // The file it was loaded from.
   [[nodiscard]] const std::string &path() const { return path_; }
@@ -64,6 +64,30 @@ private:
 
 // The NCCL version string, or "" where none loads (environment manifests).
 std::string nccl_version_if_loadable();
+
+// "X.Y.Z" from a version code as ncclGetVersion gives it (nccl.h's
+// NCCL_VERSION): X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before.
+[[nodiscard]] std::string nccl_version_string(int code);
+
+// The nccl.h values the loader passes (nccl.h is not needed to build; the
+// tests check these against it where it is installed). Its enums are C
+// enums, passed as int.
+namespace nccl_abi {
+inline constexpr int kSuccess = 0; // ncclResult_t ncclSuccess
+inline constexpr int kFloat32 = 7; // ncclDataType_t ncclFloat32
+inline constexpr int kSum = 0;     // ncclRedOp_t ncclSum
+inline constexpr int kMax = 2;     // ncclRedOp_t ncclMax
+// The entry points as the loader declares them: nccl.h's prototypes with
+// those enums as int and ncclComm_t as void *.
+using GetVersion = int (*)(int *);
+using CommInitAll = int (*)(void **, int, const int *);
+using CommDestroy = int (*)(void *);
+using AllReduce = int (*)(const void *, void *, std::size_t, int, int, void *, cudaStream_t);
+using GroupStart = int (*)();
+using GroupEnd = int (*)();
+using GetErrorString = const char *(*)(int);
+using CommGetAsyncError = int (*)(void *, int *);
+} // namespace nccl_abi
 
 // The variables whose values a multi-GPU run's environment manifest
 // records: they change which transports and algorithms NCCL uses.

@@ -384,8 +384,10 @@ private:
     const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden, R = plan_.rows;
     for (const ShardLayout &layout : plan_.shards) {
       const int device = layout.shard.rank;
-      auto rank = std::make_unique<Rank>(device, layout.shard.rank);
+      // The guard first: if an allocation throws, the half-made rank is
+      // destroyed (its streams, events and buffers freed) on its own device.
       DeviceGuard guard(device);
+      auto rank = std::make_unique<Rank>(device, layout.shard.rank);
       rank->stream.emplace();
       rank->reduce_stream.emplace();
       rank->partial_ready.emplace(cudaEventDisableTiming);
