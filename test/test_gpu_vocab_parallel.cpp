@@ -12,9 +12,12 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -138,9 +141,17 @@ void check_emulation(const Reference &ref, int shards, std::int64_t chunk_rows, 
   check_implementation(ref, *impl, fmt::format("{} shards, chunk rows {}", shards, chunk_rows), pass);
 }
 
+// `fused-vocab-parallel` instances by (GPU count, chunk rows), each
+// prepared for one workload after another: the checks also cover a second
+// prepare() on the same instance, and its NCCL communicator (about a second
+// to create over 8 GPUs) is made once per GPU count and chunk rows.
+using MultiGpuInstances = std::map<std::pair<int, std::int64_t>, std::unique_ptr<Implementation>>;
+
 // `fused-vocab-parallel` over GPUs 0 .. gpus − 1.
-void check_multi_gpu(const Reference &ref, int gpus, std::int64_t chunk_rows, Pass pass) {
-  auto impl = make_vocab_parallel({.gpus = gpus, .chunk_rows = chunk_rows});
+void check_multi_gpu(MultiGpuInstances &instances, const Reference &ref, int gpus, std::int64_t chunk_rows,
+                     Pass pass) {
+  auto &impl = instances[{gpus, chunk_rows}];
+  if (!impl) impl = make_vocab_parallel({.gpus = gpus, .chunk_rows = chunk_rows});
   check_implementation(ref, *impl, fmt::format("fused-vocab-parallel on {} GPUs, chunk rows {}", gpus, chunk_rows),
                        pass);
 }
@@ -167,14 +178,14 @@ std::vector<int> gpu_counts_present() {
 }
 
 // The same for fused-vocab-parallel on every GPU count present.
-void check_workload_multi_gpu(const Workload &w, std::int64_t chunk_rows) {
+void check_workload_multi_gpu(MultiGpuInstances &instances, const Workload &w, std::int64_t chunk_rows) {
   InputSet inputs(w);
   const Reference ref = reference_for(w, inputs);
   for (const int gpus : gpu_counts_present()) {
     if (gpus > w.vocab) continue;
-    check_multi_gpu(ref, gpus, chunk_rows, Pass::full);
-    check_multi_gpu(ref, gpus, 0, Pass::full);
-    check_multi_gpu(ref, gpus, 0, Pass::forward);
+    check_multi_gpu(instances, ref, gpus, chunk_rows, Pass::full);
+    check_multi_gpu(instances, ref, gpus, 0, Pass::full);
+    check_multi_gpu(instances, ref, gpus, 0, Pass::forward);
   }
 }
 
@@ -388,11 +399,13 @@ TEST_CASE("fused-vocab-parallel: every small workload and the fused tests' shape
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   KIBENCH_REQUIRE_NCCL_OR_SKIP();
   INFO(fmt::format("GPU counts checked: {}", fmt::join(gpu_counts_present(), ", ")));
-  for (const auto &file : list_workload_files(small_workloads())) check_workload_multi_gpu(load_workload(file), 7);
+  MultiGpuInstances instances;
+  for (const auto &file : list_workload_files(small_workloads()))
+    check_workload_multi_gpu(instances, load_workload(file), 7);
   for (const Shape &s : fused_test_shapes()) {
     Workload w = test::make_gpu_workload(s.shape);
     INFO(w.name);
-    check_workload_multi_gpu(w, s.chunk_rows);
+    check_workload_multi_gpu(instances, w, s.chunk_rows);
   }
 }
 

@@ -99,7 +99,10 @@ public:
     if (options_.gpus < 1)
       throw std::invalid_argument(fmt::format("{}: {} GPUs (at least 1)", options_.name, options_.gpus));
   }
-  ~VocabParallelMultiGpu() override { release(); }
+  ~VocabParallelMultiGpu() override {
+    release();
+    destroy_communicator();
+  }
   VocabParallelMultiGpu(const VocabParallelMultiGpu &) = delete;
   VocabParallelMultiGpu &operator=(const VocabParallelMultiGpu &) = delete;
 
@@ -325,7 +328,6 @@ public:
     row_loss_.reset();
     gathered_weight_.reset();
     gathered_bias_.reset();
-    communicator_.reset();
     // Each rank's buffers freed with its device current.
     while (!ranks_.empty()) {
       DeviceGuard guard(ranks_.back()->device);
@@ -338,6 +340,14 @@ public:
   }
 
 private:
+  void destroy_communicator() {
+    // ncclCommDestroy makes each communicator's device current in turn; the
+    // guard makes the caller's current again, whichever NCCL is loaded.
+    DeviceGuard keep(gpu::current_device());
+    communicator_.reset();
+    communicator_devices_.clear();
+  }
+
   [[nodiscard]] std::uint64_t chunk_budget() const {
     return options_.chunk_budget != 0 ? options_.chunk_budget : vocab_parallel::kDefaultChunkBudget;
   }
@@ -428,7 +438,13 @@ private:
     if (w.student_bias) gathered_bias_ = DeviceBuffer<float>(gather_allocator_, count(V));
     std::vector<int> devices;
     for (const auto &rank : ranks_) devices.push_back(rank->device);
-    communicator_ = std::make_unique<vocab_parallel::NcclCommunicator>(gpu::Nccl::instance(), devices);
+    // The communicator depends on the devices only: kept from one workload
+    // to the next (ncclCommInitAll over 8 GPUs takes about a second).
+    if (!communicator_ || communicator_devices_ != devices) {
+      destroy_communicator();
+      communicator_ = std::make_unique<vocab_parallel::NcclCommunicator>(gpu::Nccl::instance(), devices);
+      communicator_devices_ = devices;
+    }
     for (auto &rank : ranks_) rank->stream->synchronize();
   }
 
@@ -505,6 +521,7 @@ private:
   EmulationPlan plan_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::unique_ptr<vocab_parallel::NcclCommunicator> communicator_;
+  std::vector<int> communicator_devices_;
   DeviceBuffer<bf16> grad_input_;      // output [T, Hs], device 0
   DeviceBuffer<double> loss_;          // output, device 0
   DeviceBuffer<float> row_loss_;       // [T], device 0
