@@ -341,6 +341,7 @@ public:
 
 private:
   void destroy_communicator() {
+    if (!communicator_) return;
     // ncclCommDestroy makes each communicator's device current in turn; the
     // guard makes the caller's current again, whichever NCCL is loaded.
     DeviceGuard keep(gpu::current_device());
