@@ -3,7 +3,8 @@
 //     e4m3_scaling.hpp: codes, scales, padding, ties, subnormals, a row of
 //     zeros, both the vectorized and the element-wise path;
 //  2. the FP8 teacher GEMM (fp8_teacher.hpp) against fp64 on the
-//     dequantized operands, to bf16 rounding plus fp32 accumulation;
+//     dequantized operands, to bf16 rounding plus the FP8 tensor cores'
+//     accumulation, with rows of very different scales;
 //  3. the whole implementation against the fp64 oracle computed on the
 //     *dequantized* teacher inputs (x_t and W_t rounded through e4m3 with
 //     the same per-row scales, on the host), to `fused`'s own bounds
@@ -13,6 +14,7 @@
 //     printed per case (dev/fp8/ measures it at the seed's size).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -239,18 +241,38 @@ TEST_CASE("fp8 teacher: the row quantization kernel matches the host bit for bit
 TEST_CASE("fp8 teacher: the FP8 GEMM is s_x s_w times the e4m3 product, rounded to bf16", "[gpu][fp8]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   // V = 1001 pads to 1008 rows and H = 70 to 80 columns; a bias; 5 rows,
-  // then 1 row through the same buffers.
+  // then 1 row through the same buffers. Every row of x and of W has its
+  // own power-of-two magnitude (2^-6 to 2^6), and one row of each is zeros
+  // (scale 1), so a scale applied to the wrong row or column, or the two
+  // vectors swapped, is off by a factor of 2 or more, far outside the
+  // tolerance.
   const std::int64_t V = 1001, H = 70, ld = gpu::fused::logits_stride(V), R = 5;
+  const std::int64_t zero_input_row = 3, zero_weight_row = 500;
   std::vector<std::uint16_t> weight(static_cast<std::size_t>(V * H)), input(static_cast<std::size_t>(R * H)),
       bias(static_cast<std::size_t>(V));
-  for (std::size_t i = 0; i < weight.size(); ++i)
-    weight[i] = bf16::from_float(static_cast<float>(0.05 * std::sin(0.7 * static_cast<double>(i))));
-  for (std::size_t i = 0; i < input.size(); ++i)
-    input[i] = bf16::from_float(static_cast<float>(0.5 + 0.5 * std::cos(1.3 * static_cast<double>(i))));
+  for (std::int64_t v = 0; v < V; ++v)
+    for (std::int64_t k = 0; k < H; ++k) {
+      const auto i = static_cast<double>(v * H + k);
+      const double magnitude = v == zero_weight_row ? 0.0 : std::ldexp(0.05, static_cast<int>(v % 13) - 6);
+      weight[static_cast<std::size_t>(v * H + k)] =
+          bf16::from_float(static_cast<float>(magnitude * std::sin(0.7 * i)));
+    }
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t k = 0; k < H; ++k) {
+      const auto i = static_cast<double>(r * H + k);
+      const double magnitude = r == zero_input_row ? 0.0 : std::ldexp(1.0, 3 * static_cast<int>(r) - 6);
+      input[static_cast<std::size_t>(r * H + k)] =
+          bf16::from_float(static_cast<float>(magnitude * (0.5 + 0.5 * std::cos(1.3 * i))));
+    }
   for (std::size_t i = 0; i < bias.size(); ++i)
     bias[i] = bf16::from_float(static_cast<float>(0.1 * std::sin(static_cast<double>(i))));
   const e4m3::ScaledMatrix w8 = e4m3::quantize(weight, V, H, {1, 0});
   const e4m3::ScaledMatrix x8 = e4m3::quantize(input, R, H, {1, 0});
+  REQUIRE(w8.scale_at(zero_weight_row, 0) == 1.0f);
+  REQUIRE(x8.scale_at(zero_input_row, 0) == 1.0f);
+  // Rows 0 and 4 reach their magnitudes (the largest element rounds to it
+  // in bf16), so their scales differ by exactly 2^12.
+  REQUIRE(x8.scale_at(4, 0) == 4096 * x8.scale_at(0, 0));
 
   gpu::DeviceAllocator allocator("test-fp8-gemm");
   const auto weight_d = to_device<bf16_t>(allocator, weight);
@@ -267,6 +289,11 @@ TEST_CASE("fp8 teacher: the FP8 GEMM is s_x s_w times the e4m3 product, rounded 
     stream.synchronize();
     const std::vector<bf16_t> got = to_host(z);
     int bad = 0;
+    // The accumulation's error, for the record: the largest |z - ref| as a
+    // fraction of the terms' magnitudes, and the mean signed error as a
+    // fraction of them (a systematic bias would show there).
+    double worst = 0.0, signed_sum = 0.0;
+    std::int64_t counted = 0;
     for (std::int64_t i = 0; i < rows; ++i)
       for (std::int64_t v = 0; v < gpu::fused::fp8_padded(V); ++v) {
         const float out = __bfloat162float(got[static_cast<std::size_t>(i * ld + v)]);
@@ -281,15 +308,28 @@ TEST_CASE("fp8 teacher: the FP8 GEMM is s_x s_w times the e4m3 product, rounded 
           magnitude += std::abs(term);
         }
         const double ref = dot + bf16::to_double(bias[static_cast<std::size_t>(v)]);
-        // bf16's rounding of the result (half an ulp is 2^-9 relative), and
-        // fp32 accumulation and scaling (at most H = 70 roundings of 2^-24
-        // relative to the sum of magnitudes).
-        const double tolerance = std::abs(ref) * 0x1p-8 + magnitude * 0x1p-16 + 1e-30;
-        if (!(std::abs(static_cast<double>(out) - ref) <= tolerance) && bad++ < 8)
+        // bf16's rounding of the result (half an ulp is 2^-9 relative),
+        // and the accumulation: Hopper's FP8 tensor cores add products in
+        // a narrower accumulator (about 14 significant bits) between
+        // cuBLASLt's promotions to fp32 (its accurate mode, not fast
+        // accumulation), a few 2^-14 of the terms' magnitudes; 2^-10 of
+        // it leaves room and still catches any misplaced scale.
+        const double tolerance = std::abs(ref) * 0x1p-8 + magnitude * 0x1p-10 + 1e-30;
+        const double error = static_cast<double>(out) - ref;
+        if (!(std::abs(error) <= tolerance) && bad++ < 8)
           UNSCOPED_INFO(
               fmt::format("z[{}, {}] = {}, expected {} (tolerance {:.2e})", i, v, out, ref, tolerance));
+        if (magnitude > 0.0) {
+          worst = std::max(worst, std::abs(error) / magnitude);
+          signed_sum += error / magnitude;
+          ++counted;
+        }
       }
     CHECK(bad == 0);
+    std::printf("fp8 teacher GEMM, %lld rows: error / sum of |terms|: max %.2e, mean %+.2e (bf16 output "
+                "rounding included)\n",
+                static_cast<long long>(rows), worst,
+                counted > 0 ? signed_sum / static_cast<double>(counted) : 0.0);
   }
 }
 

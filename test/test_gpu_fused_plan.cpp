@@ -11,11 +11,15 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "kernels/fused/chunk_plan.hpp"
+#include "kernels/fused/fp8_teacher.hpp"
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
 #include "kernels/registry.hpp"
@@ -386,6 +390,18 @@ TEST_CASE("fused-fp8-teacher: registered apart from the defaults, and its manife
   CHECK(metadata.find("labels")->find("teacher_logit_gemm")->as_string().starts_with("fp8 e4m3"));
   // The same code as fused: the revision differs only in metadata.
   CHECK(*manifest.find("spec") == *implementation_manifest(make_fused()->revision()).find("spec"));
+}
+
+TEST_CASE("fused-fp8-teacher: runs where cuBLASLt has outer-vector FP8 scaling, compute capability 9.0",
+          "[fused]") {
+  CHECK_FALSE(fp8_teacher_unsupported(9, 0).has_value()); // H100, H200
+  // Ada has FP8 tensor cores but per-tensor scales only; Blackwell scales by blocks.
+  for (const auto &[major, minor] : {std::pair{8, 9}, std::pair{8, 0}, std::pair{10, 0}, std::pair{12, 0}}) {
+    const auto why = fp8_teacher_unsupported(major, minor);
+    REQUIRE(why.has_value());
+    CHECK(why->find(fmt::format("this GPU is {}.{}", major, minor)) != std::string::npos);
+    CHECK(why->find("outer-vector") != std::string::npos);
+  }
 }
 
 TEST_CASE("fused chunks: an FP8 teacher adds its e4m3 copies, and the seed keeps 3 chunks of 2816 rows",

@@ -255,10 +255,16 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
 
   if (g.fp8.on()) {
     // One scale per row of cuBLASLt's A (our B: its [n] scales) and per
-    // column of its B (our A: the [m] ones); the pointers are set per call.
+    // column of its B (our A: the [m] ones). launch() sets the pointers
+    // per call; this call's are set here too, so that the heuristic sees
+    // the descriptor the GEMM runs with (vector scales, not null ones).
     const std::int32_t outer = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     for (const auto attribute : {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE})
       CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &outer, sizeof(outer)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &g.fp8.b,
+                                                sizeof(g.fp8.b)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &g.fp8.a,
+                                                sizeof(g.fp8.a)));
   }
 
   const cudaDataType_t in = g.fp8.on() ? CUDA_R_8F_E4M3 : cuda_type(g.input_type);

@@ -36,7 +36,10 @@ namespace kibench::gpu {
 // CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F): A and B hold e4m3 codes,
 // and row i of op(A) and column j of op(B) carry fp32 scales, so
 //   C[i, j] = alpha · a[i] · b[j] · Σ_l A[i, l] B[l, j] (+ bias[j]) + beta · C[i, j]
-// with fp32 accumulation (cuBLASLt's default, not its fast accumulation).
+// accumulated in fp32: cuBLASLt's default (not its fast accumulation)
+// promotes the tensor cores' narrower FP8 accumulator (about 14 significant
+// bits) to fp32 at intervals along k. cuBLASLt documents this scaling mode
+// for compute capability 9.0 (Hopper) only, since cuBLAS 12.9.
 // Hopper's FP8 kernels take only A stored [m, k] and B stored [n, k]
 // (transpose_b: both K-major, cuBLASLt's "TN"), with k and both row strides
 // multiples of 16 and 16-byte aligned operands; C's columns n must make

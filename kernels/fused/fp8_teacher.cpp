@@ -17,6 +17,13 @@ std::size_t count(std::int64_t n) {
 
 } // namespace
 
+std::optional<std::string> fp8_teacher_unsupported(int major, int minor) {
+  if (major == 9) return std::nullopt;
+  return fmt::format("cuBLASLt scales FP8 e4m3 GEMMs per row (outer-vector scaling) on compute capability "
+                     "9.0 (Hopper) only; this GPU is {}.{}",
+                     major, minor);
+}
+
 Fp8TeacherLogits::Fp8TeacherLogits(DeviceAllocator &allocator, std::int64_t vocab, std::int64_t hidden,
                                    const __nv_bfloat16 *weight, const __nv_bfloat16 *bias,
                                    std::int64_t chunk_rows, cudaStream_t stream)

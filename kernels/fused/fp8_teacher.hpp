@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -29,6 +31,15 @@ namespace kibench::gpu::fused {
 constexpr std::int64_t fp8_padded(std::int64_t extent) {
   return (extent + 15) / 16 * 16;
 }
+
+// Why the FP8 teacher GEMM cannot run on a GPU of compute capability
+// major.minor, or nullopt where it can. cuBLASLt documents its outer-vector
+// scaling (one fp32 scale per row of A and per column of B,
+// CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, since cuBLAS 12.9) for
+// compute capability 9.0 only: Ada (8.9) scales FP8 operands per tensor,
+// Blackwell (10.0 and later) by blocks, and there the heuristic would find
+// no algorithm when the workload is prepared.
+[[nodiscard]] std::optional<std::string> fp8_teacher_unsupported(int major, int minor);
 
 class Fp8TeacherLogits {
 public:

@@ -239,9 +239,7 @@ public:
       int major = 0, minor = 0;
       CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
       CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-      if (major * 10 + minor < 89)
-        return fmt::format("FP8 e4m3 tensor cores need compute capability 8.9 or later; this GPU is {}.{}",
-                           major, minor);
+      if (auto why = gpu::fused::fp8_teacher_unsupported(major, minor)) return why;
     }
     if (const std::int64_t max_vocab = gpu::fused::row_loss_max_vocab(device); w.vocab > max_vocab)
       return fmt::format("vocabulary {} exceeds the {} one cluster of the row kernel holds", w.vocab,
