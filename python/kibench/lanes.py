@@ -76,8 +76,10 @@ def hf_jsd_loss(torch, student_input, student_weight, teacher_input, teacher_wei
     student_logits = student_outputs.view(student_input.shape[0], -1).float()
     teacher_logits = teacher_outputs.view(teacher_input.shape[0], -1).float()
     if torch.all(target == ignore_index):
-        # The baseline returns a bare zero here (no graph): every token ignored.
-        return torch.tensor(0.0, device=student_input.device)
+        # Every token ignored: the loss and every gradient are 0 (docs/loss-math.md, N = max(1, 0)).
+        # The baseline returns a bare torch.tensor(0.0) here, which has no graph, so backward() on it
+        # raises; a zero built from the student logits has one, and its gradients are zeros.
+        return student_logits.sum() * 0.0
     hard_loss = torch.nn.CrossEntropyLoss(ignore_index=ignore_index)(
         student_logits.view(-1, student_logits.shape[-1]), target.view(-1))
     if in_place:
