@@ -20,8 +20,9 @@ and, for the rest of the JSD family (docs/loss-math.md):
     liger-jsd                     LigerJSD (liger_kernel.transformers.jsd),
                                   what Liger's benchmark_jsd.py times, with
                                   the workload's beta and ignore_index; jsd
-    torch-eager-jsd               the JSD of Liger's tests, op by op (its
-                                  benchmarks' `torch` provider); jsd
+    torch-eager-jsd               the JSD of Liger's tests, op by op (at
+                                  beta 0.5 also its benchmark's `torch`
+                                  provider); jsd
     liger-fused-linear-jsd        LigerFusedLinearJSD
                                   (liger_kernel.transformers.fused_linear_jsd)
                                   as benchmark_fused_linear_jsd.py calls it,
@@ -61,7 +62,8 @@ def missing(lane):
 def hf_jsd_loss(torch, student_input, student_weight, teacher_input, teacher_weight, target, student_bias,
                 teacher_bias, weight_hard, weight_soft, beta, ignore_index, temperature, in_place=True):
     """HFDistillationLoss.get_batch_loss_metrics with HFJSDLoss.distillation_loss
-    (Liger-Kernel test/utils.py, test/chunked_loss/test_jsd_loss.py), op by op.
+    (Liger-Kernel test/utils.py, test/chunked_loss/test_jsd_loss.py), op by op,
+    except where every token is ignored (a zero with a graph, not a bare 0).
     in_place=False divides the logits by tau out of place: the same values,
     and what torch.compile's autograd accepts (the in-place division bumps
     the version of a tensor its backward graph saved)."""
@@ -76,8 +78,10 @@ def hf_jsd_loss(torch, student_input, student_weight, teacher_input, teacher_wei
     student_logits = student_outputs.view(student_input.shape[0], -1).float()
     teacher_logits = teacher_outputs.view(teacher_input.shape[0], -1).float()
     if torch.all(target == ignore_index):
-        # The baseline returns a bare zero here (no graph): every token ignored.
-        return torch.tensor(0.0, device=student_input.device)
+        # Every token ignored: the loss and every gradient are 0 (docs/loss-math.md, N = max(1, 0)).
+        # The baseline returns a bare torch.tensor(0.0) here, which has no graph, so backward() on it
+        # raises; a zero built from the student logits has one, and its gradients are zeros.
+        return student_logits.sum() * 0.0
     hard_loss = torch.nn.CrossEntropyLoss(ignore_index=ignore_index)(
         student_logits.view(-1, student_logits.shape[-1]), target.view(-1))
     if in_place:
@@ -210,14 +214,17 @@ def _warm_up(torch, run, inputs, times=2):
 
 
 def liger_test_jsd(torch, log_q, log_p, label, beta, ignore_index, dtype):
-    """The JSD module of Liger-Kernel's test/transformers/test_jsd.py (the
-    `torch` provider of benchmark_jsd.py), op by op: fp32, m = lerp(q, p,
-    beta), kl_div(log m, log p) and kl_div(log m, log q) summed over the
-    vocabulary (beta 0 and 1: kl_div(log q, log p) and kl_div(log p, log q)),
+    """The JSD module of Liger-Kernel's test/transformers/test_jsd.py, op by
+    op: fp32, m = lerp(q, p, beta), kl_div(log m, log p) and kl_div(log m,
+    log q) summed over the vocabulary (beta 0 and 1: kl_div(log q, log p)
+    and kl_div(log p, log q)),
     masked where labels are given and divided by their count (read on the
     host, as Liger's does), else by T; cast to `dtype`. Where every token is
     ignored the loss is a zero that keeps its graph (Liger's is a bare 0.0,
-    which has no backward)."""
+    which has no backward). benchmark_jsd.py's `torch` provider (TorchJSD)
+    is the same op sequence at the beta it runs, 0.5, but has no beta = 0, 1
+    cases: there its lerp gives m = q or m = p and the loss 0, not
+    kibench's forward and reverse KL."""
     F = torch.nn.functional
 
     def kl(input, target):  # KLDivLoss(reduction="none", log_target=True)
@@ -246,7 +253,11 @@ def liger_test_lm_head_jsd(torch, student_input, student_weight, teacher_input, 
     """TorchLMHeadJSD of Liger-Kernel's test/transformers/test_fused_linear_jsd.py,
     op by op: the two bias-free Linear layers (bf16 GEMMs), the logits cast
     to fp32, divided by tau, log_softmax, then liger_test_jsd with the loss
-    cast to the inputs' dtype."""
+    cast to the inputs' dtype. The TorchLMHeadJSD of
+    benchmark_fused_linear_jsd.py leaves out the fp32 cast: its log_softmax
+    runs on bf16 logits, 1-2 % off the fp64 oracle on the small
+    fused_linear_jsd workloads (beyond their 1 % policy), and its TorchJSD
+    has no beta = 0, 1 cases (see liger_test_jsd)."""
     F = torch.nn.functional
     student_logits = F.linear(student_input, student_weight).to(torch.float32)
     teacher_logits = F.linear(teacher_input, teacher_weight).to(torch.float32)
@@ -258,9 +269,10 @@ def liger_test_lm_head_jsd(torch, student_input, student_weight, teacher_input, 
 @implementation(name="torch-eager-jsd", revision_name="kibench-py-torch-eager-jsd",
                 passes=("full", "forward", "backward"), operations=("jsd",),
                 title="PyTorch eager: Liger's jsd torch baseline",
-                description="The JSD module of Liger-Kernel's tests (benchmark_jsd.py's torch provider), op by op "
-                            "on the fp32 [T, V] log-probabilities: lerp of the probabilities, log, kl_div twice, sums "
-                            "over the vocabulary, the label mask with its count read on the host; autograd backward",
+                description="The JSD module of Liger-Kernel's tests (at beta 0.5 also benchmark_jsd.py's torch "
+                            "provider), op by op on the fp32 [T, V] log-probabilities: lerp of the probabilities, "
+                            "log, kl_div twice, sums over the vocabulary, the label mask with its count read on the "
+                            "host; autograd backward",
                 package="kibench")
 def torch_eager_jsd(inputs):
     import torch
@@ -294,9 +306,9 @@ def liger_jsd(inputs):
                 passes=("full", "forward", "backward"), operations=("fused_linear_jsd",),
                 title="PyTorch eager: Liger's fused_linear_jsd torch baseline",
                 description="TorchLMHeadJSD of Liger-Kernel's tests (benchmark_fused_linear_jsd.py's torch "
-                            "provider), op by op: bias-free linear layers in bf16, fp32 logits divided by tau, "
-                            "log_softmax, the JSD module, the loss cast to bf16; autograd backward, which (as the "
-                            "benchmark's teacher Linear is a parameter) also computes grad W_t",
+                            "provider without its bf16 log_softmax), op by op: bias-free linear layers in bf16, "
+                            "fp32 logits divided by tau, log_softmax, the JSD module, the loss cast to bf16; autograd "
+                            "backward, which (as the benchmark's teacher Linear is a parameter) also computes grad W_t",
                 package="kibench")
 def torch_eager_fused_linear_jsd(inputs):
     import torch
