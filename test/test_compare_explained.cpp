@@ -18,6 +18,7 @@
 #include "lib/compare/protocol_terms.hpp"
 #include "lib/compare/run_loader.hpp"
 #include "lib/compare/table_printer.hpp"
+#include "lib/json/path.hpp"
 #include "lib/manifest/envelope.hpp"
 #include "test/cli_process.hpp"
 #include "test/test_compare_support.hpp"
@@ -154,6 +155,22 @@ TEST_CASE("every sampling setting kibench states in a protocol is named when it 
     CHECK(difference.field == "comparability.notes");
     CHECK(difference.first == "Clocks locked.");
     CHECK(difference.second == "Clocks free.");
+  }
+  SECTION("kibench's notes differing beside their settings: the sentence as written, values and all") {
+    Value a = before, b = before;
+    const std::string notes = kibench::json::string_at(before, "spec.comparability.notes");
+    const std::string one = "one invocation per sample";
+    REQUIRE(notes.find(one) != std::string::npos);
+    std::string changed = notes;
+    changed.replace(changed.find(one), one.size(), "ten invocations per sample");
+    spec_of(b).find("comparability")->as_object().set("notes", changed);
+    const auto differences = kibench::compare::protocol_differences(a, b);
+    const auto &difference = only(differences);
+    CHECK(difference.field == "comparability.notes");
+    CHECK(difference.first.starts_with("Timed: the full pass, one invocation per sample, with steady_clock"));
+    CHECK(difference.second.starts_with("Timed: the full pass, ten invocations per sample, with steady_clock"));
+    CHECK(difference.first.find("{}") == std::string::npos);
+    CHECK(difference.second.find("{}") == std::string::npos);
   }
 }
 

@@ -1,7 +1,9 @@
 #include "lib/compare/protocol_differences.hpp"
 
+#include <regex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lib/compare/protocol_terms.hpp"
 #include "lib/io/terminal_text.hpp"
@@ -31,6 +33,45 @@ std::string sentence_at(const std::string &text, std::size_t at) {
   return sentence.empty() ? std::string(kAbsent) : sentence;
 }
 
+// The sentences of `text`, each with its full stop (". " separates them).
+std::vector<std::string> sentences_of(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find(". ", start);
+    if (end == std::string_view::npos) {
+      out.emplace_back(text.substr(start));
+      break;
+    }
+    out.emplace_back(text.substr(start, end + 1 - start));
+    start = end + 2;
+  }
+  return out;
+}
+
+// `masked` is a sentence of the notes with their settings' values replaced
+// by "{}" (read_notes_settings): the sentence of `notes` it was made from,
+// values and all, so a reader sees what the protocol says rather than a
+// template; `masked` itself where no sentence matches.
+std::string unmasked_sentence(std::string_view notes, const std::string &masked) {
+  if (masked.find("{}") == std::string::npos) return masked;
+  std::string pattern = "^";
+  for (std::size_t i = 0; i < masked.size(); ++i) {
+    if (masked.compare(i, 2, "{}") == 0) {
+      pattern += "(.+?)";
+      ++i;
+    } else {
+      if (std::string_view("\\^$.|?*+()[]{}").find(masked[i]) != std::string_view::npos) pattern += '\\';
+      pattern += masked[i];
+    }
+  }
+  pattern += "$";
+  const std::regex sentence(pattern);
+  for (const std::string &candidate : sentences_of(notes))
+    if (std::regex_match(candidate, sentence)) return candidate;
+  return masked;
+}
+
 // The notes' own settings by name; then, if they still differ once those
 // are masked, their first differing sentence.
 void notes_differences(std::string_view a, std::string_view b, std::vector<FieldDifference> &out) {
@@ -50,8 +91,8 @@ void notes_differences(std::string_view a, std::string_view b, std::vector<Field
   if (first.rest == second.rest) return;
   std::size_t at = 0;
   while (at < first.rest.size() && at < second.rest.size() && first.rest[at] == second.rest[at]) ++at;
-  out.push_back({"comparability.notes", shown_value(json::Value(sentence_at(first.rest, at))),
-                 shown_value(json::Value(sentence_at(second.rest, at)))});
+  out.push_back({"comparability.notes", shown_value(json::Value(unmasked_sentence(a, sentence_at(first.rest, at)))),
+                 shown_value(json::Value(unmasked_sentence(b, sentence_at(second.rest, at))))});
 }
 
 std::string notes_of(const json::Value &spec) {
