@@ -4,8 +4,8 @@
 # count present, then the seed workload with fused (GPU 0),
 # fused-vocab-parallel and its compute-only twin over 2, 4 and 8 GPUs (as
 # many as there are), one kibench run per count so every ratio is a
-# same-run ratio, digest verification, and the runs under $OUT (or
-# ./multi-gpu-session).
+# same-run ratio, digest verification, the strong-scaling table
+# (scaling_table.py), and the runs under $OUT (or ./multi-gpu-session).
 #   scripts/multi_gpu_session.sh BIN_DIR [SECONDS_PER_IMPLEMENTATION]
 set -uo pipefail
 bin="$(cd "${1:?usage: multi_gpu_session.sh BIN_DIR [SECONDS]}" && pwd)"
@@ -39,4 +39,5 @@ for n in 2 4 8; do
     --timeout "$timeout_s" --out "$runs/gpus$n"
 done
 step "$bin/kibench" digest --verify "$runs"/*/*/
+step python3 "$(dirname "${BASH_SOURCE[0]}")/scaling_table.py" "$runs"/*/*/
 tar -C "$runs" -czf "$out/runs.tar.gz" .
