@@ -6,10 +6,24 @@
 #   DEST/kibench, DEST/kibench_tests, DEST/kibench_dev (the dev/ studies),
 #   DEST/libkibench_capi.so, DEST/kibench_capi_test, DEST/libkibench_example_plugin.so,
 #   DEST/lib/*.so.*  (their RPATH is $ORIGIN/lib)
+# A DEST ending in .tar.xz is that folder as one xz archive instead (about a
+# quarter of the size: the binaries' device code compresses well), for a
+# machine that takes a limited number of bytes; unpack it there with
+#   tar -xJf DEST -C DIR      (DIR/gpu/kibench, ...)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
 dest="${2:-$root/.carry/gpu}"
+if [[ "$dest" == *.tar.xz ]]; then
+  archive="$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")"
+  staging="$(mktemp -d)"
+  trap 'rm -rf "$staging"' EXIT
+  "${BASH_SOURCE[0]}" "$build" "$staging/gpu" > /dev/null
+  rm -f "$archive"
+  tar -C "$staging" -cJf "$archive" gpu
+  du -h "$archive"
+  exit 0
+fi
 rm -rf "$dest"
 mkdir -p "$dest/lib"
 cp "$build/kibench" "$dest/"
