@@ -9,7 +9,8 @@
 # A DEST ending in .tar.xz is that folder as one xz archive instead (about a
 # quarter of the size: the binaries' device code compresses well), for a
 # machine that takes a limited number of bytes; unpack it there with
-#   tar -xJf DEST -C DIR      (DIR/gpu/kibench, ...)
+#   tar -xJf DEST -C DIR      (DIR/gpu/kibench, ...), or where xz is missing
+#   python3 -c "import tarfile; tarfile.open('DEST').extractall('DIR', filter='data')"
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
