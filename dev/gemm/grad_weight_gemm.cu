@@ -129,14 +129,14 @@ constexpr int kStages = 6;
 constexpr int kConsumers = 2; // warpgroups, 64 rows (V) of the tile each
 constexpr int kConsumerRows = kBlockM / kConsumers;
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kBox = gpu::kTensorMapBoxColumns;                 // 64 elements along MN a box
-constexpr std::uint32_t kBoxBytes = kBox * kBlockK * 2;         // 64 K rows of 128 bytes
+constexpr int kBox = gpu::kTensorMapBoxColumns;                     // 64 elements along MN a box
+constexpr std::uint32_t kBoxBytes = kBox * kBlockK * 2;             // 64 K rows of 128 bytes
 constexpr std::uint32_t kATileBytes = (kBlockM / kBox) * kBoxBytes; // consumer c reads box c
 constexpr std::uint32_t kBTileBytes = (kBlockN / kBox) * kBoxBytes;
 constexpr std::uint32_t kStageBytes = kATileBytes + kBTileBytes;
 constexpr std::uint32_t kBarriersOffset = kStages * kStageBytes;
 constexpr int kSharedBytes = static_cast<int>(kBarriersOffset) + 2 * kStages * 8 + 1024;
-constexpr int kSharedLimit = 227 * 1024; // the opt-in maximum a CTA on sm_90
+constexpr int kSharedLimit = 227 * 1024;       // the opt-in maximum a CTA on sm_90
 constexpr std::uint32_t kStepBytes = 16 * 128; // one wgmma K step: 16 K rows of 128 bytes
 constexpr int kColumnGroups = kBlockN / 8;     // the accumulator's 8-column groups j
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
@@ -219,7 +219,9 @@ __device__ __forceinline__ float2 load_pair(const float *p, bool valid) {
 __device__ __forceinline__ void load_accumulator(const Shape &s, const Fragment &f, float (&c)[64]) {
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const float *line = s.c + static_cast<long long>(f.row + 8 * half) * s.ldc + f.column;
+    // Without C, D's addresses stand in (never read: every pair invalid).
+    const float *line =
+        (s.c != nullptr ? s.c : s.d) + static_cast<long long>(f.row + 8 * half) * s.ldc + f.column;
     const bool row_valid = s.c != nullptr && f.inside[half];
 #pragma unroll
     for (int j = 0; j < kColumnGroups; ++j) {
@@ -251,8 +253,8 @@ __device__ __forceinline__ void store_sum(const Shape &s, const Fragment &f, con
 // whole cluster).
 template <int kCluster>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
-    grad_weight_gemm_kernel(const __grid_constant__ CUtensorMap g_map, const __grid_constant__ CUtensorMap x_map,
-                            const Shape s) {
+    grad_weight_gemm_kernel(const __grid_constant__ CUtensorMap g_map,
+                            const __grid_constant__ CUtensorMap x_map, const Shape s) {
   static_assert(kBlockN / kCluster == kBox || kCluster == 1, "a cluster CTA multicasts one X box");
   extern __shared__ unsigned char raw[];
   const std::uint32_t raw_address = tma::shared_address(raw);
@@ -301,8 +303,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
                          kb * kBlockK);
           if constexpr (kCluster == 1) {
             for (int box = 0; box < kBlockN / kBox; ++box)
-              tma::load_2d(b_tile(stage) + box * kBoxBytes, &x_map, full(stage), tile_n * kBlockN + box * kBox,
-                           kb * kBlockK);
+              tma::load_2d(b_tile(stage) + box * kBoxBytes, &x_map, full(stage),
+                           tile_n * kBlockN + box * kBox, kb * kBlockK);
           } else {
             tma::load_2d_multicast(b_tile(stage) + rank * kBoxBytes, &x_map, full(stage),
                                    tile_n * kBlockN + rank * kBox, kb * kBlockK, (1u << kCluster) - 1);
@@ -349,9 +351,9 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
       wgmma::fence();
 #pragma unroll
       for (int k = 0; k < kBlockK / 16; ++k)
-        wgmma::mma_m64n128k16_bf16_mn_major(d, wgmma::swizzle128_mn_major_descriptor(a + k * kStepBytes, kBoxBytes),
-                                            wgmma::swizzle128_mn_major_descriptor(b + k * kStepBytes, kBoxBytes),
-                                            kb > 0 || k > 0);
+        wgmma::mma_m64n128k16_bf16_mn_major(
+            d, wgmma::swizzle128_mn_major_descriptor(a + k * kStepBytes, kBoxBytes),
+            wgmma::swizzle128_mn_major_descriptor(b + k * kStepBytes, kBoxBytes), kb > 0 || k > 0);
       wgmma::commit_group();
       // The group before this one has finished reading its stage.
       wgmma::wait_group<1>();
@@ -367,8 +369,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
 
 template <int kCluster> void configure() {
   static const bool configured = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(grad_weight_gemm_kernel<kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSharedBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(grad_weight_gemm_kernel<kCluster>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
     return true;
   }();
   (void)configured;
@@ -414,7 +416,8 @@ template <int kCluster> void launch(const GradWeightGemm &g, int ctas, cudaStrea
   s.d = g.d;
   s.ldc = g.ldc;
   const long long items = static_cast<long long>(s.cluster_rows) * s.tiles_n;
-  if (items > std::numeric_limits<int>::max()) throw std::invalid_argument("grad_weight_gemm: too many tiles");
+  if (items > std::numeric_limits<int>::max())
+    throw std::invalid_argument("grad_weight_gemm: too many tiles");
   const int grid = static_cast<int>(std::min<long long>(resident_ctas<kCluster>(ctas), items * kCluster));
   if (grid < kCluster) throw std::invalid_argument("grad_weight_gemm: fewer CTAs than one cluster");
   grad_weight_gemm_kernel<kCluster><<<grid, kThreads, kSharedBytes, stream>>>(g_map, x_map, s);
@@ -440,9 +443,9 @@ int grad_weight_gemm_group_rows(std::int64_t rows, std::int64_t hidden) {
 
 bool grad_weight_gemm_supported(const GradWeightGemm &g) {
   return fits_int(g.vocab) && fits_int(g.hidden) && fits_int(g.rows) && g.hidden % 8 == 0 &&
-         g.ldg >= g.vocab && g.ldx >= g.hidden && gpu::can_map_bf16(g.g, g.ldg) && gpu::can_map_bf16(g.x, g.ldx) &&
-         g.d != nullptr && pairs_aligned(g.d) && pairs_aligned(g.c) && g.ldc >= g.hidden && g.ldc % 2 == 0 &&
-         (g.cluster == 1 || g.cluster == 2) && g.group_rows >= 0;
+         g.ldg >= g.vocab && g.ldx >= g.hidden && gpu::can_map_bf16(g.g, g.ldg) &&
+         gpu::can_map_bf16(g.x, g.ldx) && g.d != nullptr && pairs_aligned(g.d) && pairs_aligned(g.c) &&
+         g.ldc >= g.hidden && g.ldc % 2 == 0 && (g.cluster == 1 || g.cluster == 2) && g.group_rows >= 0;
 }
 
 int grad_weight_gemm_resident_ctas(int cluster, int ctas) {
