@@ -25,16 +25,17 @@
 //
 // Why 128 x 128 and m64n128k16. Each consumer thread holds its 64 x 128
 // fp32 accumulator slice (64 registers) and, from the start of the tile,
-// the same 64 elements of C (64 more): ~155 registers with addresses and
-// predicates, within the 232 setmaxnreg gives a consumer (40 for the
-// producer warpgroup: 128 · 40 + 256 · 232 = 64,512 of 65,536, as in
-// abt_gemm). A 128 x 256 tile would need 128 + 128 registers for the
+// the same 64 elements of C (64 more): with addresses and predicates the
+// consumer code uses registers up to R153 (SASS of the sm_90a build; no
+// spills, no local memory), within the 232 setmaxnreg gives a consumer (40
+// for the producer warpgroup: 128 · 40 + 256 · 232 = 64,512 of 65,536, as
+// in abt_gemm). A 128 x 256 tile would need 128 + 128 registers for the
 // accumulator and its prefetch alone, more than a thread can have; 128 x
 // 192 (96 + 96) fits but cuts a 2048-wide row into 10.67 tiles. 128 x 128
 // divides Hs = 512 and 2048 and is the tile cuBLASLt's tuning picks for
 // this product (run labels, 2026-12-04: "tile 128x128, cluster 1x2x1").
 // It moves 32 KiB of operands from L2 per 512 tensor-core clocks, 64 B a
-// clock an SM, more than the logit GEMM's single-CTA 128 x 192 kernel (52)
+// clock an SM, more than the logit GEMM's single-CTA 128 x 192 kernel (53)
 // when Nsight measured L2 at 85 % of its peak (docs/perf.md, gemm-v2); so
 // CTAs pair in clusters of two on adjacent V tiles and share each X tile by
 // multicast (48 B a clock).

@@ -33,10 +33,10 @@
 // step inside the tensor core, then the step's sum added to the
 // accumulator), each off by at most one unit in the last place of a
 // partial sum no larger than M, 2^-23 · M. So one fp32 evaluation, in any
-// order, is within 2 (R + 1) · 2^-23 · M of the exact sum, and two of them
-// (kibench's and cuBLASLt's) within twice that: 2.7e-4 · M at R = 987,
-// 6.7e-4 at R = 2816 for the pair. A wrong layout, descriptor or tail is
-// off by O(M). (Both sum K in 64-wide blocks of 16-wide steps and add C
+// order, is within 2 (R + 1) · 2^-23 · M of the exact sum (2.4e-4 · M at
+// R = 987, 6.7e-4 at R = 2816), and two of them (kibench's and
+// cuBLASLt's) within twice that (4.7e-4 and 1.3e-3). A wrong layout,
+// descriptor or tail is off by O(M). (Both sum K in 64-wide blocks of 16-wide steps and add C
 // last, so they may well agree bit for bit, as the logit GEMM does with
 // cuBLASLt; the study prints the share of identical elements.)
 //
@@ -57,7 +57,7 @@
 //   R = 2816: 2.087 ms against 2.070 (0.72 ms of bytes): no gain
 //   R = 296:  bound by its bytes, 0.55 ms against 0.778.
 // fused-lean's pass (chunk 1 beta = 0 on cuBLASLt, 0.704 ms; seven 987-row
-// chunks; one of 296) would spend 6.37 ms instead of 8.01 in grad W:
+// chunks; one of 296) would spend 6.38 ms instead of 8.01 in grad W:
 // −1.6 ms of the 3.8 ms it runs behind fused; fused itself gains nothing
 // (its 2816- and 2560-row chunks already hide the accumulator).
 #include <catch2/catch.hpp>
