@@ -497,11 +497,9 @@ TEST_CASE("run --power-state: a bad value, or a state without a GPU to bring it 
   CHECK(as_is.exit_code == 0);
 }
 
-TEST_CASE(
-    "own rounds write the protocol of the GPU CI baseline, so its gate still compares like with like",
-    "[power_state]") {
-  // ci/baselines/h200 was recorded before shared rounds became kibench run's
-  // default; the GPU workflow times with --own-rounds against it.
+TEST_CASE("the default protocol is the GPU CI baseline's, so its gate compares like with like", "[power_state]") {
+  // ci/baselines/h200 is a plain `kibench run` (shared rounds, as-is power
+  // state); the GPU workflow times with the defaults against it.
   std::filesystem::path baseline_protocol;
   for (const auto &entry : std::filesystem::directory_iterator(test::kSourceDir / "ci/baselines/h200"))
     if (std::filesystem::exists(entry.path() / "protocol.json"))
@@ -509,15 +507,17 @@ TEST_CASE(
   REQUIRE_FALSE(baseline_protocol.empty());
   const json::Value baseline = json::parse_file(baseline_protocol);
 
-  ProtocolSettings own_rounds;
-  own_rounds.timer = "cuda_events";
-  own_rounds.share_rounds = false;
-  const json::Value written = protocol_manifest(own_rounds, "oracle-fp64");
+  ProtocolSettings defaults;
+  defaults.timer = "cuda_events";
+  defaults.share_rounds = kShareRoundsByDefault; // --own-rounds turns it off
+  REQUIRE(defaults.power_state == kDefaultPowerState);
+  const json::Value written = protocol_manifest(defaults, "oracle-fp64");
   CHECK(compare::comparability_notes(written) == compare::comparability_notes(baseline));
   CHECK(json::member_at(written, "spec.comparability.family")->as_string() ==
         json::member_at(baseline, "spec.comparability.family")->as_string());
 
-  own_rounds.share_rounds = true;
+  ProtocolSettings own_rounds = defaults;
+  own_rounds.share_rounds = false;
   CHECK(compare::comparability_notes(protocol_manifest(own_rounds, "oracle-fp64")) !=
         compare::comparability_notes(baseline));
 }
