@@ -12,13 +12,16 @@
 #include <fmt/format.h>
 
 #include "kernels/oracle/cpu_oracle.hpp"
-#include "lib/inputs/bf16.hpp"
+#include "kernels/oracle/fp64_arithmetic.hpp"
 #include "lib/inputs/generate.hpp"
 #include "lib/parallel/parallel_for.hpp"
 
 namespace kibench::dev {
 
 namespace {
+
+using oracle::dot;
+using oracle::widen;
 
 constexpr char kUniform[] = "philox4x32_10_uniform";
 // Vocabulary rows generated at a time: a multiple of 128, so that the
@@ -32,29 +35,10 @@ std::size_t at(std::int64_t row, std::int64_t columns, std::int64_t column = 0) 
   return static_cast<std::size_t>(row * columns + column);
 }
 
-double dot(const double *a, const double *b, std::int64_t n) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  std::int64_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; ++k) s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
-}
-
 std::vector<std::uint16_t> uniform_bits(const GeneratorSpec &spec, std::size_t count, std::uint64_t first) {
   std::vector<std::uint16_t> bits(count);
   fill_uniform_bf16(spec, bits, first);
   return bits;
-}
-
-std::vector<double> widen(const std::vector<std::uint16_t> &bits) {
-  std::vector<double> values(bits.size());
-  std::transform(bits.begin(), bits.end(), values.begin(), bf16::to_double);
-  return values;
 }
 
 // bf16 bits [rows, cols] as the recipe rounds them, in double, over the

@@ -8,12 +8,14 @@
 
 #include <fmt/format.h>
 
-#include "lib/inputs/bf16.hpp"
+#include "kernels/oracle/fp64_arithmetic.hpp"
 #include "lib/parallel/parallel_for.hpp"
 
 namespace kibench {
 namespace {
 
+using oracle::dot;
+using oracle::widen;
 using Row = std::span<const double>;
 using MutableRow = std::span<double>;
 
@@ -23,29 +25,8 @@ constexpr double kNegativeInfinity = -std::numeric_limits<double>::infinity();
 // matrix is read from memory T / kRowTile times instead of T times.
 constexpr std::int64_t kRowTile = 8;
 
-std::vector<double> widen(const std::vector<std::uint16_t> &bits) {
-  std::vector<double> values(bits.size());
-  std::transform(bits.begin(), bits.end(), values.begin(), bf16::to_double);
-  return values;
-}
-
 std::size_t index(std::int64_t row, std::int64_t columns, std::int64_t column = 0) {
   return static_cast<std::size_t>(row * columns + column);
-}
-
-// Four independent partial sums in a fixed order: deterministic, and twice
-// as fast as one serial chain.
-double dot(const double *a, const double *b, std::int64_t n) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  std::int64_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; ++k) s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
 }
 
 // out[i, v] = x[i, :] . w[v, :] + bias[v] for all i, v.
