@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -472,13 +473,17 @@ TEST_CASE("fused: logit GEMMs with row statistics, against the oracle and the cu
     });
   }
   // The default (automatic) takes them from a student hidden size of 2048
-  // where the plan stays the same (one direct chunk either way here), and
-  // leaves them below it.
-  for (const std::int64_t hidden : {2 * gpu::fused::kStatisticsMinStudentHidden, std::int64_t{2032}}) {
-    const Case c{.label = "automatic", .seed = 49, .tokens = 40, .hidden = hidden, .chunk_rows = 0};
+  // and chunks of 1024 rows where the plan stays the same (one chunk either
+  // way here), and leaves them below either.
+  constexpr std::int64_t kRows = gpu::fused::kStatisticsMinChunkRows;
+  for (const auto &[hidden, tokens] :
+       {std::pair{2 * gpu::fused::kStatisticsMinStudentHidden, kRows}, std::pair{std::int64_t{2032}, kRows},
+        std::pair{2 * gpu::fused::kStatisticsMinStudentHidden, kRows - 1}}) {
+    const Case c{
+        .label = "automatic", .seed = 49, .tokens = tokens, .vocab = 600, .hidden = hidden, .chunk_rows = 0};
     REQUIRE(statistics_path(c));
-    const bool expected = c.hidden / 2 >= gpu::fused::kStatisticsMinStudentHidden;
-    INFO("Hs " << c.hidden / 2);
+    const bool expected = c.hidden / 2 >= gpu::fused::kStatisticsMinStudentHidden && c.tokens >= kRows;
+    INFO("Hs " << c.hidden / 2 << ", T " << c.tokens);
     auto impl = make_fused();
     check_implementation(*impl, c, Pass::full, [&](Implementation &prepared) {
       CHECK(prepared.run_labels()

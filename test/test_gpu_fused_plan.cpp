@@ -275,7 +275,8 @@ int validate_manifest(const json::Value &manifest, const std::string &label) {
 
 } // namespace
 
-TEST_CASE("fused chunks: the row statistics pay from Hs = 2048 where they leave the plan as it is",
+TEST_CASE("fused chunks: the row statistics pay from Hs = 2048 and 1024-row chunks where they leave the "
+          "plan as it is",
           "[fused]") {
   const auto plans = [](ChunkShape shape) {
     shape.sort_temp_bytes = 100000;
@@ -301,6 +302,12 @@ TEST_CASE("fused chunks: the row statistics pay from Hs = 2048 where they leave 
       plans(ChunkShape{.tokens = 4096, .vocab = 128256, .student_hidden = 2048, .direct_grad_weight = true}));
   CHECK(
       plans(ChunkShape{.tokens = 2048, .vocab = 128256, .student_hidden = 2048, .direct_grad_weight = true}));
+  // Short passes, one direct chunk either way: from 1024 rows on.
+  CHECK(
+      plans(ChunkShape{.tokens = 1024, .vocab = 128256, .student_hidden = 2048, .direct_grad_weight = true}));
+  for (const std::int64_t tokens : {1, 7, 128, 1000, 1023})
+    CHECK_FALSE(plans(
+        ChunkShape{.tokens = tokens, .vocab = 128256, .student_hidden = 2048, .direct_grad_weight = true}));
 }
 
 TEST_CASE("fused: the revision manifest validates against the ImplementationRevision schema", "[fused]") {

@@ -131,7 +131,8 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
 }
 
 bool statistics_pay(const ChunkShape &s, const ChunkPlan &with, const ChunkPlan &without) {
-  return s.student_hidden >= kStatisticsMinStudentHidden && with.chunks == without.chunks &&
+  return s.student_hidden >= kStatisticsMinStudentHidden && with.rows >= kStatisticsMinChunkRows &&
+         with.chunks == without.chunks &&
          with.direct == without.direct;
 }
 

@@ -182,10 +182,11 @@ public:
       logit_gemms = fmt::format("Where {}, {}.", kAllowed, kOwnGemm);
       break;
     case LogitStatistics::automatic:
-      logit_gemms = fmt::format("Where {}, the student hidden size is at least {} and the statistics' "
-                                "buffers leave the chunk plan's chunk count and grad W path as they are, {}; "
-                                "elsewhere {}.",
-                                kAllowed, gpu::fused::kStatisticsMinStudentHidden, kOwnGemm, kCublasLogits);
+      logit_gemms = fmt::format("Where {}, the student hidden size is at least {}, chunks hold at least {} "
+                                "rows and the statistics' buffers leave the chunk plan's chunk count and grad "
+                                "W path as they are, {}; elsewhere {}.",
+                                kAllowed, gpu::fused::kStatisticsMinStudentHidden,
+                                gpu::fused::kStatisticsMinChunkRows, kOwnGemm, kCublasLogits);
       break;
     }
     // What prepare() does about cuBLASLt's algorithm choice.
@@ -276,15 +277,18 @@ public:
     const Workload &w = workload();
     const gpu::DeviceInputs &in = inputs();
     const bool grads = pass != Pass::forward;
+    if (options_.stage_clock != nullptr) options_.stage_clock->start(stream());
     gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                target_order_.order(), stream());
+    stage("token count, target order");
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
       enqueue_logits(chunk);
       enqueue_row_loss(chunk, grads);
+      stage("row kernel");
       if (grads) enqueue_gradients(chunk);
     }
     if (grads && plan_.direct) {
@@ -294,6 +298,7 @@ public:
           target_order_.order(), w.tokens, w.vocab, in.student_input.data(), w.student_hidden,
           static_cast<float>(w.scalars.weight_hard), token_count_.data(), grad_weight_.data(),
           grad_bias_.empty() ? nullptr : grad_bias_.data(), stream());
+      stage("grad W one-hot rows");
     } else if (grads) {
       const std::int64_t Hs = w.student_hidden;
       gpu::fused::subtract_one_hot_weight(target_order_.order(), w.tokens, w.vocab, in.student_input.data(),
@@ -309,10 +314,12 @@ public:
                                          token_count_.data(), stream());
       gpu::fused::scale_to_bf16(grad_weight_high_.data(), grad_weight_.data() + split_ * Hs,
                                 (w.vocab - split_) * Hs, token_count_.data(), stream());
+      stage("grad W one-hot, to bf16");
     }
     if (grads && !grad_bias_.empty())
       gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), stream());
     gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), stream());
+    stage("grad b scale, loss sum");
     has_gradients_ = grads;
   }
 
@@ -482,10 +489,12 @@ private:
                               chunk.rows, V, Hs, x_s, in.student_weight.data(), student_logits_.data(), ld,
                               student_stats_.data(), gpu::fused::kLog2e),
                           sm_count_, stream().get());
+      stage("z_s GEMM");
       gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(
                               chunk.rows, V, H, x_t, in.teacher_weight.data(), teacher_logits_.data(), ld,
                               teacher_stats_.data(), gpu::fused::kLog2e),
                           sm_count_, stream().get());
+      stage("z_t GEMM");
       return;
     }
     gpu::RowMajorGemm student =
@@ -493,8 +502,10 @@ private:
     student.ldc = ld;
     student.bias = in.has_student_bias() ? in.student_bias.data() : nullptr;
     gpu::matmul_aligned(*blas_, student, stream());
+    stage("z_s GEMM");
     if (fp8_teacher_) {
       fp8_teacher_->enqueue(*blas_, x_t, chunk.rows, teacher_logits_.data(), ld, stream());
+      stage("z_t GEMM (x_t to e4m3, FP8 GEMM)");
       return;
     }
     gpu::RowMajorGemm teacher =
@@ -502,6 +513,7 @@ private:
     teacher.ldc = ld;
     teacher.bias = in.has_teacher_bias() ? in.teacher_bias.data() : nullptr;
     gpu::matmul_aligned(*blas_, teacher, stream());
+    stage("z_t GEMM");
   }
 
   // Stage 2: the row kernel, each row's loss term and (for gradients) G'
@@ -550,10 +562,12 @@ private:
     dx.lda = ld;
     dx.output_type = ElementType::fp32;
     gpu::matmul_aligned(*blas_, dx, stream());
+    stage("grad x GEMM");
     gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + chunk.begin, chunk.rows, V,
                                   w.scalars.ignore_index, in.student_weight.data(), Hs,
                                   static_cast<float>(w.scalars.weight_hard), token_count_.data(),
                                   grad_input_.data() + chunk.begin * Hs, stream());
+    stage("grad x one-hot, to bf16");
 
     const bf16 *x_s = in.student_input.data() + chunk.begin * Hs;
     if (plan_.direct) {
@@ -579,6 +593,7 @@ private:
         gpu::matmul_aligned(*blas_, dw, stream());
       }
     }
+    stage(plan_.direct ? "grad W GEMM (bf16, / N)" : "grad W GEMMs (fp32, beta 1 after the first chunk)");
 
     if (!grad_bias_.empty()) {
       gpu::RowMajorGemm db = gpu::gemm_ab(1, V, chunk.rows, ones_.data(), logits, grad_bias_.data());
@@ -586,7 +601,13 @@ private:
       db.output_type = ElementType::fp32;
       db.beta = first ? 0.0 : 1.0;
       gpu::matmul_aligned(*blas_, db, stream());
+      stage("grad b GEMM");
     }
+  }
+
+  // Closes the stage since the previous mark on the study's clock, if any.
+  void stage(const char *name) {
+    if (options_.stage_clock != nullptr) options_.stage_clock->mark(name, stream());
   }
 
   FusedOptions options_;

@@ -35,6 +35,7 @@
 #include <string>
 
 #include "kernels/cuda/cublaslt.hpp"
+#include "kernels/cuda/stage_clock.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/row_loss.hpp"
 #include "lib/implementation/implementation.hpp"
@@ -103,6 +104,9 @@ struct FusedOptions {
   // row kernel computes the row statistics, and the default workspace
   // budget holds the e4m3 copy of W_t beside its 2 GiB (chunk_plan.hpp).
   TeacherPrecision teacher_precision = TeacherPrecision::bf16;
+  // A study's clock (not owned): run() marks each stage on it, per chunk
+  // (dev/perf/fused_stages_perf.cpp). Null in everything that ships.
+  gpu::StageClock *stage_clock = nullptr;
 };
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});

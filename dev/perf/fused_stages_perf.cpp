@@ -1,0 +1,150 @@
+// Where a pass's time goes, stage by stage, on any workload (hidden: run
+// `kibench_dev "[gpu-perf-stages]"` on a GPU machine, with
+// KIBENCH_STAGE_WORKLOADS=a.json:b.json to choose the workloads; the
+// default is the seed and the ragged sweep's shapes that sit furthest from
+// the floor). For each workload: `cublas-floor`'s cold median, then
+// `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs)
+// and `fused-lean` (a 1 GiB workspace), each timed over cold samples (L2
+// flushed) with events between its stages (gpu::StageClock): the median of
+// each stage summed over the chunks, and the median of the pass as
+// `kibench run` times it. The events sit between kernels on the pass's one
+// stream, so the stages add up to the pass. docs/perf.md records what this
+// printed.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/cuda/stage_clock.hpp"
+#include "kernels/fused/chunk_plan.hpp"
+#include "kernels/fused/fused_implementation.hpp"
+#include "kernels/registry.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/workload/workload.hpp"
+#include "test/test_gpu_support.hpp"
+
+using namespace kibench;
+
+namespace {
+
+constexpr int kWarmup = 3;
+constexpr int kSamples = 15;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<std::filesystem::path> stage_workloads() {
+  std::vector<std::filesystem::path> files;
+  if (const char *list = std::getenv("KIBENCH_STAGE_WORKLOADS"); list != nullptr && *list != '\0') {
+    std::string rest = list;
+    for (std::size_t at = 0; at <= rest.size();) {
+      const std::size_t end = std::min(rest.find(':', at), rest.size());
+      if (end > at) files.emplace_back(rest.substr(at, end - at));
+      at = end + 1;
+    }
+    return files;
+  }
+  const std::filesystem::path dir = default_workloads_dir();
+  files.push_back(dir / "seed-distill-jsd-h4096-t8192-v128256.json");
+  for (const char *name : {"sweep-h1024-t8192-v128256.json", "sweep-h2880-t8192-v128256.json",
+                           "sweep-h4096-t8192-v32001.json", "sweep-h4096-t7-v128256.json",
+                           "sweep-h4096-t128-v128256.json"})
+    files.push_back(dir / "sweeps" / "ragged" / name);
+  return files;
+}
+
+// The registry's fused variants, as the registry builds them.
+struct Variant {
+  const char *name;
+  LogitStatistics statistics;
+  std::uint64_t workspace_budget; // 0: the shape's default
+};
+constexpr Variant kVariants[] = {
+    {"fused", LogitStatistics::automatic, 0},
+    {"fused-cublaslt", LogitStatistics::off, 0},
+    {"fused-lean", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget},
+};
+
+// Cold median of a pass as `kibench run` times it.
+double cold_median_ms(Implementation &impl) {
+  for (int i = 0; i < kWarmup; ++i) impl.run(Pass::full);
+  auto timer = impl.make_timer();
+  std::vector<double> ms;
+  for (int i = 0; i < kSamples; ++i) {
+    impl.flush_caches();
+    timer->start();
+    impl.run(Pass::full);
+    timer->stop();
+    ms.push_back(timer->elapsed_ns() * 1e-6);
+  }
+  return median(ms);
+}
+
+} // namespace
+
+TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  for (const std::filesystem::path &file : stage_workloads()) {
+    const Workload w = load_workload(file);
+    InputSet inputs(w);
+    fmt::print("\n{}: T={} V={} H={} Hs={}, {:.2f} TFLOP a full pass\n", file.filename().string(), w.tokens,
+               w.vocab, w.hidden, w.student_hidden, w.gemm_flops(true) * 1e-12);
+    double floor_ms = 0.0;
+    {
+      const RegisteredImplementation *entry = find_implementation("cublas-floor");
+      REQUIRE(entry != nullptr);
+      auto floor = entry->make();
+      floor->prepare(w, inputs);
+      floor_ms = cold_median_ms(*floor);
+      fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s)\n", floor_ms,
+                 w.gemm_flops(true) / (floor_ms * 1e9));
+    }
+    for (const Variant &variant : kVariants) {
+      gpu::StageClock clock;
+      auto fused = make_fused(FusedOptions{.name = variant.name,
+                                           .workspace_budget = variant.workspace_budget,
+                                           .logit_statistics = variant.statistics,
+                                           .stage_clock = &clock});
+      if (fused->unsupported(w)) continue;
+      fused->prepare(w, inputs);
+      const json::Object labels = fused->run_labels();
+      fmt::print("  {}: {} chunk(s) of {} rows, logits: {}; grad W: {}\n", fused->name(),
+                 labels.find("chunks")->as_string(), labels.find("chunk_rows")->as_string(),
+                 labels.find("logit_gemm")->as_string(), labels.find("grad_weight_path")->as_string());
+      for (int i = 0; i < kWarmup; ++i) fused->run(Pass::full);
+      auto timer = fused->make_timer();
+      std::map<std::string, std::vector<double>> stage_ms;
+      std::vector<std::string> order;
+      std::vector<double> pass_ms;
+      for (int i = 0; i < kSamples; ++i) {
+        fused->flush_caches();
+        timer->start();
+        fused->run(Pass::full);
+        timer->stop();
+        pass_ms.push_back(timer->elapsed_ns() * 1e-6); // waits for the pass
+        for (const auto &[name, ms] : clock.stages()) {
+          if (!stage_ms.contains(name)) order.push_back(name);
+          stage_ms[name].push_back(ms);
+        }
+      }
+      double sum = 0.0;
+      for (const std::string &name : order) {
+        const double ms = median(stage_ms[name]);
+        sum += ms;
+        fmt::print("    {:<52} {:>8.3f} ms\n", name, ms);
+      }
+      const double pass = median(pass_ms);
+      fmt::print("    {:<52} {:>8.3f} ms (the pass: {:.3f} ms, {:.3f} x the floor; {:.3f} ms above it)\n",
+                 "stages", sum, pass, pass / floor_ms, pass - floor_ms);
+    }
+  }
+}
