@@ -1,5 +1,5 @@
-// The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu),
-// kept beside the shipped one (kernels/fused/row_loss_v3.cu) so the dev
+// The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu) and
+// the streaming study (row_loss_v5.cu), kept beside the shipped one (kernels/fused/row_loss_v3.cu) so the dev
 // studies can check and time all three on the same chunks; fused runs
 // them through FusedOptions::row_kernel. docs/perf.md (row-v1, row-v2) has
 // their measurements.
@@ -13,9 +13,12 @@ namespace kibench::gpu::fused {
 
 void launch_row_loss_v1(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v2(const RowLossArgs &args, cudaStream_t stream);
+// The streaming study (row_loss_v5.cu): the mixture at tau = 1 only.
+void launch_row_loss_v5(const RowLossArgs &args, cudaStream_t stream);
 
 inline constexpr RowKernel kRowKernelV1{"v1", launch_row_loss_v1};
 inline constexpr RowKernel kRowKernelV2{"v2", launch_row_loss_v2};
 inline constexpr RowKernel kRowKernelV3{}; // the shipped one
+inline constexpr RowKernel kRowKernelV5{"v5", launch_row_loss_v5};
 
 } // namespace kibench::gpu::fused

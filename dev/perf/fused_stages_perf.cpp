@@ -4,7 +4,8 @@
 // default is the seed and the ragged sweep's shapes that sit furthest from
 // the floor). For each workload: `cublas-floor`'s cold median, then
 // `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs)
-// and `fused-lean` (a 1 GiB workspace), each timed over cold samples (L2
+// and `fused-lean` (a 1 GiB workspace), and both `fused` paths with the
+// streaming row kernel of the dev study (row-v5), each timed over cold samples (L2
 // flushed) with events between its stages (gpu::StageClock): the median of
 // each stage summed over the chunks, and the median of the pass as
 // `kibench run` times it. The events sit between kernels on the pass's one
@@ -22,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "dev/fused/row_kernels.hpp"
 #include "kernels/cuda/stage_clock.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/fused_implementation.hpp"
@@ -63,16 +65,26 @@ std::vector<std::filesystem::path> stage_workloads() {
 }
 
 // The registry's fused variants, as the registry builds them.
+// And `fused` with the streaming row kernel of the dev study
+// (dev/fused/row_loss_v5.cu; the mixture at tau = 1 only), with either
+// logit GEMMs.
 struct Variant {
   const char *name;
   LogitStatistics statistics;
   std::uint64_t workspace_budget; // 0: the shape's default
+  gpu::fused::RowKernel row_kernel = {};
 };
 constexpr Variant kVariants[] = {
     {"fused", LogitStatistics::automatic, 0},
     {"fused-cublaslt", LogitStatistics::off, 0},
     {"fused-lean", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget},
+    {"fused, row-v5", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV5},
+    {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
 };
+
+bool row_v5_takes(const Workload &w) {
+  return w.scalars.beta > 0.0 && w.scalars.beta < 1.0 && w.scalars.temperature == 1.0;
+}
 
 // Cold median of a pass as `kibench run` times it.
 double cold_median_ms(Implementation &impl) {
@@ -109,10 +121,12 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
                  w.gemm_flops(true) / (floor_ms * 1e9));
     }
     for (const Variant &variant : kVariants) {
+      if (variant.row_kernel.launch != gpu::fused::kRowKernelV3.launch && !row_v5_takes(w)) continue;
       gpu::StageClock clock;
       auto fused = make_fused(FusedOptions{.name = variant.name,
                                            .workspace_budget = variant.workspace_budget,
                                            .logit_statistics = variant.statistics,
+                                           .row_kernel = variant.row_kernel,
                                            .stage_clock = &clock});
       if (fused->unsupported(w)) continue;
       fused->prepare(w, inputs);
