@@ -13,7 +13,7 @@ namespace kibench::gpu::fused {
 
 void launch_row_loss_v1(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v2(const RowLossArgs &args, cudaStream_t stream);
-// The streaming study (row_loss_v5.cu): the mixture at tau = 1 only.
+// The streaming study (row_loss_v5.cu).
 void launch_row_loss_v5(const RowLossArgs &args, cudaStream_t stream);
 
 inline constexpr RowKernel kRowKernelV1{"v1", launch_row_loss_v1};

@@ -68,12 +68,12 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
   }
 }
 
-// The streaming study (row-v5) against the shipped kernel, on the
-// configurations it takes (the mixture at tau = 1), with cuBLASLt's logit
-// GEMMs and, where the shape allows them, kibench's with row statistics:
-// ignored rows and a bias, an odd V, more than 32 slices of 4096 columns a
-// row (V = 140003: the partials' combine loops), a partial row block, every
-// token ignored, whole chunks and short ones.
+// The streaming study (row-v5) against the shipped kernel, with cuBLASLt's
+// logit GEMMs and, where the shape allows them, kibench's with row
+// statistics: ignored rows and a bias, an odd V, more than 32 slices of
+// 4096 columns a row (V = 140003: the partials' combine loops), a partial
+// row block, every token ignored, beta 0 and 1, tau != 1, whole chunks and
+// short ones.
 TEST_CASE("row kernel v5 computes what the shipped v3 computes", "[gpu][dev-row-kernels]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto backend = make_backend();
@@ -90,12 +90,24 @@ TEST_CASE("row kernel v5 computes what the shipped v3 computes", "[gpu][dev-row-
        0},
       {{.name = "v5-all-ignored", .tokens = 20, .vocab = 3000, .hidden = 64, .ignore_fraction = 1.0, .seed = 6},
        7},
+      {{.name = "v5-beta0-tau0.7", .tokens = 30, .vocab = 9001, .hidden = 64, .beta = 0.0, .temperature = 0.7,
+        .ignore_fraction = 0.2, .seed = 7},
+       0},
+      {{.name = "v5-beta1-tau2-bias", .tokens = 33, .vocab = 517, .hidden = 66, .beta = 1.0, .temperature = 2.0,
+        .bias = true, .seed = 8},
+       11},
+      {{.name = "v5-beta0", .tokens = 24, .vocab = 5000, .hidden = 64, .beta = 0.0, .seed = 9}, 0},
+      {{.name = "v5-beta1", .tokens = 24, .vocab = 5000, .hidden = 64, .beta = 1.0, .seed = 10}, 0},
+      {{.name = "v5-mixture-tau1.5", .tokens = 50, .vocab = 20000, .hidden = 64, .beta = 0.9, .temperature = 1.5,
+        .seed = 11},
+       0},
   };
   for (const V5Case &vc : cases) {
     const test::GpuCase &c = vc.c;
     const Workload w = test::make_gpu_workload(c);
     InputSet inputs(w);
-    const bool statistics_allowed = !c.bias && c.hidden % 8 == 0 && (c.hidden / 2) % 8 == 0;
+    const bool statistics_allowed =
+        c.temperature == 1.0 && !c.bias && c.hidden % 8 == 0 && (c.hidden / 2) % 8 == 0;
     for (const LogitStatistics statistics : {LogitStatistics::off, LogitStatistics::on}) {
       if (statistics == LogitStatistics::on && !statistics_allowed) continue;
       for (const Pass pass : {Pass::full, Pass::forward}) {

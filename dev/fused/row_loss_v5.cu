@@ -30,12 +30,15 @@
 // (6 ex2/lg2 a logit with the GEMMs' statistics, 8 without, against
 // row-v3's 4 and 6), and a global workspace of partials and counters.
 //
-// Scope of the study: the mixture (0 < beta < 1) at tau = 1, the
-// configuration of the seed and the sweeps; it throws otherwise.
+// Every divergence and temperature row-v3 takes, with its math: the
+// mixture, and the forward and reverse KL at beta = 0 and 1 (whose B units
+// compute the one KL sum the loss needs), sigma from a third softmax
+// partial where tau != 1; the GEMMs' statistics at tau = 1.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -67,7 +70,8 @@ struct Work {
   int blocks; // ceil(rows / kBlockRows)
   bool grad;
   float4 *softmax_parts; // [rows][slices]: (max a, Σ 2^(a − max a), max b, Σ 2^(b − max b))
-  float2 *kl_parts;      // [rows][slices]: (Σ q log2(q/m), Σ p log2(p/m))
+  float2 *raw_parts;     // [rows][slices]: the same of z_s log2 e, for sigma at tau != 1
+  float2 *kl_parts;      // [rows][slices]: the divergence's two KL sums (kl_sums below)
   unsigned *counters;    // [0] the next unit; [1 + r] A units done of row r; [1 + rows + r] B units
 };
 
@@ -99,7 +103,7 @@ __device__ __forceinline__ float warp_sum(float v) {
 struct Shared {
   int unit;
   float4 warp[kWarps]; // per-warp partials of a block reduction
-  float row[4];        // lse_a, lse_b, kl0, kl1 of the unit's row
+  float row[5];        // lse_a, lse_b, kl0, kl1, lse_raw of the unit's row
 };
 
 // Two (max, sum) pairs over the CTA; thread 0 gets the result.
@@ -164,22 +168,26 @@ __device__ __forceinline__ void publish(unsigned *counter) {
 // Warp 0 combines the row's softmax partials (slices in order within each
 // lane, lanes by butterfly) into sh.row[0..1] = (lse_a, lse_b); with
 // `kl`, also the row's KL sums into sh.row[2..3]. The CTA then reads them.
+template <bool kUnitTemperature>
 __device__ void load_row(const Work &w, int row, bool kl, Shared &sh) {
   if (threadIdx.x < 32) {
-    float2 a = make_float2(-INFINITY, 0.0f), b = a;
+    float2 a = make_float2(-INFINITY, 0.0f), b = a, raw = a;
     float kl0 = 0.0f, kl1 = 0.0f;
     for (int s = threadIdx.x; s < w.slices; s += 32) {
-      const float4 part = __ldcg(&w.softmax_parts[static_cast<std::int64_t>(row) * w.slices + s]);
+      const std::int64_t at = static_cast<std::int64_t>(row) * w.slices + s;
+      const float4 part = __ldcg(&w.softmax_parts[at]);
       a = combine(a, make_float2(part.x, part.y));
       b = combine(b, make_float2(part.z, part.w));
+      if constexpr (!kUnitTemperature) raw = combine(raw, __ldcg(&w.raw_parts[at]));
       if (kl) {
-        const float2 k = __ldcg(&w.kl_parts[static_cast<std::int64_t>(row) * w.slices + s]);
+        const float2 k = __ldcg(&w.kl_parts[at]);
         kl0 += k.x;
         kl1 += k.y;
       }
     }
     a = warp_combine(a);
     b = warp_combine(b);
+    if constexpr (!kUnitTemperature) raw = warp_combine(raw);
     kl0 = warp_sum(kl0);
     kl1 = warp_sum(kl1);
     if (threadIdx.x == 0) {
@@ -187,6 +195,7 @@ __device__ void load_row(const Work &w, int row, bool kl, Shared &sh) {
       sh.row[1] = b.x + lg2(b.y);
       sh.row[2] = kl0;
       sh.row[3] = kl1;
+      sh.row[4] = kUnitTemperature ? sh.row[0] : raw.x + lg2(raw.y);
     }
   }
   __syncthreads();
@@ -213,10 +222,11 @@ __device__ __forceinline__ const uint4 *row_vectors(const __nv_bfloat16 *base, c
   return reinterpret_cast<const uint4 *>(base + static_cast<std::int64_t>(row) * w.p.ld + s.begin);
 }
 
+template <bool kUnitTemperature>
 __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
   const SliceView s = slice_view(w, slice);
-  float2 a = make_float2(-INFINITY, 0.0f), b = a;
-  if (w.p.student_stats != nullptr) {
+  float2 a = make_float2(-INFINITY, 0.0f), b = a, raw = a;
+  if (w.p.student_stats != nullptr) { // tau = 1 (row_loss_params)
     const int tile = s.begin / kStatsTile + static_cast<int>(threadIdx.x);
     if (threadIdx.x < kTilesPerSlice && tile < w.p.stats_tiles) {
       a = w.p.student_stats[static_cast<std::int64_t>(row) * w.p.stats_ld + tile];
@@ -233,8 +243,10 @@ __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
         vt[k] = __ldcg(zt + v);
       }
     }
+    // x = z scale (a, b); the maxima first, then one ex2 a value. The raw
+    // softmax of z (sigma, where tau != 1) takes its own maximum.
     float xs[kVectorsPerThread][d::kVector], xt[kVectorsPerThread][d::kVector];
-    float ms = -INFINITY, mt = -INFINITY;
+    float ms = -INFINITY, mt = -INFINITY, mr = -INFINITY;
 #pragma unroll
     for (int k = 0; k < kVectorsPerThread; ++k) {
       const int v = threadIdx.x + k * kThreads;
@@ -244,14 +256,15 @@ __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
         const int lanes = s.lanes(v);
 #pragma unroll
         for (int j = 0; j < d::kVector; ++j) {
-          xs[k][j] = j < lanes ? xs[k][j] * kLog2e : -INFINITY;
-          xt[k][j] = j < lanes ? xt[k][j] * kLog2e : -INFINITY;
+          if constexpr (!kUnitTemperature) mr = j < lanes ? fmaxf(mr, xs[k][j] * kLog2e) : mr;
+          xs[k][j] = j < lanes ? xs[k][j] * w.p.scale : -INFINITY;
+          xt[k][j] = j < lanes ? xt[k][j] * w.p.scale : -INFINITY;
           ms = fmaxf(ms, xs[k][j]);
           mt = fmaxf(mt, xt[k][j]);
         }
       }
     }
-    float ss = 0.0f, st = 0.0f;
+    float ss = 0.0f, st = 0.0f, sr = 0.0f;
 #pragma unroll
     for (int k = 0; k < kVectorsPerThread; ++k) {
       if (threadIdx.x + k * kThreads < s.vectors) {
@@ -259,38 +272,62 @@ __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
         for (int j = 0; j < d::kVector; ++j) {
           ss += ex2(xs[k][j] - ms); // ex2(-inf) = 0 for the lanes past V
           st += ex2(xt[k][j] - mt);
+          // z log2 e = x / scale · log2 e; the lanes past V hold -inf and
+          // give 2^(±inf): skipped by the same test as the maxima.
+          if constexpr (!kUnitTemperature)
+            if (xs[k][j] != -INFINITY) sr += ex2(fmaf(xs[k][j] / w.p.scale, kLog2e, -mr));
         }
       }
     }
     a = make_float2(ms, ms == -INFINITY ? 0.0f : ss);
     b = make_float2(mt, mt == -INFINITY ? 0.0f : st);
+    raw = make_float2(mr, mr == -INFINITY ? 0.0f : sr);
   }
   const float4 part = block_combine(a, b, sh);
+  float2 raw_part = make_float2(0, 0);
+  if constexpr (!kUnitTemperature) {
+    const float4 r = block_combine(raw, raw, sh);
+    raw_part = make_float2(r.x, r.y);
+  }
   if (threadIdx.x == 0) {
-    w.softmax_parts[static_cast<std::int64_t>(row) * w.slices + slice] = part;
+    const std::int64_t at = static_cast<std::int64_t>(row) * w.slices + slice;
+    w.softmax_parts[at] = part;
+    if constexpr (!kUnitTemperature) w.raw_parts[at] = raw_part;
     publish(&w.counters[1 + row]);
   }
 }
 
-// q = 2^(a − lse_a), p = 2^(b − lse_b), m = (1 − beta) q + beta p
+// One logit pair's terms: log_q = a − lse_a, log_p = b − lse_b in base 2,
+// q, p, and for the mixture log2 m with m = (1 − beta) q + beta p
 // (+ FLT_MIN, so that log2 m stays finite where both underflow).
-struct Mixture {
+struct Terms {
   float log_q, log_p, q, p, log_m;
 };
 
-__device__ __forceinline__ Mixture mixture(const d::Params &p, float zs, float zt, float lse_a, float lse_b) {
-  Mixture x;
-  x.log_q = fmaf(zs, kLog2e, -lse_a);
-  x.log_p = fmaf(zt, kLog2e, -lse_b);
+template <Divergence kDivergence>
+__device__ __forceinline__ Terms terms(const d::Params &p, float zs, float zt, float lse_a, float lse_b) {
+  Terms x;
+  x.log_q = fmaf(zs, p.scale, -lse_a);
+  x.log_p = fmaf(zt, p.scale, -lse_b);
   x.q = ex2(x.log_q);
-  x.p = ex2(x.log_p);
-  x.log_m = lg2(fmaf(p.one_minus_beta, x.q, fmaf(p.beta, x.p, FLT_MIN)));
+  x.p = 0.0f;
+  x.log_m = 0.0f;
+  if constexpr (kDivergence == Divergence::mixture) {
+    x.p = ex2(x.log_p);
+    x.log_m = lg2(fmaf(p.one_minus_beta, x.q, fmaf(p.beta, x.p, FLT_MIN)));
+  } else if constexpr (kDivergence == Divergence::forward_kl) {
+    x.p = ex2(x.log_p);
+  }
   return x;
 }
 
+// The divergence's KL sums in base 2 over the slice: (Σ q log2(q/m),
+// Σ p log2(p/m)) for the mixture, (Σ q log2(q/p), 0) for the reverse KL,
+// (0, Σ p log2(p/q)) for the forward KL, as row-v3's kl[0], kl[1].
+template <Divergence kDivergence, bool kUnitTemperature>
 __device__ void unit_kl(const Work &w, int row, int slice, Shared &sh) {
   wait_for(&w.counters[1 + row], static_cast<unsigned>(w.slices));
-  load_row(w, row, false, sh);
+  load_row<kUnitTemperature>(w, row, false, sh);
   const float lse_a = sh.row[0], lse_b = sh.row[1];
   const SliceView s = slice_view(w, slice);
   const uint4 *zs = row_vectors(w.p.student, w, row, s), *zt = row_vectors(w.p.teacher, w, row, s);
@@ -315,9 +352,15 @@ __device__ void unit_kl(const Work &w, int row, int slice, Shared &sh) {
 #pragma unroll
       for (int j = 0; j < d::kVector; ++j) {
         if (j < lanes) {
-          const Mixture m = mixture(w.p, xs[j], xt[j], lse_a, lse_b);
-          kl0 = fmaf(m.q, m.log_q - m.log_m, kl0);
-          kl1 = fmaf(m.p, m.log_p - m.log_m, kl1);
+          const Terms t = terms<kDivergence>(w.p, xs[j], xt[j], lse_a, lse_b);
+          if constexpr (kDivergence == Divergence::mixture) {
+            kl0 = fmaf(t.q, t.log_q - t.log_m, kl0);
+            kl1 = fmaf(t.p, t.log_p - t.log_m, kl1);
+          } else if constexpr (kDivergence == Divergence::reverse_kl) {
+            kl0 = fmaf(t.q, t.log_q - t.log_p, kl0);
+          } else {
+            kl1 = fmaf(t.p, t.log_p - t.log_q, kl1);
+          }
         }
       }
     }
@@ -329,6 +372,9 @@ __device__ void unit_kl(const Work &w, int row, int slice, Shared &sh) {
   }
 }
 
+// G' = w_h sigma + w_s dJ/dz over the slice, as row-v3's gradient sweep,
+// and for slice 0 the row's loss term.
+template <Divergence kDivergence, bool kUnitTemperature>
 __device__ void unit_gradient(const Work &w, int row, int slice, bool ignored, Shared &sh) {
   const SliceView s = slice_view(w, slice);
   auto *out = reinterpret_cast<uint4 *>(w.p.student + static_cast<std::int64_t>(row) * w.p.ld + s.begin);
@@ -340,8 +386,8 @@ __device__ void unit_gradient(const Work &w, int row, int slice, bool ignored, S
   }
   if (!w.grad && slice != 0) return;
   wait_for(&w.counters[1 + w.rows + row], static_cast<unsigned>(w.slices));
-  load_row(w, row, true, sh);
-  const float lse_a = sh.row[0], lse_b = sh.row[1], kl0 = sh.row[2], kl1 = sh.row[3];
+  load_row<kUnitTemperature>(w, row, true, sh);
+  const float lse_a = sh.row[0], lse_b = sh.row[1], kl0 = sh.row[2], kl1 = sh.row[3], lse_raw = sh.row[4];
   if (w.grad) {
     const uint4 *zs = row_vectors(w.p.student, w, row, s), *zt = row_vectors(w.p.teacher, w, row, s);
     uint4 vs[kVectorsPerThread], vt[kVectorsPerThread];
@@ -365,10 +411,16 @@ __device__ void unit_gradient(const Work &w, int row, int slice, bool ignored, S
         for (int j = 0; j < d::kVector; ++j) {
           g[j] = 0.0f; // the row padding past V stays zero
           if (j < lanes) {
-            const Mixture m = mixture(w.p, xs[j], xt[j], lse_a, lse_b);
-            // (1-beta)/tau q (log(q/m) - KL(q||m)) in base 2 times ln 2, as row-v3
-            const float dj = w.p.grad_scale * m.q * ((m.log_q - m.log_m) - kl0);
-            g[j] = fmaf(w.p.weight_hard, m.q, w.p.weight_soft * dj); // sigma = q at tau = 1
+            const Terms t = terms<kDivergence>(w.p, xs[j], xt[j], lse_a, lse_b);
+            const float sigma = kUnitTemperature ? t.q : ex2(fmaf(xs[j], kLog2e, -lse_raw));
+            float dj;
+            if constexpr (kDivergence == Divergence::mixture)
+              dj = w.p.grad_scale * t.q * ((t.log_q - t.log_m) - kl0); // (1-beta)/tau q (log(q/m) - KL(q||m))
+            else if constexpr (kDivergence == Divergence::reverse_kl)
+              dj = w.p.grad_scale * t.q * ((t.log_q - t.log_p) - kl0); // q (log(q/p) - KL(q||p)) / tau
+            else
+              dj = w.p.grad_scale * (t.q - t.p); // (q - p) / tau
+            g[j] = fmaf(w.p.weight_hard, sigma, w.p.weight_soft * dj);
           }
         }
         out[v] = d::pack(g);
@@ -388,11 +440,12 @@ __device__ void unit_gradient(const Work &w, int row, int slice, bool ignored, S
       const float target_logit =
           sum.x + (w.p.student_bias != nullptr ? __bfloat162float(w.p.student_bias[y]) : 0.0f);
       const float kl[2] = {kl0, kl1};
-      w.p.row_loss[row] = d::row_loss_value<Divergence::mixture>(w.p, kl, lse_a, target_logit);
+      w.p.row_loss[row] = d::row_loss_value<kDivergence>(w.p, kl, lse_raw, target_logit);
     }
   }
 }
 
+template <Divergence kDivergence, bool kUnitTemperature>
 __global__ void __launch_bounds__(kThreads, 3) row_loss_v5_kernel(Work w) {
   __shared__ Shared sh;
   const int per_group = kBlockRows * w.slices;
@@ -410,11 +463,11 @@ __global__ void __launch_bounds__(kThreads, 3) row_loss_v5_kernel(Work w) {
     if (block < 0 || block >= w.blocks || row >= w.rows) continue;
     const bool ignored = w.p.target[row] == w.p.ignore_index;
     if (slot == 2) {
-      if (!ignored) unit_softmax(w, row, slice, sh);
+      if (!ignored) unit_softmax<kUnitTemperature>(w, row, slice, sh);
     } else if (slot == 1) {
-      if (!ignored) unit_kl(w, row, slice, sh);
+      if (!ignored) unit_kl<kDivergence, kUnitTemperature>(w, row, slice, sh);
     } else {
-      unit_gradient(w, row, slice, ignored, sh);
+      unit_gradient<kDivergence, kUnitTemperature>(w, row, slice, ignored, sh);
     }
   }
 }
@@ -439,16 +492,31 @@ void *scratch(std::size_t bytes) {
   return s.data;
 }
 
-int resident_ctas() {
-  static const int ctas = [] {
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, row_loss_v5_kernel, kThreads, 0));
-    if (per_sm < 1) throw std::runtime_error("row-v5: no CTA fits on an SM");
-    return sms * per_sm;
-  }();
-  return ctas;
+using Kernel = void (*)(Work);
+
+Kernel kernel_for(Divergence divergence, bool unit_temperature) {
+  switch (divergence) {
+  case Divergence::mixture:
+    return unit_temperature ? row_loss_v5_kernel<Divergence::mixture, true>
+                            : row_loss_v5_kernel<Divergence::mixture, false>;
+  case Divergence::reverse_kl:
+    return unit_temperature ? row_loss_v5_kernel<Divergence::reverse_kl, true>
+                            : row_loss_v5_kernel<Divergence::reverse_kl, false>;
+  case Divergence::forward_kl:
+    return unit_temperature ? row_loss_v5_kernel<Divergence::forward_kl, true>
+                            : row_loss_v5_kernel<Divergence::forward_kl, false>;
+  }
+  throw std::invalid_argument("row-v5: unknown divergence");
+}
+
+// CTAs of `kernel` resident at once on the GPU (the persistent grid).
+int resident_ctas(Kernel kernel) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  if (per_sm < 1) throw std::runtime_error("row-v5: no CTA fits on an SM");
+  return sms * per_sm;
 }
 
 } // namespace
@@ -456,8 +524,7 @@ int resident_ctas() {
 void launch_row_loss_v5(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   const d::Params p = d::row_loss_params(args);
-  if (divergence_for(args.beta) != Divergence::mixture || !p.unit_temperature)
-    throw std::invalid_argument("row-v5 (dev study): the mixture at temperature 1 only");
+  const Kernel kernel = kernel_for(divergence_for(args.beta), p.unit_temperature);
   Work w{};
   w.p = p;
   w.rows = static_cast<int>(args.rows);
@@ -467,15 +534,26 @@ void launch_row_loss_v5(const RowLossArgs &args, cudaStream_t stream) {
   const std::size_t parts = static_cast<std::size_t>(w.rows) * static_cast<std::size_t>(w.slices);
   const std::size_t counter_bytes = (1 + 2 * static_cast<std::size_t>(w.rows)) * sizeof(unsigned);
   const std::size_t softmax_offset = (counter_bytes + 255) / 256 * 256;
-  const std::size_t kl_offset = softmax_offset + parts * sizeof(float4);
+  const std::size_t raw_offset = softmax_offset + parts * sizeof(float4);
+  const std::size_t kl_offset = raw_offset + parts * sizeof(float2);
   auto *base = static_cast<char *>(scratch(kl_offset + parts * sizeof(float2)));
   w.counters = reinterpret_cast<unsigned *>(base);
   w.softmax_parts = reinterpret_cast<float4 *>(base + softmax_offset);
+  w.raw_parts = reinterpret_cast<float2 *>(base + raw_offset);
   w.kl_parts = reinterpret_cast<float2 *>(base + kl_offset);
   CUDA_CHECK(cudaMemsetAsync(w.counters, 0, counter_bytes, stream));
   const int total_units = (w.blocks + 2) * kSlots * kBlockRows * w.slices;
-  const int grid = std::min(resident_ctas(), total_units);
-  row_loss_v5_kernel<<<grid, kThreads, 0, stream>>>(w);
+  static std::mutex mutex;
+  static std::map<Kernel, int> resident;
+  int ctas = 0;
+  {
+    std::lock_guard lock(mutex);
+    auto [it, fresh] = resident.try_emplace(kernel, 0);
+    if (fresh) it->second = resident_ctas(kernel);
+    ctas = it->second;
+  }
+  const int grid = std::min(ctas, total_units);
+  kernel<<<grid, kThreads, 0, stream>>>(w);
   CUDA_CHECK(cudaGetLastError());
 }
 

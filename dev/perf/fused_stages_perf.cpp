@@ -66,8 +66,7 @@ std::vector<std::filesystem::path> stage_workloads() {
 
 // The registry's fused variants, as the registry builds them.
 // And `fused` with the streaming row kernel of the dev study
-// (dev/fused/row_loss_v5.cu; the mixture at tau = 1 only), with either
-// logit GEMMs.
+// (dev/fused/row_loss_v5.cu), with either logit GEMMs.
 struct Variant {
   const char *name;
   LogitStatistics statistics;
@@ -82,9 +81,6 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
 };
 
-bool row_v5_takes(const Workload &w) {
-  return w.scalars.beta > 0.0 && w.scalars.beta < 1.0 && w.scalars.temperature == 1.0;
-}
 
 // Cold median of a pass as `kibench run` times it.
 double cold_median_ms(Implementation &impl) {
@@ -121,7 +117,6 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
                  w.gemm_flops(true) / (floor_ms * 1e9));
     }
     for (const Variant &variant : kVariants) {
-      if (variant.row_kernel.launch != gpu::fused::kRowKernelV3.launch && !row_v5_takes(w)) continue;
       gpu::StageClock clock;
       auto fused = make_fused(FusedOptions{.name = variant.name,
                                            .workspace_budget = variant.workspace_budget,
