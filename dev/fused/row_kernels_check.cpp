@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "dev/fused/row_kernels.hpp"
@@ -17,6 +19,24 @@
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;
+
+namespace {
+
+// `fused` with `kernel` as its row kernel, run once on poisoned outputs
+// (cuBLASLt's heuristic picks: the same GEMMs every prepare).
+std::unique_ptr<Implementation> run_fused(const Workload &w, InputSet &inputs, Pass pass,
+                                          const gpu::fused::RowKernel &kernel, LogitStatistics statistics,
+                                          std::int64_t chunk_rows) {
+  auto impl = make_fused(FusedOptions{.logit_statistics = statistics,
+                                      .plan = {.chunk_rows = chunk_rows, .gemm_candidates = 1},
+                                      .row_kernel = kernel});
+  impl->prepare(w, inputs);
+  impl->poison_outputs();
+  impl->run(pass);
+  return impl;
+}
+
+} // namespace
 
 TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][dev-row-kernels]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
@@ -43,13 +63,7 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
     for (const Pass pass : {Pass::full, Pass::forward}) {
       INFO(c.name << (pass == Pass::full ? ", full" : ", forward"));
       auto run_with = [&](const gpu::fused::RowKernel &kernel) {
-        auto impl = make_fused(FusedOptions{.logit_statistics = LogitStatistics::off,
-                                            .plan = {.chunk_rows = 9, .gemm_candidates = 1},
-                                            .row_kernel = kernel});
-        impl->prepare(w, inputs);
-        impl->poison_outputs();
-        impl->run(pass);
-        return impl;
+        return run_fused(w, inputs, pass, kernel, LogitStatistics::off, 9);
       };
       auto shipped = run_with(gpu::fused::kRowKernelV3);
       const OutputView truth = shipped->outputs();
@@ -114,13 +128,7 @@ TEST_CASE("row kernel v5 computes what the shipped v3 computes", "[gpu][dev-row-
         INFO(c.name << (pass == Pass::full ? ", full" : ", forward")
                     << (statistics == LogitStatistics::on ? ", GEMM statistics" : ""));
         auto run_with = [&](const gpu::fused::RowKernel &kernel) {
-          auto impl = make_fused(FusedOptions{.logit_statistics = statistics,
-                                              .plan = {.chunk_rows = vc.chunk_rows, .gemm_candidates = 1},
-                                              .row_kernel = kernel});
-          impl->prepare(w, inputs);
-          impl->poison_outputs();
-          impl->run(pass);
-          return impl;
+          return run_fused(w, inputs, pass, kernel, statistics, vc.chunk_rows);
         };
         auto shipped = run_with(gpu::fused::kRowKernelV3);
         const OutputView truth = shipped->outputs();

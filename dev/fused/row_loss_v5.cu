@@ -222,6 +222,22 @@ __device__ __forceinline__ const uint4 *row_vectors(const __nv_bfloat16 *base, c
   return reinterpret_cast<const uint4 *>(base + static_cast<std::int64_t>(row) * w.p.ld + s.begin);
 }
 
+// The thread's 16-byte vectors of the slice of z_s and z_t, both loads
+// issued before either is used; through L2 only (another SM's units may
+// have read the row into it, and G' overwrites z_s later).
+__device__ __forceinline__ void load_slice(const Work &w, int row, const SliceView &s,
+                                           uint4 (&vs)[kVectorsPerThread], uint4 (&vt)[kVectorsPerThread]) {
+  const uint4 *zs = row_vectors(w.p.student, w, row, s), *zt = row_vectors(w.p.teacher, w, row, s);
+#pragma unroll
+  for (int k = 0; k < kVectorsPerThread; ++k) {
+    const int v = threadIdx.x + k * kThreads;
+    if (v < s.vectors) {
+      vs[k] = __ldcg(zs + v);
+      vt[k] = __ldcg(zt + v);
+    }
+  }
+}
+
 template <bool kUnitTemperature>
 __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
   const SliceView s = slice_view(w, slice);
@@ -233,16 +249,8 @@ __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
       b = w.p.teacher_stats[static_cast<std::int64_t>(row) * w.p.stats_ld + tile];
     }
   } else {
-    const uint4 *zs = row_vectors(w.p.student, w, row, s), *zt = row_vectors(w.p.teacher, w, row, s);
     uint4 vs[kVectorsPerThread], vt[kVectorsPerThread];
-#pragma unroll
-    for (int k = 0; k < kVectorsPerThread; ++k) {
-      const int v = threadIdx.x + k * kThreads;
-      if (v < s.vectors) {
-        vs[k] = __ldcg(zs + v);
-        vt[k] = __ldcg(zt + v);
-      }
-    }
+    load_slice(w, row, s, vs, vt);
     // x = z scale (a, b); the maxima first, then one ex2 a value. The raw
     // softmax of z (sigma, where tau != 1) takes its own maximum.
     float xs[kVectorsPerThread][d::kVector], xt[kVectorsPerThread][d::kVector];
@@ -330,16 +338,8 @@ __device__ void unit_kl(const Work &w, int row, int slice, Shared &sh) {
   load_row<kUnitTemperature>(w, row, false, sh);
   const float lse_a = sh.row[0], lse_b = sh.row[1];
   const SliceView s = slice_view(w, slice);
-  const uint4 *zs = row_vectors(w.p.student, w, row, s), *zt = row_vectors(w.p.teacher, w, row, s);
   uint4 vs[kVectorsPerThread], vt[kVectorsPerThread];
-#pragma unroll
-  for (int k = 0; k < kVectorsPerThread; ++k) {
-    const int v = threadIdx.x + k * kThreads;
-    if (v < s.vectors) {
-      vs[k] = __ldcg(zs + v);
-      vt[k] = __ldcg(zt + v);
-    }
-  }
+  load_slice(w, row, s, vs, vt);
   float kl0 = 0.0f, kl1 = 0.0f;
 #pragma unroll
   for (int k = 0; k < kVectorsPerThread; ++k) {
@@ -389,16 +389,8 @@ __device__ void unit_gradient(const Work &w, int row, int slice, bool ignored, S
   load_row<kUnitTemperature>(w, row, true, sh);
   const float lse_a = sh.row[0], lse_b = sh.row[1], kl0 = sh.row[2], kl1 = sh.row[3], lse_raw = sh.row[4];
   if (w.grad) {
-    const uint4 *zs = row_vectors(w.p.student, w, row, s), *zt = row_vectors(w.p.teacher, w, row, s);
     uint4 vs[kVectorsPerThread], vt[kVectorsPerThread];
-#pragma unroll
-    for (int k = 0; k < kVectorsPerThread; ++k) {
-      const int v = threadIdx.x + k * kThreads;
-      if (v < s.vectors) {
-        vs[k] = __ldcg(zs + v);
-        vt[k] = __ldcg(zt + v);
-      }
-    }
+    load_slice(w, row, s, vs, vt);
 #pragma unroll
     for (int k = 0; k < kVectorsPerThread; ++k) {
       const int v = threadIdx.x + k * kThreads;
