@@ -54,13 +54,13 @@ namespace d = detail;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kVectorsPerThread = 2;                              // 16-byte vectors a thread and tensor
-constexpr int kSliceVectors = kThreads * kVectorsPerThread;        // 512
-constexpr int kSlice = kSliceVectors * d::kVector;                 // 4096 columns a unit
-constexpr int kStatsTile = 256;                                    // the logit GEMM's statistics tile
-constexpr int kTilesPerSlice = kSlice / kStatsTile;                // 16
-constexpr int kBlockRows = 16;                                     // rows a pipeline block
-constexpr int kSlots = 3;                                          // C, B, A units in each step
+constexpr int kVectorsPerThread = 2;                        // 16-byte vectors a thread and tensor
+constexpr int kSliceVectors = kThreads * kVectorsPerThread; // 512
+constexpr int kSlice = kSliceVectors * d::kVector;          // 4096 columns a unit
+constexpr int kStatsTile = 256;                             // the logit GEMM's statistics tile
+constexpr int kTilesPerSlice = kSlice / kStatsTile;         // 16
+constexpr int kBlockRows = 16;                              // rows a pipeline block
+constexpr int kSlots = 3;                                   // C, B, A units in each step
 static_assert(kTilesPerSlice <= kThreads);
 
 struct Work {
@@ -168,8 +168,7 @@ __device__ __forceinline__ void publish(unsigned *counter) {
 // Warp 0 combines the row's softmax partials (slices in order within each
 // lane, lanes by butterfly) into sh.row[0..1] = (lse_a, lse_b); with
 // `kl`, also the row's KL sums into sh.row[2..3]. The CTA then reads them.
-template <bool kUnitTemperature>
-__device__ void load_row(const Work &w, int row, bool kl, Shared &sh) {
+template <bool kUnitTemperature> __device__ void load_row(const Work &w, int row, bool kl, Shared &sh) {
   if (threadIdx.x < 32) {
     float2 a = make_float2(-INFINITY, 0.0f), b = a, raw = a;
     float kl0 = 0.0f, kl1 = 0.0f;
@@ -238,8 +237,7 @@ __device__ __forceinline__ void load_slice(const Work &w, int row, const SliceVi
   }
 }
 
-template <bool kUnitTemperature>
-__device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
+template <bool kUnitTemperature> __device__ void unit_softmax(const Work &w, int row, int slice, Shared &sh) {
   const SliceView s = slice_view(w, slice);
   float2 a = make_float2(-INFINITY, 0.0f), b = a, raw = a;
   if (w.p.student_stats != nullptr) { // tau = 1 (row_loss_params)

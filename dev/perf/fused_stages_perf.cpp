@@ -57,9 +57,9 @@ std::vector<std::filesystem::path> stage_workloads() {
   }
   const std::filesystem::path dir = default_workloads_dir();
   files.push_back(dir / "seed-distill-jsd-h4096-t8192-v128256.json");
-  for (const char *name : {"sweep-h1024-t8192-v128256.json", "sweep-h2880-t8192-v128256.json",
-                           "sweep-h4096-t8192-v32001.json", "sweep-h4096-t7-v128256.json",
-                           "sweep-h4096-t128-v128256.json"})
+  for (const char *name :
+       {"sweep-h1024-t8192-v128256.json", "sweep-h2880-t8192-v128256.json", "sweep-h4096-t8192-v32001.json",
+        "sweep-h4096-t7-v128256.json", "sweep-h4096-t128-v128256.json"})
     files.push_back(dir / "sweeps" / "ragged" / name);
   return files;
 }
@@ -80,7 +80,6 @@ constexpr Variant kVariants[] = {
     {"fused, row-v5", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV5},
     {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
 };
-
 
 // Cold median of a pass as `kibench run` times it.
 double cold_median_ms(Implementation &impl) {

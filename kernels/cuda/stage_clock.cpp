@@ -26,7 +26,8 @@ std::vector<std::pair<std::string, double>> StageClock::stages() const {
   std::vector<std::pair<std::string, double>> sums;
   for (std::size_t i = 0; i < names_.size(); ++i) {
     const double ms = Event::elapsed_ms(events_[i], events_[i + 1]);
-    const auto found = std::find_if(sums.begin(), sums.end(), [&](const auto &s) { return s.first == names_[i]; });
+    const auto found =
+        std::find_if(sums.begin(), sums.end(), [&](const auto &s) { return s.first == names_[i]; });
     if (found == sums.end())
       sums.emplace_back(names_[i], ms);
     else

@@ -132,8 +132,7 @@ std::optional<ChunkPlan> plan_chunks(const ChunkShape &s, std::uint64_t budget_b
 
 bool statistics_pay(const ChunkShape &s, const ChunkPlan &with, const ChunkPlan &without) {
   return s.student_hidden >= kStatisticsMinStudentHidden && with.rows >= kStatisticsMinChunkRows &&
-         with.chunks == without.chunks &&
-         with.direct == without.direct;
+         with.chunks == without.chunks && with.direct == without.direct;
 }
 
 } // namespace kibench::gpu::fused

@@ -148,20 +148,22 @@ inline constexpr std::int64_t kStatisticsMinStudentHidden = 2048;
 // W tile), so below a few hundred rows it multiplies mostly padding while
 // cuBLASLt picks small-M tiles that read W at HBM speed; the row kernel's
 // saving shrinks with the rows. Measured on the H200 (docs/perf.md,
-// 2026-12-05): at T = 1, 7, 64 and 128 (one direct chunk) cuBLASLt's logit
-// GEMMs made the pass 1.05-1.17x the floor, kibench's 1.37-1.51x; at
-// T = 1024 the two were equal, at 2048 the statistics 1.2 % faster.
+// 2026-12-05, one direct chunk each): at T = 1, 7, 64 and 128 cuBLASLt's
+// logit GEMMs made the pass 1.05-1.17x the floor, kibench's 1.37-1.51x; at
+// 256 and 512 the statistics cost 2.6 and 2.1 %, at 1024 0.3 % (equal
+// within the noise), at 2048 they gained 1.6 %.
 inline constexpr std::int64_t kStatisticsMinChunkRows = 1024;
 
 // Whether a shape whose logit GEMMs can write row statistics should, given
 // its plans with (`with`) and without them: where Hs >= 2048, chunks hold
-// at least 1024 rows and the statistics' buffers (8 KB a row at V = 128256) leave the chunk count and
-// the direct grad W path as they are. Measured on the H200 (docs/perf.md,
-// 2026-12-04, same-run A/B in rotated order): full passes within the
-// noise of a cold run (-1.8 to +0.1 %), 0.7-1.5 % faster and 0.8-1.4 % fewer
-// joules sustained at the seed, H = 8192, V = 256000 and T = 16384, the
-// seed's forward pass 2.9 % faster; at Hs = 1024 and where they split
-// T = 4096's one direct chunk in two, 2.7-2.8 % slower.
+// at least 1024 rows and the statistics' buffers (8 KB a row at V = 128256)
+// leave the chunk count and the direct grad W path as they are. Measured
+// on the H200 (docs/perf.md, 2026-12-04, same-run A/B in rotated order):
+// full passes within the noise of a cold run (-1.8 to +0.1 %), 0.7-1.5 %
+// faster and 0.8-1.4 % fewer joules sustained at the seed, H = 8192,
+// V = 256000 and T = 16384, the seed's forward pass 2.9 % faster; at
+// Hs = 1024 and where they split T = 4096's one direct chunk in two,
+// 2.7-2.8 % slower.
 [[nodiscard]] bool statistics_pay(const ChunkShape &shape, const ChunkPlan &with, const ChunkPlan &without);
 
 } // namespace kibench::gpu::fused

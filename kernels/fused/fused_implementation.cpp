@@ -182,11 +182,12 @@ public:
       logit_gemms = fmt::format("Where {}, {}.", kAllowed, kOwnGemm);
       break;
     case LogitStatistics::automatic:
-      logit_gemms = fmt::format("Where {}, the student hidden size is at least {}, chunks hold at least {} "
-                                "rows and the statistics' buffers leave the chunk plan's chunk count and grad "
-                                "W path as they are, {}; elsewhere {}.",
-                                kAllowed, gpu::fused::kStatisticsMinStudentHidden,
-                                gpu::fused::kStatisticsMinChunkRows, kOwnGemm, kCublasLogits);
+      logit_gemms =
+          fmt::format("Where {}, the student hidden size is at least {}, chunks hold at least {} "
+                      "rows and the statistics' buffers leave the chunk plan's chunk count and grad "
+                      "W path as they are, {}; elsewhere {}.",
+                      kAllowed, gpu::fused::kStatisticsMinStudentHidden, gpu::fused::kStatisticsMinChunkRows,
+                      kOwnGemm, kCublasLogits);
       break;
     }
     // What prepare() does about cuBLASLt's algorithm choice.
