@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "dev/perf/cold_samples.hpp"
 #include "kernels/floors/cublas_floor.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
@@ -27,23 +28,9 @@ struct Timing {
 
 // Cold samples (L2 flushed before each), after `warmup` untimed runs.
 Timing time_pass(Implementation &impl, Pass pass, int warmup, int samples) {
-  for (int i = 0; i < warmup; ++i) {
-    impl.before_sample(pass);
-    impl.run(pass);
-  }
-  (void)impl.outputs();
-  std::vector<double> ms;
   double clock = 0.0;
-  auto timer = impl.make_timer();
-  for (int i = 0; i < samples; ++i) {
-    impl.before_sample(pass);
-    impl.flush_caches();
-    timer->start();
-    impl.run(pass);
-    timer->stop();
-    ms.push_back(timer->elapsed_ns() / 1e6);
-    clock = timer->clock_mhz().value_or(0.0);
-  }
+  std::vector<double> ms = dev::cold_samples_ms(
+      impl, pass, warmup, samples, [&](SampleTimer &timer) { clock = timer.clock_mhz().value_or(0.0); });
   std::sort(ms.begin(), ms.end());
   return Timing{ms[ms.size() / 2], ms.front(), ms.back(), clock, ms.size()};
 }

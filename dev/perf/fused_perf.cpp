@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "dev/fused/row_kernels.hpp"
+#include "dev/perf/cold_samples.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -66,20 +67,7 @@ Workload seed_workload() {
 
 // Cold samples of impl.run(pass) through the implementation's own timer.
 Timing time_implementation(Implementation &impl, Pass pass) {
-  for (int i = 0; i < kWarmup; ++i) {
-    impl.run(pass);
-    (void)impl.outputs();
-  }
-  auto timer = impl.make_timer();
-  std::vector<double> ms;
-  for (int i = 0; i < kSamples; ++i) {
-    impl.flush_caches();
-    timer->start();
-    impl.run(pass);
-    timer->stop();
-    ms.push_back(timer->elapsed_ns() * 1e-6);
-  }
-  return summarize(ms);
+  return summarize(dev::cold_samples_ms(impl, pass, kWarmup, kSamples));
 }
 
 // Cold samples of whatever `work` enqueues on `stream`.

@@ -3,17 +3,16 @@
 // KIBENCH_STAGE_WORKLOADS=a.json:b.json to choose the workloads; the
 // default is the seed and the ragged sweep's shapes that sit furthest from
 // the floor). For each workload: `cublas-floor`'s cold median, then
-// `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs)
-// and `fused-lean` (a 1 GiB workspace), and both `fused` paths with the
-// streaming row kernel of the dev study (row-v5), each timed over cold samples (L2
-// flushed) with events between its stages (gpu::StageClock): the median of
-// each stage summed over the chunks, and the median of the pass as
-// `kibench run` times it. The events sit between kernels on the pass's one
+// `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs),
+// `fused-lean` (a 1 GiB workspace) and both `fused` paths with the
+// streaming row kernel of the dev study (row-v5), each timed over cold
+// samples (L2 flushed) with events between its stages (gpu::StageClock):
+// the median of each stage summed over the chunks, and the median of the
+// pass as `kibench run` times it. The events sit between kernels on the pass's one
 // stream, so the stages add up to the pass. docs/perf.md records what this
 // printed.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "dev/fused/row_kernels.hpp"
+#include "dev/perf/cold_samples.hpp"
 #include "kernels/cuda/stage_clock.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/fused_implementation.hpp"
@@ -38,11 +38,6 @@ namespace {
 
 constexpr int kWarmup = 3;
 constexpr int kSamples = 15;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 std::vector<std::filesystem::path> stage_workloads() {
   std::vector<std::filesystem::path> files;
@@ -64,9 +59,9 @@ std::vector<std::filesystem::path> stage_workloads() {
   return files;
 }
 
-// The registry's fused variants, as the registry builds them.
-// And `fused` with the streaming row kernel of the dev study
-// (dev/fused/row_loss_v5.cu), with either logit GEMMs.
+// The registry's fused variants as the registry builds them, and both
+// `fused` paths with the streaming row kernel of the dev study
+// (dev/fused/row_loss_v5.cu).
 struct Variant {
   const char *name;
   LogitStatistics statistics;
@@ -80,21 +75,6 @@ constexpr Variant kVariants[] = {
     {"fused, row-v5", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV5},
     {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
 };
-
-// Cold median of a pass as `kibench run` times it.
-double cold_median_ms(Implementation &impl) {
-  for (int i = 0; i < kWarmup; ++i) impl.run(Pass::full);
-  auto timer = impl.make_timer();
-  std::vector<double> ms;
-  for (int i = 0; i < kSamples; ++i) {
-    impl.flush_caches();
-    timer->start();
-    impl.run(Pass::full);
-    timer->stop();
-    ms.push_back(timer->elapsed_ns() * 1e-6);
-  }
-  return median(ms);
-}
 
 } // namespace
 
@@ -111,7 +91,7 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
       REQUIRE(entry != nullptr);
       auto floor = entry->make();
       floor->prepare(w, inputs);
-      floor_ms = cold_median_ms(*floor);
+      floor_ms = dev::median(dev::cold_samples_ms(*floor, Pass::full, kWarmup, kSamples));
       fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s)\n", floor_ms,
                  w.gemm_flops(true) / (floor_ms * 1e9));
     }
@@ -128,29 +108,22 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
       fmt::print("  {}: {} chunk(s) of {} rows, logits: {}; grad W: {}\n", fused->name(),
                  labels.find("chunks")->as_string(), labels.find("chunk_rows")->as_string(),
                  labels.find("logit_gemm")->as_string(), labels.find("grad_weight_path")->as_string());
-      for (int i = 0; i < kWarmup; ++i) fused->run(Pass::full);
-      auto timer = fused->make_timer();
       std::map<std::string, std::vector<double>> stage_ms;
       std::vector<std::string> order;
-      std::vector<double> pass_ms;
-      for (int i = 0; i < kSamples; ++i) {
-        fused->flush_caches();
-        timer->start();
-        fused->run(Pass::full);
-        timer->stop();
-        pass_ms.push_back(timer->elapsed_ns() * 1e-6); // waits for the pass
-        for (const auto &[name, ms] : clock.stages()) {
-          if (!stage_ms.contains(name)) order.push_back(name);
-          stage_ms[name].push_back(ms);
-        }
-      }
+      const std::vector<double> pass_ms =
+          dev::cold_samples_ms(*fused, Pass::full, kWarmup, kSamples, [&](SampleTimer &) {
+            for (const auto &[name, ms] : clock.stages()) {
+              if (!stage_ms.contains(name)) order.push_back(name);
+              stage_ms[name].push_back(ms);
+            }
+          });
       double sum = 0.0;
       for (const std::string &name : order) {
-        const double ms = median(stage_ms[name]);
+        const double ms = dev::median(stage_ms[name]);
         sum += ms;
         fmt::print("    {:<52} {:>8.3f} ms\n", name, ms);
       }
-      const double pass = median(pass_ms);
+      const double pass = dev::median(pass_ms);
       fmt::print("    {:<52} {:>8.3f} ms (the pass: {:.3f} ms, {:.3f} x the floor; {:.3f} ms above it)\n",
                  "stages", sum, pass, pass / floor_ms, pass - floor_ms);
     }
