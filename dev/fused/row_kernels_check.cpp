@@ -1,14 +1,15 @@
-// The superseded row kernels against the shipped one: `fused` run with
-// row-v1, row-v2 and row-v3 on the same logits (cuBLASLt's heuristic picks,
-// the same GEMMs every prepare) must agree, loss to 1e-6 relative and the
-// gradients within the workload's correctness policy. The shipped kernel
-// is checked against the fp64 oracle in test/test_gpu_fused.cpp.
+// The superseded row kernels and the row-kernel studies against the
+// shipped one: `fused` run with row-v1, row-v2, row-v5, row-v6 and row-v3 on the same logits (cuBLASLt's
+// heuristic picks, the same GEMMs every prepare) must agree, loss to 1e-6 relative and the gradients within
+// the workload's correctness policy. The shipped kernel is checked against the fp64 oracle in
+// test/test_gpu_fused.cpp.
 //   build/dev/kibench_dev "[dev-row-kernels]"
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dev/fused/row_kernels.hpp"
@@ -35,6 +36,15 @@ std::unique_ptr<Implementation> run_fused(const Workload &w, InputSet &inputs, P
   impl->run(pass);
   return impl;
 }
+
+// Row-v6's shared-memory limit for one scope.
+class CacheLimit {
+public:
+  explicit CacheLimit(std::int64_t vectors) { gpu::fused::set_row_loss_v6_cache_limit(vectors); }
+  ~CacheLimit() { gpu::fused::set_row_loss_v6_cache_limit(-1); }
+  CacheLimit(const CacheLimit &) = delete;
+  CacheLimit &operator=(const CacheLimit &) = delete;
+};
 
 } // namespace
 
@@ -82,18 +92,30 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
   }
 }
 
-// The streaming study (row-v5) against the shipped kernel, with cuBLASLt's
-// logit GEMMs and, where the shape allows them, kibench's with row
-// statistics: ignored rows and a bias, an odd V, more than 32 slices of
-// 4096 columns a row (V = 140003: the partials' combine loops), a partial
-// row block, every token ignored, beta 0 and 1, tau != 1, whole chunks and
+// The studies that rearrange where a row lives, against the shipped
+// kernel: the streaming units of row-v5, and row-v6's partly cached rows
+// in both cluster shapes, with as many vectors in shared memory as fit,
+// with 3 a CTA (most of each slice read again from global memory) and with
+// none. With cuBLASLt's logit GEMMs and, where the shape allows them,
+// kibench's with row statistics: ignored rows and a bias, an odd V, more
+// than 32 slices of 4096 columns a row (V = 140003: v5's combine loops,
+// and slices past v6's shared memory at full capacity), a partial row
+// block, every token ignored, beta 0 and 1, tau != 1, whole chunks and
 // short ones.
-TEST_CASE("row kernel v5 computes what the shipped v3 computes", "[gpu][dev-row-kernels]") {
+TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][dev-row-kernels]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto backend = make_backend();
   struct V5Case {
     test::GpuCase c;
     std::int64_t chunk_rows;
+  };
+  struct Candidate {
+    gpu::fused::RowKernel kernel;
+    std::int64_t cache_limit = -1; // row-v6's vectors a CTA in shared memory (-1: all that fit)
+  };
+  const std::vector<Candidate> candidates{
+      {gpu::fused::kRowKernelV5},         {gpu::fused::kRowKernelV6Pairs}, {gpu::fused::kRowKernelV6Pairs, 3},
+      {gpu::fused::kRowKernelV6Pairs, 0}, {gpu::fused::kRowKernelV6Quads}, {gpu::fused::kRowKernelV6Quads, 3},
   };
   const std::vector<V5Case> cases{
       {{.name = "v5-bias-ignored",
@@ -164,17 +186,24 @@ TEST_CASE("row kernel v5 computes what the shipped v3 computes", "[gpu][dev-row-
         };
         auto shipped = run_with(gpu::fused::kRowKernelV3);
         const OutputView truth = shipped->outputs();
-        auto other = run_with(gpu::fused::kRowKernelV5);
-        const OutputView out = other->outputs();
-        CHECK(std::abs(out.loss - truth.loss) <= 1e-6 * std::abs(truth.loss) + 1e-12);
-        const CorrectnessVerdict verdict =
-            make_verdict(backend->compare(out, truth, pass != Pass::forward), w.correctness);
-        CHECK(verdict.passed);
-        // Run to run: the same bits (fixed-order combines).
-        other->poison_outputs();
-        other->run(pass);
-        CHECK(other->outputs().loss == out.loss);
-        other->release();
+        for (const Candidate &candidate : candidates) {
+          INFO("row kernel " << candidate.kernel.name << ", shared memory for "
+                             << (candidate.cache_limit < 0 ? std::string("all that fit")
+                                                           : std::to_string(candidate.cache_limit))
+                             << " vectors a CTA");
+          const CacheLimit limit(candidate.cache_limit);
+          auto other = run_with(candidate.kernel);
+          const OutputView out = other->outputs();
+          CHECK(std::abs(out.loss - truth.loss) <= 1e-6 * std::abs(truth.loss) + 1e-12);
+          const CorrectnessVerdict verdict =
+              make_verdict(backend->compare(out, truth, pass != Pass::forward), w.correctness);
+          CHECK(verdict.passed);
+          // Run to run: the same bits (fixed-order combines).
+          other->poison_outputs();
+          other->run(pass);
+          CHECK(other->outputs().loss == out.loss);
+          other->release();
+        }
         shipped->release();
       }
     }

@@ -238,7 +238,9 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
   for (const auto &[kernel, grad] :
        {std::pair{gpu::fused::kRowKernelV1, false}, std::pair{gpu::fused::kRowKernelV1, true},
         std::pair{gpu::fused::kRowKernelV2, false}, std::pair{gpu::fused::kRowKernelV2, true},
-        std::pair{gpu::fused::kRowKernelV3, false}, std::pair{gpu::fused::kRowKernelV3, true}}) {
+        std::pair{gpu::fused::kRowKernelV3, false}, std::pair{gpu::fused::kRowKernelV3, true},
+        std::pair{gpu::fused::kRowKernelV6Pairs, false}, std::pair{gpu::fused::kRowKernelV6Pairs, true},
+        std::pair{gpu::fused::kRowKernelV6Quads, false}, std::pair{gpu::fused::kRowKernelV6Quads, true}}) {
     gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
     args.write_grad = grad;
     const Timing t = time_work([&] { kernel.launch(args, stream); }, stream, flush);
@@ -249,7 +251,7 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
         t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
   }
 
-  // Version 3 on the row statistics of kibench's logit GEMM
+  // Versions 3 and 6 on the row statistics of kibench's logit GEMM
   // (FusedOptions::logit_statistics), on logits that GEMM has just written
   // (the G' run then rewrites z_s, as above).
   {
@@ -266,17 +268,20 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
                                                               in.teacher_weight.data(), zt.data(), V,
                                                               teacher_stats.data(), gpu::fused::kLog2e),
                         sms, stream.get());
-    for (const bool grad : {false, true}) {
-      gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
-      args.write_grad = grad;
-      args.student_stats = student_stats.data();
-      args.teacher_stats = teacher_stats.data();
-      args.stats_ld = tiles;
-      const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
-      fmt::print(
-          "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
-          fmt::format("row kernel v3 + GEMM statistics, {} rows, {}", rows, grad ? "with G'" : "loss only"),
-          t.median_ms, t.p20_ms, t.p80_ms);
+    for (const gpu::fused::RowKernel &kernel :
+         {gpu::fused::kRowKernelV3, gpu::fused::kRowKernelV6Pairs, gpu::fused::kRowKernelV6Quads}) {
+      for (const bool grad : {false, true}) {
+        gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
+        args.write_grad = grad;
+        args.student_stats = student_stats.data();
+        args.teacher_stats = teacher_stats.data();
+        args.stats_ld = tiles;
+        const Timing t = time_work([&] { kernel.launch(args, stream); }, stream, flush);
+        fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
+                   fmt::format("row kernel {} + GEMM statistics, {} rows, {}", kernel.name, rows,
+                               grad ? "with G'" : "loss only"),
+                   t.median_ms, t.p20_ms, t.p80_ms);
+      }
     }
   }
 

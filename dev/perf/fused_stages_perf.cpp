@@ -4,8 +4,10 @@
 // default is the seed and the ragged sweep's shapes that sit furthest from
 // the floor). For each workload: `cublas-floor`'s cold median, then
 // `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs),
-// `fused-lean` (a 1 GiB workspace) and both `fused` paths with the
-// streaming row kernel of the dev study (row-v5), each timed over cold
+// `fused-lean` (a 1 GiB workspace) and both `fused` paths with the row
+// kernels of the dev studies (row-v5's streaming units, row-v6's partly
+// cached rows in clusters of 2 and 4; KIBENCH_STAGE_VARIANTS="a;b*" keeps
+// the variants whose names match the shell patterns a or b*), each timed over cold
 // samples (L2 flushed) with events between its stages (gpu::StageClock):
 // the median of each stage summed over the chunks, and the median of the
 // pass as `kibench run` times it. The events sit between kernels on the pass's one
@@ -13,6 +15,7 @@
 // printed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fnmatch.h>
 
 #include "dev/fused/row_kernels.hpp"
 #include "dev/perf/cold_samples.hpp"
@@ -60,8 +64,8 @@ std::vector<std::filesystem::path> stage_workloads() {
 }
 
 // The registry's fused variants as the registry builds them, and both
-// `fused` paths with the streaming row kernel of the dev study
-// (dev/fused/row_loss_v5.cu).
+// `fused` paths with the row kernels of the dev studies
+// (dev/fused/row_loss_v5.cu, row_loss_v6.cu).
 struct Variant {
   const char *name;
   LogitStatistics statistics;
@@ -74,7 +78,26 @@ constexpr Variant kVariants[] = {
     {"fused-lean", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget},
     {"fused, row-v5", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV5},
     {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
+    {"fused, row-v6-2x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Pairs},
+    {"fused-cublaslt, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs},
+    {"fused, row-v6-4x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Quads},
+    {"fused-cublaslt, row-v6-4x512", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Quads},
 };
+
+// Which variants to time: all, or those whose names match one of the
+// ';'-separated shell patterns of KIBENCH_STAGE_VARIANTS
+// ("fused;fused-cublaslt;*row-v6*").
+bool variant_selected(const char *name) {
+  const char *list = std::getenv("KIBENCH_STAGE_VARIANTS");
+  if (list == nullptr || *list == '\0') return true;
+  const std::string patterns = list;
+  for (std::size_t at = 0; at <= patterns.size();) {
+    const std::size_t end = std::min(patterns.find(';', at), patterns.size());
+    if (end > at && fnmatch(patterns.substr(at, end - at).c_str(), name, 0) == 0) return true;
+    at = end + 1;
+  }
+  return false;
+}
 
 } // namespace
 
@@ -95,7 +118,15 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
       fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s)\n", floor_ms,
                  w.gemm_flops(true) / (floor_ms * 1e9));
     }
+    for (const int ctas : {2, 4}) {
+      const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas);
+      fmt::print("  row-v6-{}x{}: {} of a slice's {} vectors in shared memory ({} B a CTA), {} clusters "
+                 "resident\n",
+                 l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors, l.shared_bytes,
+                 l.resident_clusters);
+    }
     for (const Variant &variant : kVariants) {
+      if (!variant_selected(variant.name)) continue;
       gpu::StageClock clock;
       auto fused = make_fused(FusedOptions{.name = variant.name,
                                            .workspace_budget = variant.workspace_budget,

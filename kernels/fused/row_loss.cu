@@ -51,6 +51,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "kernels/cuda/cuda_check.hpp"
@@ -72,19 +73,21 @@ void raise_smem_limit(const void *kernel, std::size_t bytes) {
   limit = bytes;
 }
 
-int resident_clusters(const void *kernel, std::size_t smem) {
+int resident_clusters(const void *kernel, std::size_t smem, int cluster, int threads) {
   static std::mutex mutex;
   static std::map<std::pair<const void *, std::size_t>, int> known;
   std::lock_guard lock(mutex);
   const auto key = std::make_pair(kernel, smem);
   if (auto it = known.find(key); it != known.end()) return it->second;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(kClusterSize);
-  config.blockDim = dim3(kThreads);
+  config.gridDim = dim3(static_cast<unsigned>(cluster));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
   config.dynamicSmemBytes = smem;
   int clusters = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-  if (clusters < 1) throw std::runtime_error("row kernel: no cluster of 8 CTAs fits on this GPU");
+  if (clusters < 1)
+    throw std::runtime_error("row kernel: no cluster of " + std::to_string(cluster) +
+                             " CTAs fits on this GPU");
   known.emplace(key, clusters);
   return clusters;
 }

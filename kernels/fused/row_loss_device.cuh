@@ -182,6 +182,70 @@ __device__ inline RowPart row_part(const Params &p, int rank) {
   return part;
 }
 
+// Prefetches `bytes` of each logit row of this CTA's slice into L2.
+__device__ __forceinline__ void prefetch_l2(const void *pointer, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pointer), "r"(bytes) : "memory");
+}
+
+// A CTA's part of the logit rows of `row`: z_s (overwritten by G') and z_t,
+// as 16-byte vectors.
+struct RowPointers {
+  uint4 *student;
+  const uint4 *teacher;
+};
+
+__device__ __forceinline__ RowPointers row_pointers(const Params &p, int row, const RowPart &part) {
+  return {reinterpret_cast<uint4 *>(p.student + row * p.ld + part.begin),
+          reinterpret_cast<const uint4 *>(p.teacher + row * p.ld + part.begin)};
+}
+
+// The first `bytes` of this CTA's slice of the row `ahead` rows on, into L2.
+__device__ __forceinline__ void prefetch_row(const Params &p, int row, int ahead, const RowPart &part,
+                                             unsigned bytes) {
+  const std::int64_t next = static_cast<std::int64_t>(ahead) * p.ld;
+  prefetch_l2(p.student + row * p.ld + next + part.begin, bytes);
+  prefetch_l2(p.teacher + row * p.ld + next + part.begin, bytes);
+}
+
+// For a row whose target is ignored (or outside the vocabulary): its G'
+// part zeroed (kGrad) and, by rank 0, a zero loss; false for any other row.
+// Every CTA of the cluster skips the same rows, with no barrier.
+template <bool kGrad, int kThreadsOfCta>
+__device__ __forceinline__ bool skip_ignored_row(const Params &p, int row, std::int64_t y, int rank, int tid,
+                                                 const RowPart &part, uint4 *out_row) {
+  if (!(y == p.ignore_index || y < 0 || y >= p.vocab)) return false;
+  if constexpr (kGrad) {
+    for (int v = tid; v < part.vectors; v += kThreadsOfCta) out_row[v] = make_uint4(0, 0, 0, 0);
+  }
+  if (rank == 0 && tid == 0) p.row_loss[row] = 0.0f;
+  return true;
+}
+
+// This thread's share of the target logit x_s,i . W_s[y_i] in fp32 (the
+// cluster's kStride threads take h = first, first + kStride, ...): the
+// first operands are loaded as the row starts, so that their latency
+// passes under the row's loads, and the rest when the product is taken.
+template <int kStride> struct TargetLogitShare {
+  const __nv_bfloat16 *x, *w;
+  int first;
+  float x0 = 0.0f, w0 = 0.0f;
+
+  __device__ __forceinline__ TargetLogitShare(const Params &p, int row, std::int64_t y, int first_h)
+      : x(p.student_input + static_cast<std::int64_t>(row) * p.student_hidden),
+        w(p.student_weight + y * p.student_hidden), first(first_h) {
+    if (first < p.student_hidden) {
+      x0 = __bfloat162float(x[first]);
+      w0 = __bfloat162float(w[first]);
+    }
+  }
+  __device__ __forceinline__ float dot(const Params &p) const {
+    float sum = x0 * w0;
+    for (int h = first + kStride; h < p.student_hidden; h += kStride)
+      sum = fmaf(__bfloat162float(x[h]), __bfloat162float(w[h]), sum);
+    return sum;
+  }
+};
+
 // log2-sum-exp2 of a = z log2(e)/tau, of b, and of the raw z log2(e).
 struct RowStats {
   float lse_a, lse_b, lse_raw;
@@ -294,9 +358,11 @@ Params row_loss_params(const RowLossArgs &args);
 void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
                         cudaStream_t stream);
 
-// Clusters of 8 CTAs of kThreads that fit on the GPU at once for `kernel`
-// with `smem` bytes of dynamic shared memory (asked once per pair).
-int resident_clusters(const void *kernel, std::size_t smem);
+// Clusters of `cluster` CTAs of `threads` (by default v3's 8 of kThreads)
+// that fit on the GPU at once for `kernel` with `smem` bytes of dynamic
+// shared memory (asked once per kernel and size).
+int resident_clusters(const void *kernel, std::size_t smem, int cluster = kClusterSize,
+                      int threads = kThreads);
 
 // Raises a kernel's dynamic shared-memory limit to `bytes` if it is lower
 // (a per-kernel attribute; it only ever grows).

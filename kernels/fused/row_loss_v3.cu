@@ -45,6 +45,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/fused/row_loss_device.cuh"
+#include "kernels/fused/row_loss_math.cuh"
 
 namespace kibench::gpu::fused::detail {
 
@@ -60,49 +61,6 @@ struct ExchangeV3 {
   float slot[2][kWarps][kMaxValues]; // [stage][warp], read by every CTA of the cluster
   float result[kMaxValues];          // the cluster's values, for every thread of this CTA
 };
-
-// A reduction's values: v[0, P) exponents m and v[P, 2P) sums s of P
-// softmax partials (each s 2^m), v[2P, N) plain sums.
-template <int P, int N> __device__ __forceinline__ void combine_into(float (&a)[N], const float (&b)[N]) {
-#pragma unroll
-  for (int i = 0; i < P; ++i) {
-    const float big = fmaxf(a[i], b[i]);
-    if (big != -INFINITY) { // else both are empty
-      a[P + i] = a[P + i] * ex2(a[i] - big) + b[P + i] * ex2(b[i] - big);
-      a[i] = big;
-    }
-  }
-#pragma unroll
-  for (int i = 2 * P; i < N; ++i) a[i] += b[i];
-}
-
-// Rescales each sum v[P + i] from exponent own[i] to v[i].
-template <int P, int N> __device__ __forceinline__ void rescale_to(float (&v)[N], const float (&own)[P]) {
-#pragma unroll
-  for (int i = 0; i < P; ++i) v[P + i] = v[i] == -INFINITY ? 0.0f : v[P + i] * ex2(own[i] - v[i]);
-}
-
-// Every lane returns the warp's combined values (xor butterflies: partners
-// compute identical results). The maxima first, then each lane rescales its
-// sums to them once, then the sums: one ex2 per pair, not one per round.
-template <int P, int N> __device__ __forceinline__ void warp_combine(float (&v)[N]) {
-  if constexpr (P > 0) {
-    float own[P];
-#pragma unroll
-    for (int i = 0; i < P; ++i) own[i] = v[i];
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-#pragma unroll
-      for (int i = 0; i < P; ++i) v[i] = fmaxf(v[i], __shfl_xor_sync(0xffffffffu, v[i], offset));
-    }
-    rescale_to<P>(v, own);
-  }
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-#pragma unroll
-    for (int i = P; i < N; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], offset);
-  }
-}
 
 // Each warp's combined values into its slot of `stage` (lane 0 writes).
 template <int P, int N>
@@ -207,112 +165,16 @@ __device__ void combine_gemm_statistics(const Params &p, int row, const FirstTil
   share_result<2>(acc, v, ex);
 }
 
-__device__ __forceinline__ void prefetch_l2(const void *pointer, unsigned bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pointer), "r"(bytes) : "memory");
-}
-
-// Adds 2^(x scale) over a vector (its first `lanes` elements unless kFull)
-// to the running (m, s), m in base-2 units: one rescale per vector whose
-// maximum is new. kScaled: x is already scaled (scale unused). Otherwise
-// scale > 0, so the vector's maximum is scale times that of x (one multiply
-// a vector), and each element costs one FFMA, x scale - m, instead of a
-// multiply and a subtraction.
-template <bool kFull, bool kScaled>
-__device__ __forceinline__ void accumulate(float &m, float &s, const float (&x)[kVector], int lanes,
-                                           float scale) {
-  float top;
-  if constexpr (kFull) {
-    top = fmaxf(fmaxf(fmaxf(x[0], x[1]), fmaxf(x[2], x[3])), fmaxf(fmaxf(x[4], x[5]), fmaxf(x[6], x[7])));
-  } else {
-    top = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < kVector; ++j)
-      if (j < lanes) top = fmaxf(top, x[j]);
-  }
-  if constexpr (!kScaled) top *= scale;
-  if (top > m) {
-    s *= ex2(m - top); // 0 while m is still -inf
-    m = top;
-  }
-  float e[kVector];
-#pragma unroll
-  for (int j = 0; j < kVector; ++j)
-    e[j] = (kFull || j < lanes) ? ex2(kScaled ? x[j] - m : fmaf(x[j], scale, -m)) : 0.0f;
-  s += ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
-}
-
-// The load sweep's work on one vector: the running statistics of a =
-// z scale, b = z_t scale and (tau != 1) z log2(e); z_s and b into shared
-// memory. stats: [m_a, m_b, (m_raw), s_a, s_b, (s_raw), target logit].
-// With tau = 1 (scale = log2 e > 0) only the vectors' maxima are scaled
-// here (accumulate), and shared memory holds z_t itself (teacher_log2p
-// scales it where it is read).
+// The load sweep's work on one vector: the running statistics
+// (load_statistics), then z_s and b into shared memory.
 template <bool kFull, bool kUnitTemperature, int N>
 __device__ __forceinline__ void load_vector(const Params &p, const Slice &s, int v, const uint4 &zs,
                                             const uint4 &zt, int lanes, float (&stats)[N]) {
-  constexpr int P = kUnitTemperature ? 2 : 3;
   float z[kVector], b[kVector];
   unpack(zs, z);
   unpack(zt, b);
-  if constexpr (kUnitTemperature) {
-    accumulate<kFull, false>(stats[0], stats[P], z, lanes, p.scale);
-    accumulate<kFull, false>(stats[1], stats[P + 1], b, lanes, p.scale);
-  } else {
-    float a[kVector];
-#pragma unroll
-    for (int j = 0; j < kVector; ++j) {
-      a[j] = z[j] * p.scale;
-      b[j] *= p.scale;
-    }
-    accumulate<kFull, true>(stats[0], stats[P], a, lanes, p.scale);
-    accumulate<kFull, true>(stats[1], stats[P + 1], b, lanes, p.scale);
-#pragma unroll
-    for (int j = 0; j < kVector; ++j) a[j] = z[j] * kLog2e;
-    accumulate<kFull, true>(stats[2], stats[P + 2], a, lanes, p.scale);
-  }
+  load_statistics<kFull, kUnitTemperature>(p, z, b, lanes, stats);
   s.store(v, zs, b);
-}
-
-// log2 p of a teacher element as shared memory holds it: z_t (tau = 1) or
-// z_t scale.
-template <bool kUnitTemperature>
-__device__ __forceinline__ float teacher_log2p(const Params &p, float b, const RowStats &st) {
-  return kUnitTemperature ? fmaf(b, p.scale, -st.lse_b) : b - st.lse_b;
-}
-
-// The KL terms of one vector (kl_sweep of row_loss_device.cuh, without its
-// per-element masks on whole vectors); the mixture replaces b by log2(q/m).
-template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
-__device__ __forceinline__ void kl_terms(const Params &p, const float (&z)[kVector], float (&b)[kVector],
-                                         int lanes, const RowStats &st, float &kl0, float &kl1) {
-  // Two chains per sum: even and odd elements.
-  float even0 = 0.0f, odd0 = 0.0f, even1 = 0.0f, odd1 = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kVector; ++j) {
-    const bool in = kFull || j < lanes;
-    float &acc0 = j % 2 == 0 ? even0 : odd0;
-    float &acc1 = j % 2 == 0 ? even1 : odd1;
-    const float log_q = fmaf(z[j], p.scale, -st.lse_a), log_p = teacher_log2p<kUnitTemperature>(p, b[j], st);
-    if constexpr (kDivergence == Divergence::mixture) {
-      const float q = ex2(log_q), pr = ex2(log_p);
-      // m = 0 only where q and p both underflowed; FLT_MIN keeps the terms
-      // finite, and they vanish with q and p. Added rather than a clamp (one
-      // instruction fewer): below the rounding of any m >= 2^-102.
-      const float log_m = lg2(fmaf(p.one_minus_beta, q, fmaf(p.beta, pr, FLT_MIN)));
-      const float log_q_over_m = log_q - log_m;
-      if (in) {
-        acc0 = fmaf(q, log_q_over_m, acc0);
-        acc1 = fmaf(pr, log_p - log_m, acc1);
-      }
-      b[j] = log_q_over_m;
-    } else if constexpr (kDivergence == Divergence::reverse_kl) {
-      if (in) acc0 = fmaf(ex2(log_q), log_q - log_p, acc0);
-    } else { // forward KL, forward pass only
-      if (in) acc1 = fmaf(ex2(log_p), log_p - log_q, acc1);
-    }
-  }
-  kl0 += even0 + odd0;
-  kl1 += even1 + odd1;
 }
 
 // The KL sweep's work on one vector in shared memory.
@@ -342,45 +204,15 @@ __device__ __forceinline__ void load_kl_vector(const Params &p, const Slice &s, 
   s.store(v, zs, b);
 }
 
-// The gradient row's coefficients: G' = w_h sigma + q (c_lin x + c_const)
-// with x = log2(q/m) (mixture) or log2(q/p) (reverse KL), i.e. c_lin =
-// w_s grad_scale and c_const = -c_lin KL; the forward KL has
-// G' = w_h sigma + c_lin (q - p).
-struct GradientCoefficients {
-  float c_lin, c_const;
-};
-
+// The gradient sweep's work on one vector in shared memory: G' over z_s
+// (streaming stores: the next GEMMs read it from HBM in any case).
 template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
 __device__ __forceinline__ void gradient_vector(const Params &p, const Slice &s, int v, int lanes,
                                                 const RowStats &st, const GradientCoefficients &c, float &kl1,
                                                 uint4 *out_row) {
   float z[kVector], b[kVector], g[kVector];
   s.load(v, z, b);
-  float even1 = 0.0f, odd1 = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kVector; ++j) {
-    const float log_q = fmaf(z[j], p.scale, -st.lse_a);
-    const float q = ex2(log_q);
-    float value;
-    if constexpr (kDivergence == Divergence::forward_kl) {
-      const float log_p = teacher_log2p<kUnitTemperature>(p, b[j], st);
-      const float pr = ex2(log_p);
-      float &acc1 = j % 2 == 0 ? even1 : odd1;
-      if (kFull || j < lanes) acc1 = fmaf(pr, log_p - log_q, acc1);
-      value = kUnitTemperature ? fmaf(p.weight_hard + c.c_lin, q, -c.c_lin * pr)
-                               : fmaf(c.c_lin, q - pr, p.weight_hard * ex2(fmaf(z[j], kLog2e, -st.lse_raw)));
-    } else {
-      const float x =
-          kDivergence == Divergence::mixture ? b[j] : log_q - teacher_log2p<kUnitTemperature>(p, b[j], st);
-      if constexpr (kUnitTemperature) {
-        value = q * fmaf(c.c_lin, x, c.c_const + p.weight_hard);
-      } else {
-        value = fmaf(p.weight_hard, ex2(fmaf(z[j], kLog2e, -st.lse_raw)), q * fmaf(c.c_lin, x, c.c_const));
-      }
-    }
-    g[j] = (kFull || j < lanes) ? value : 0.0f; // the row padding past V stays zero
-  }
-  kl1 += even1 + odd1;
+  gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes, st, c, kl1, g);
   __stcs(out_row + v, pack(g));
 }
 
@@ -416,13 +248,9 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
   // barrier, past which every gather of row r is done).
   int kl_stage = 1;
   for (int row = static_cast<int>(blockIdx.x) / kClusterSize; row < rows; row += clusters) {
-    auto *out_row = reinterpret_cast<uint4 *>(p.student + row * p.ld + part.begin);
-    const auto *teacher_row = reinterpret_cast<const uint4 *>(p.teacher + row * p.ld + part.begin);
-    if (tid == 0 && row + clusters < rows && slice_bytes != 0) {
-      const std::int64_t next = static_cast<std::int64_t>(clusters) * p.ld;
-      prefetch_l2(p.student + row * p.ld + next + part.begin, slice_bytes);
-      prefetch_l2(p.teacher + row * p.ld + next + part.begin, slice_bytes);
-    }
+    const auto [out_row, teacher_row] = row_pointers(p, row, part);
+    if (tid == 0 && row + clusters < rows && slice_bytes != 0)
+      prefetch_row(p, row, clusters, part, slice_bytes);
     const std::int64_t y = p.target[row];
     if (y == p.ignore_index || y < 0 || y >= p.vocab) {
       // Every CTA of the cluster skips the same rows, with no barrier.
@@ -436,14 +264,7 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
     FirstTilePairs first_pairs{};
     if constexpr (kGemmStats) first_pairs = first_tile_pairs(p, row);
     // The target logit's first operands, in flight during the row's loads.
-    const __nv_bfloat16 *x = p.student_input + static_cast<std::int64_t>(row) * p.student_hidden;
-    const __nv_bfloat16 *w = p.student_weight + y * p.student_hidden;
-    const int h0 = rank * kThreads + tid;
-    float x0 = 0.0f, w0 = 0.0f;
-    if (h0 < p.student_hidden) {
-      x0 = __bfloat162float(x[h0]);
-      w0 = __bfloat162float(w[h0]);
-    }
+    const TargetLogitShare<kClusterSize * kThreads> target_share(p, row, y, rank * kThreads + tid);
 
     float stats[kStats];
 #pragma unroll
@@ -486,9 +307,7 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
         }
       }
     }
-    float dot = x0 * w0;
-    for (int h = h0 + kClusterSize * kThreads; h < p.student_hidden; h += kClusterSize * kThreads)
-      dot = fmaf(__bfloat162float(x[h]), __bfloat162float(w[h]), dot);
+    const float dot = target_share.dot(p);
     if constexpr (kGemmStats) {
       kl[2] = dot; // reduced with the KL sums
     } else {

@@ -1,0 +1,484 @@
+// Row kernel study, version 6: twice the rows in flight, each row split
+// over fewer CTAs, and only what fits of it in shared memory.
+//
+// Row-v3 (kernels/fused/row_loss_v3.cu) keeps a whole row in the shared
+// memory of a cluster of 8 CTAs, two to an SM (6 bytes a logit: 770 KB at
+// V = 128256, four SMs a row). 30 such clusters fit on 132 SMs (clusters of
+// four SMs do not tile the GPCs; 12 SMs idle), and each row is a chain of
+// loads, reductions over 8 CTAs and the gradient sweep that no other row
+// of its cluster overlaps: Nsight Compute put 39 % of the warps' stalls on
+// the CTA and cluster barriers, and trimming instructions gained 1 %
+// (docs/perf.md, row-v3). In a pass it moves a chunk's rows at about half
+// the HBM rate (3.2 ms at the seed against 1.5 ms for its 6 bytes a logit).
+//
+// Version 6 gives a row to a cluster of kCluster CTAs with the SM's whole
+// shared memory between them: 2 CTAs of 1024 threads (one an SM) or 4 of
+// 512 (two an SM), so ~64 rows are in flight instead of 30, and a row's
+// reductions join 2 or 4 CTAs instead of 8. A CTA's slice of the row (half
+// or a quarter: 64128 or 32064 logits at the seed) no longer fits in its
+// shared memory: the first `cached` vectors of each slice stay there as in
+// v3 (bf16 z_s and fp32 b, 48 bytes a vector), and the rest, ~100 KB a
+// CTA, is read again from global memory by each later sweep. Those reads
+// are meant to hit L2: 132 SMs' worth is ~13 MB of the 50 MB, the first
+// read leaves them in L2 (ld.global.cg) and the last one marks them for
+// eviction (ld.global.cs). HBM traffic stays v3's 6 bytes a logit if they
+// do. Each re-read vector costs its SFU work again (the KL terms before
+// the mixture's G'), about 40 % of the row's vectors at the seed.
+//
+// The arithmetic of each vector is v3's own (row_loss_math.cuh), so a
+// vector gives the same bits from shared memory as from global memory;
+// only the order of the sums over a row differs from v3's, as the CTAs and
+// warps that hold the partials differ. Reductions are in fixed order (warp
+// butterflies, the CTA's warps in order, the cluster's ranks in order), so
+// the results are the same bits run after run.
+//
+// Prediction (written before any device time): the row kernel in the
+// seed's pass from 3.2 ms to ~1.8–2.2 ms (between its HBM floor, 1.5 ms,
+// and twice its rows in flight), `fused` from 1.16x to ~1.12x the floor;
+// at H = 1024, where the row kernel runs without the GEMMs' statistics
+// (three sweeps, two of them over the re-read vectors), from 4.1 to
+// ~2.5–3 ms. If the re-reads miss L2, the kernel moves ~10 bytes a logit
+// and the gain shrinks or turns into a loss.
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "dev/fused/row_kernels.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/fused/row_loss_device.cuh"
+#include "kernels/fused/row_loss_math.cuh"
+
+namespace kibench::gpu::fused {
+
+namespace {
+
+using detail::kVector;
+using detail::Params;
+using detail::RowPart;
+using detail::RowStats;
+using detail::Slice;
+namespace cg = cooperative_groups;
+
+constexpr int kBatch = 2;     // 16-byte vectors per thread and tensor in flight during the load
+constexpr int kMaxValues = 7; // per reduction: up to 3 (max, sum) pairs and the target logit
+// Bytes of each tensor of the CTA's slice of its next row prefetched into
+// L2 as a row starts, so that the next row's first loads do not wait on
+// HBM after the reductions (v3 prefetches its whole next slice; here the
+// rows in flight are twice as many and L2 also holds the re-read vectors).
+constexpr unsigned kPrefetchBytes = 32 * 1024;
+constexpr std::size_t kVectorBytes =
+    sizeof(uint4) + 2 * sizeof(float4); // z_s bf16 and b fp32, as Slice holds them
+
+std::atomic<std::int64_t> g_cache_limit{-1};
+
+template <int kWarps> struct ExchangeV6 {
+  float warp[kWarps][kMaxValues]; // this CTA's warp partials (read by its warp 0 only)
+  float cta[2][kMaxValues];       // [stage]: this CTA's partial, read by every CTA of the cluster
+  float result[kMaxValues];       // the reduced values, for every thread of this CTA
+};
+
+template <int P, int N> __device__ __forceinline__ void set_identity(float (&v)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = i < P ? -INFINITY : 0.0f;
+}
+
+// The CTA's values combined, in warp 0's lanes (every lane the same bits):
+// warp butterflies, then warp 0 over the warps' partials in order.
+template <int P, int N, int kWarps>
+__device__ __forceinline__ void cta_combine(float (&v)[N], ExchangeV6<kWarps> &ex, float (&acc)[N]) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  detail::warp_combine<P>(v);
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) ex.warp[warp][i] = v[i];
+  }
+  __syncthreads();
+  if (warp == 0) {
+    if (lane < kWarps) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) acc[i] = ex.warp[lane][i];
+    } else {
+      set_identity<P>(acc);
+    }
+    detail::warp_combine<P>(acc);
+  }
+}
+
+// Warp 0's lane 0 leaves acc for the CTA; every thread reads it into v.
+template <int N, int kWarps>
+__device__ __forceinline__ void broadcast(const float (&acc)[N], float (&v)[N], ExchangeV6<kWarps> &ex) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) ex.result[i] = acc[i];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = ex.result[i];
+}
+
+// Reduces v[] over the cluster; every thread of every CTA returns the same
+// bits (each CTA's warp 0 combines the ranks' partials, rank r in lane r).
+// Consecutive reductions alternate `stage`: a CTA writes cta[stage] again
+// only after the next reduction's cluster barrier, which every reader of
+// the earlier value passes only after reading it.
+template <int P, int N, int kCluster, int kWarps>
+__device__ void cluster_reduce(float (&v)[N], int stage, ExchangeV6<kWarps> &ex, cg::cluster_group &cluster) {
+  static_assert(N <= kMaxValues && 2 * P <= N && kCluster <= 32);
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  float acc[N];
+  cta_combine<P>(v, ex, acc);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) ex.cta[stage][i] = acc[i];
+  }
+  cluster.sync();
+  if (warp == 0) {
+    if (lane < kCluster) {
+      const float *remote = cluster.map_shared_rank(&ex.cta[stage][0], lane);
+#pragma unroll
+      for (int i = 0; i < N; ++i) acc[i] = remote[i];
+    } else {
+      set_identity<P>(acc);
+    }
+    detail::warp_combine<P>(acc);
+  }
+  broadcast(acc, v, ex);
+}
+
+// Calls f(std::true_type) for a whole vector and f(std::false_type) for
+// the slice's partial last one; nothing past the slice.
+template <class F> __device__ __forceinline__ void on_vector(int v, const RowPart &part, F &&f) {
+  if (v < part.full)
+    f(std::true_type{});
+  else if (v < part.vectors)
+    f(std::false_type{});
+}
+
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, int kCluster,
+          int kThreads>
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1024 / kThreads)
+    row_loss_v6_kernel(const Params p, int rows, int cached_vectors) {
+  static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
+  constexpr int kWarps = kThreads / 32;
+  constexpr int P = kUnitTemperature ? 2 : 3; // softmax statistics per row
+  constexpr int kStats = 2 * P + 1;           // and the target logit
+  constexpr int kKlValues = kGemmStats ? 3 : 2;
+  constexpr bool kSeparateKl = detail::kSeparateKlSweep<kDivergence, kGrad>;
+  // Whether the load sweep's read of a vector outside shared memory is its
+  // last (no KL sweep of its own and no gradient sweep follow).
+  constexpr bool kLoadIsLastRead = !kGrad && (kGemmStats || !kSeparateKl);
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  __shared__ ExchangeV6<kWarps> ex;
+  extern __shared__ uint4 dynamic_smem[];
+  const RowPart part = detail::row_part(p, rank);
+  const int cached = min(cached_vectors, part.vectors);
+  const Slice s = Slice::at(dynamic_smem, cached * kVector);
+  const int clusters = static_cast<int>(gridDim.x) / kCluster;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tail_lanes = part.count - part.full * kVector;
+  const auto prefetch_bytes = min(static_cast<unsigned>(part.vectors) * 16u, kPrefetchBytes);
+  auto lanes_of = [&](auto full) { return decltype(full)::value ? kVector : tail_lanes; };
+
+  int stage = 0;
+  for (int row = static_cast<int>(blockIdx.x) / kCluster; row < rows; row += clusters) {
+    const auto [out_row, teacher_row] = detail::row_pointers(p, row, part);
+    if (tid == 0 && row + clusters < rows && prefetch_bytes != 0)
+      detail::prefetch_row(p, row, clusters, part, prefetch_bytes);
+    const std::int64_t y = p.target[row];
+    if (detail::skip_ignored_row<kGrad, kThreads>(p, row, y, rank, tid, part, out_row)) continue;
+
+    // The target logit's first operands, in flight during the row's loads.
+    const detail::TargetLogitShare<kCluster * kThreads> target_share(p, row, y, rank * kThreads + tid);
+
+    float stats[kStats];
+    set_identity<P>(stats);
+    float kl[kKlValues] = {};
+    RowStats st;
+    if constexpr (kGemmStats) {
+      // The row's softmax statistics from the GEMMs' per-tile pairs: every
+      // CTA combines all of them in the same order, so all agree.
+      float v[4] = {-INFINITY, -INFINITY, 0.0f, 0.0f};
+      const float2 *student = p.student_stats + row * p.stats_ld,
+                   *teacher = p.teacher_stats + row * p.stats_ld;
+      for (int j = tid; j < p.stats_tiles; j += kThreads) {
+        const float2 a = student[j], b = teacher[j];
+        const float pair[4] = {a.x, b.x, a.y, b.y};
+        detail::combine_into<2>(v, pair);
+      }
+      float acc[4];
+      cta_combine<2>(v, ex, acc);
+      broadcast(acc, v, ex);
+      st.lse_a = v[0] + log2f(v[2]); // log2 sum 2^a
+      st.lse_b = v[1] + log2f(v[3]);
+      st.lse_raw = st.lse_a;
+    }
+
+    // Load sweep: every vector from global memory once; the first `cached`
+    // of the slice also into shared memory.
+    for (int base = tid; base < part.vectors; base += kBatch * kThreads) {
+      uint4 zs[kBatch], zt[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int v = base + u * kThreads;
+        if (v < cached) {
+          zs[u] = __ldcs(reinterpret_cast<const uint4 *>(out_row) + v);
+          zt[u] = __ldcs(teacher_row + v);
+        } else if (v < part.vectors) {
+          const auto *student_vector = reinterpret_cast<const uint4 *>(out_row) + v;
+          zs[u] = kLoadIsLastRead ? __ldcs(student_vector) : __ldcg(student_vector);
+          zt[u] = kLoadIsLastRead ? __ldcs(teacher_row + v) : __ldcg(teacher_row + v);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int v = base + u * kThreads;
+        on_vector(v, part, [&](auto full) {
+          float b[kVector];
+          detail::unpack(zt[u], b);
+          if constexpr (kGemmStats) {
+            if constexpr (kSeparateKl) {
+              float z[kVector];
+              detail::unpack(zs[u], z);
+              detail::kl_terms<kDivergence, true, decltype(full)::value>(p, z, b, lanes_of(full), st, kl[0],
+                                                                         kl[1]);
+            }
+          } else {
+            float z[kVector];
+            detail::unpack(zs[u], z);
+            detail::load_statistics<decltype(full)::value, kUnitTemperature>(p, z, b, lanes_of(full), stats);
+          }
+          if (v < cached) s.store(v, zs[u], b);
+        });
+      }
+    }
+    const float dot = target_share.dot(p);
+    if constexpr (kGemmStats) {
+      kl[2] = dot; // reduced with the KL sums
+    } else {
+      stats[2 * P] = dot;
+      stage ^= 1;
+      cluster_reduce<P, kStats, kCluster>(stats, stage, ex, cluster);
+      st.lse_a = stats[0] + log2f(stats[P]);
+      st.lse_b = stats[1] + log2f(stats[P + 1]);
+      st.lse_raw = kUnitTemperature ? st.lse_a : stats[2] + log2f(stats[P + 2]);
+    }
+
+    // A vector outside shared memory as the sweeps see it: z_s and b.
+    auto reload = [&](int v, float(&z)[kVector], float(&b)[kVector], bool last_read) {
+      const uint4 zs = last_read ? __ldcs(reinterpret_cast<const uint4 *>(out_row) + v)
+                                 : __ldcg(reinterpret_cast<const uint4 *>(out_row) + v);
+      const uint4 zt = last_read ? __ldcs(teacher_row + v) : __ldcg(teacher_row + v);
+      detail::unpack(zs, z);
+      detail::unpack(zt, b);
+      detail::teacher_form<kUnitTemperature>(p, b);
+    };
+
+    if constexpr (kSeparateKl) {
+      if constexpr (!kGemmStats) {
+        for (int v = tid; v < part.vectors; v += kThreads) {
+          on_vector(v, part, [&](auto full) {
+            constexpr bool kFull = decltype(full)::value;
+            float z[kVector], b[kVector];
+            if (v < cached) {
+              s.load(v, z, b);
+            } else {
+              reload(v, z, b, /*last_read=*/!kGrad);
+            }
+            detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, kl[0], kl[1]);
+            if constexpr (kDivergence == Divergence::mixture && kGrad) {
+              if (v < cached) s.store_b(v, b);
+            }
+          });
+        }
+      }
+      stage ^= 1;
+      cluster_reduce<0, kKlValues, kCluster>(kl, stage, ex, cluster);
+    }
+    if constexpr (kGrad) {
+      detail::GradientCoefficients c;
+      c.c_lin = p.weight_soft * p.grad_scale;
+      c.c_const = -c.c_lin * kl[0];
+      for (int v = tid; v < part.vectors; v += kThreads) {
+        on_vector(v, part, [&](auto full) {
+          constexpr bool kFull = decltype(full)::value;
+          float z[kVector], b[kVector], g[kVector];
+          if (v < cached) {
+            s.load(v, z, b);
+          } else {
+            reload(v, z, b, /*last_read=*/true);
+            if constexpr (kDivergence == Divergence::mixture) {
+              // log2(q/m) in place of b, as the KL sweep left it in shared
+              // memory for the cached vectors (the sums are not wanted again).
+              float unused0 = 0.0f, unused1 = 0.0f;
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, unused0,
+                                                                     unused1);
+            }
+          }
+          detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c, kl[1],
+                                                                        g);
+          __stcs(out_row + v, detail::pack(g));
+        });
+      }
+      if constexpr (kDivergence == Divergence::forward_kl) {
+        stage ^= 1;
+        cluster_reduce<0, kKlValues, kCluster>(kl, stage, ex, cluster);
+      }
+    }
+    const float target_logit = (kGemmStats ? kl[kKlValues - 1] : stats[2 * P]) +
+                               (p.student_bias != nullptr ? __bfloat162float(p.student_bias[y]) : 0.0f);
+    if (rank == 0 && tid == 0)
+      p.row_loss[row] = detail::row_loss_value<kDivergence>(p, kl, st.lse_raw, target_logit);
+  }
+  // No CTA may leave while another still reads its exchange slots.
+  cluster.sync();
+}
+
+// Per device: shared memory an SM has, and what each CTA gives up to the
+// system.
+struct SmemLimits {
+  std::size_t per_sm = 0, reserved_per_block = 0, per_block_optin = 0;
+};
+
+SmemLimits smem_limits() {
+  static std::mutex mutex;
+  static std::map<int, SmemLimits> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  SmemLimits l;
+  int value = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  l.per_sm = static_cast<std::size_t>(value);
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  l.reserved_per_block = static_cast<std::size_t>(value);
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  l.per_block_optin = static_cast<std::size_t>(value);
+  known.emplace(device, l);
+  return l;
+}
+
+template <int kCluster> constexpr int slice_for(std::int64_t vocab) {
+  const std::int64_t per_cta = (vocab + kCluster - 1) / kCluster;
+  return static_cast<int>((per_cta + kVector - 1) / kVector * kVector);
+}
+
+template <int kCluster, int kThreads> struct Geometry {
+  int slice = 0, cached_vectors = 0;
+  std::size_t smem = 0;
+};
+
+// The slice and how many of its vectors shared memory holds: as many as
+// 1024 / kThreads CTAs an SM leave room for beside `kernel`'s static
+// shared memory, at most the whole slice and at most the study's limit
+// (set_row_loss_v6_cache_limit).
+template <int kCluster, int kThreads>
+Geometry<kCluster, kThreads> geometry(const void *kernel, std::int64_t vocab) {
+  Geometry<kCluster, kThreads> g;
+  g.slice = slice_for<kCluster>(vocab);
+  const SmemLimits l = smem_limits();
+  constexpr int kCtasPerSm = 1024 / kThreads;
+  const std::size_t per_cta = std::min(l.per_block_optin, l.per_sm / kCtasPerSm - l.reserved_per_block);
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const std::size_t static_bytes = attributes.sharedSizeBytes;
+  if (static_bytes >= per_cta) throw std::runtime_error("row kernel v6: no shared memory left for the row");
+  const auto capacity = static_cast<std::int64_t>((per_cta - static_bytes) / kVectorBytes);
+  std::int64_t cached = std::min<std::int64_t>(capacity, g.slice / kVector);
+  if (const std::int64_t limit = g_cache_limit.load(); limit >= 0) cached = std::min(cached, limit);
+  g.cached_vectors = static_cast<int>(cached);
+  g.smem = static_cast<std::size_t>(cached) * kVectorBytes;
+  return g;
+}
+
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, int kCluster,
+          int kThreads>
+void launch(Params p, std::int64_t rows, cudaStream_t stream) {
+  auto *kernel = &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCluster, kThreads>;
+  const auto *key = reinterpret_cast<const void *>(kernel);
+  const auto g = geometry<kCluster, kThreads>(key, p.vocab);
+  p.slice = g.slice;
+  detail::raise_smem_limit(key, g.smem);
+  const std::int64_t clusters =
+      std::min<std::int64_t>(rows, detail::resident_clusters(key, g.smem, kCluster, kThreads));
+  kernel<<<dim3(static_cast<unsigned>(kCluster * clusters)), kThreads, g.smem, stream>>>(
+      p, static_cast<int>(rows), g.cached_vectors);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kCluster, int kThreads, Divergence kDivergence>
+void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
+  if (p.student_stats != nullptr) {
+    grad ? launch<kDivergence, true, true, true, kCluster, kThreads>(p, rows, stream)
+         : launch<kDivergence, false, true, true, kCluster, kThreads>(p, rows, stream);
+  } else if (p.unit_temperature) {
+    grad ? launch<kDivergence, true, true, false, kCluster, kThreads>(p, rows, stream)
+         : launch<kDivergence, false, true, false, kCluster, kThreads>(p, rows, stream);
+  } else {
+    grad ? launch<kDivergence, true, false, false, kCluster, kThreads>(p, rows, stream)
+         : launch<kDivergence, false, false, false, kCluster, kThreads>(p, rows, stream);
+  }
+}
+
+template <int kCluster, int kThreads> void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
+  if (args.rows <= 0) return;
+  const Params p = detail::row_loss_params(args);
+  const bool grad = args.write_grad;
+  switch (divergence_for(args.beta)) {
+  case Divergence::mixture:
+    launch_for<kCluster, kThreads, Divergence::mixture>(p, args.rows, grad, stream);
+    break;
+  case Divergence::forward_kl:
+    launch_for<kCluster, kThreads, Divergence::forward_kl>(p, args.rows, grad, stream);
+    break;
+  case Divergence::reverse_kl:
+    launch_for<kCluster, kThreads, Divergence::reverse_kl>(p, args.rows, grad, stream);
+    break;
+  }
+}
+
+template <int kCluster, int kThreads> RowLossV6Layout layout_of(std::int64_t vocab) {
+  // The seed's instantiation (mixture, G', tau = 1, the GEMMs'
+  // statistics); the others have the same threads and shared memory.
+  const auto *key = reinterpret_cast<const void *>(
+      &row_loss_v6_kernel<Divergence::mixture, true, true, true, kCluster, kThreads>);
+  const auto g = geometry<kCluster, kThreads>(key, vocab);
+  detail::raise_smem_limit(key, g.smem);
+  RowLossV6Layout out;
+  out.ctas_per_row = kCluster;
+  out.threads = kThreads;
+  out.slice_vectors = g.slice / kVector;
+  out.cached_vectors = g.cached_vectors;
+  out.shared_bytes = g.smem;
+  out.resident_clusters = detail::resident_clusters(key, g.smem, kCluster, kThreads);
+  return out;
+}
+
+} // namespace
+
+void launch_row_loss_v6_pairs(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<2, 1024>(args, stream);
+}
+void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<4, 512>(args, stream);
+}
+
+void set_row_loss_v6_cache_limit(std::int64_t vectors) {
+  g_cache_limit.store(vectors);
+}
+
+RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row) {
+  if (ctas_per_row == 2) return layout_of<2, 1024>(vocab);
+  if (ctas_per_row == 4) return layout_of<4, 512>(vocab);
+  throw std::invalid_argument("row_loss_v6_layout: 2 or 4 CTAs a row");
+}
+
+} // namespace kibench::gpu::fused
