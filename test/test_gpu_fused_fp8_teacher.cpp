@@ -11,7 +11,10 @@
 //     (gradients 2e-3 relative L2, the loss 1e-5 relative): that verifies
 //     the implementation exactly, whatever FP8 costs against the
 //     unquantized inputs. That cost, against the ordinary oracle, is
-//     printed per case (dev/fp8/ measures it at the seed's size).
+//     printed per case (dev/fp8/ measures it at the seed's size). Each
+//     case runs twice: with cuBLASLt's accurate FP8 accumulation (the
+//     registered lane) and with its fast accumulation (the dev studies'
+//     FusedOptions::fp8_fast_accumulation).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -153,18 +156,22 @@ double check_gradient(const char *name, const TensorRef &out, const std::vector<
 }
 
 // prepare, poison, run, and compare with the oracle of the dequantized
-// teacher (to `fused`'s bounds) and with the ordinary one (printed).
-void check_fp8_case(const Fp8Case &c, Pass pass) {
+// teacher (to `fused`'s bounds) and with the ordinary one (printed);
+// `fast_accumulation`: the teacher GEMM with cuBLASLt's fast accumulation
+// (FusedOptions::fp8_fast_accumulation).
+void check_fp8_case(const Fp8Case &c, Pass pass, bool fast_accumulation = false) {
   const test::GpuCase &s = c.shape;
-  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk rows={}, {}", s.name,
+  INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk rows={}, {}{}", s.name,
                    s.tokens, s.vocab, s.hidden, s.beta, s.temperature, s.ignore_fraction, s.bias,
-                   c.chunk_rows, pass == Pass::forward ? "forward" : "full"));
+                   c.chunk_rows, pass == Pass::forward ? "forward" : "full",
+                   fast_accumulation ? ", fast accumulation" : ""));
   const Workload w = test::make_gpu_workload(s);
   InputSet inputs(w);
   auto impl = make_fused(FusedOptions{.name = "fused-fp8-teacher",
                                       .logit_statistics = LogitStatistics::off,
                                       .plan = {.chunk_rows = c.chunk_rows, .gemm_candidates = 1},
-                                      .teacher_precision = TeacherPrecision::fp8_e4m3});
+                                      .teacher_precision = TeacherPrecision::fp8_e4m3,
+                                      .fp8_fast_accumulation = fast_accumulation});
   const auto why_not = impl->unsupported(w);
   INFO(why_not.value_or("supported"));
   REQUIRE_FALSE(why_not.has_value());
@@ -224,8 +231,10 @@ void check_fp8_case(const Fp8Case &c, Pass pass) {
   } else {
     CHECK(out.grad_student_input.empty());
   }
-  std::printf("fused-fp8-teacher %s (%s): relative error against the oracle of the unquantized inputs: %s\n",
-              s.name.c_str(), pass == Pass::forward ? "forward" : "full", against_plain.c_str());
+  std::printf(
+      "fused-fp8-teacher%s %s (%s): relative error against the oracle of the unquantized inputs: %s\n",
+      fast_accumulation ? " (fast accumulation)" : "", s.name.c_str(),
+      pass == Pass::forward ? "forward" : "full", against_plain.c_str());
 }
 
 } // namespace
@@ -405,8 +414,10 @@ TEST_CASE("fused-fp8-teacher: against the oracle of the dequantized teacher, odd
        .chunk_rows = 0},
   };
   for (const Fp8Case &c : cases) {
-    check_fp8_case(c, Pass::full);
-    check_fp8_case(c, Pass::forward);
+    for (const bool fast_accumulation : {false, true}) {
+      check_fp8_case(c, Pass::full, fast_accumulation);
+      check_fp8_case(c, Pass::forward, fast_accumulation);
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 // default is the seed and the ragged sweep's shapes that sit furthest from
 // the floor). For each workload: `cublas-floor`'s cold median, then
 // `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs),
-// `fused-lean` (a 1 GiB workspace) and both `fused` paths with the row
+// `fused-lean` (a 1 GiB workspace), `fused-fp8-teacher` (with and without
+// cuBLASLt's fast accumulation), and both `fused` paths with the row
 // kernels of the dev studies (row-v5's streaming units, row-v6's partly
 // cached rows in clusters of 2 and 4; KIBENCH_STAGE_VARIANTS="a;b*" keeps
 // the variants whose names match the shell patterns a or b*), each timed over cold
@@ -71,6 +72,8 @@ struct Variant {
   LogitStatistics statistics;
   std::uint64_t workspace_budget; // 0: the shape's default
   gpu::fused::RowKernel row_kernel = {};
+  TeacherPrecision teacher_precision = TeacherPrecision::bf16;
+  bool fp8_fast_accumulation = false;
 };
 constexpr Variant kVariants[] = {
     {"fused", LogitStatistics::automatic, 0},
@@ -82,6 +85,10 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused, row-v6-4x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Quads},
     {"fused-cublaslt, row-v6-4x512", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Quads},
+    {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3},
+    {"fused-fp8-teacher, fast accumulation", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
+    {"fused-fp8-teacher, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs,
+     TeacherPrecision::fp8_e4m3},
 };
 
 // Which variants to time: all, or those whose names match one of the
@@ -132,6 +139,8 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
                                            .workspace_budget = variant.workspace_budget,
                                            .logit_statistics = variant.statistics,
                                            .row_kernel = variant.row_kernel,
+                                           .teacher_precision = variant.teacher_precision,
+                                           .fp8_fast_accumulation = variant.fp8_fast_accumulation,
                                            .stage_clock = &clock});
       if (fused->unsupported(w)) continue;
       fused->prepare(w, inputs);

@@ -210,7 +210,7 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
                 g.beta != 0.0,
                 g.sm_count_target,
                 g.device_alpha != nullptr,
-                g.fp8.on()};
+                g.fp8.on() ? (g.fp8.fast_accumulation ? 2 : 1) : 0};
   std::lock_guard lock(mutex_);
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
 
@@ -265,6 +265,11 @@ CublasLt::Plan &CublasLt::plan_for(const RowMajorGemm &g) {
                                                 sizeof(g.fp8.b)));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &g.fp8.a,
                                                 sizeof(g.fp8.a)));
+    if (g.fp8.fast_accumulation) {
+      const std::int8_t fast = 1;
+      CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
+    }
   }
 
   const cudaDataType_t in = g.fp8.on() ? CUDA_R_8F_E4M3 : cuda_type(g.input_type);
@@ -429,8 +434,8 @@ void CublasLt::tune(Plan &plan, const RowMajorGemm &g, const AlgorithmTuning &tu
   plan.tuned = true;
   TuningRecord record;
   record.shape = fmt::format("{}x{}x{} {}->{} ta={} tb={} beta={} bias={}", g.m, g.n, g.k, input_name(g),
-                             type_name(g.output_type), int{g.transpose_a},
-                             int{g.transpose_b}, g.beta, int{g.bias != nullptr});
+                             type_name(g.output_type), int{g.transpose_a}, int{g.transpose_b}, g.beta,
+                             int{g.bias != nullptr});
   if (g.sm_count_target > 0) record.shape += fmt::format(" sms={}", g.sm_count_target);
   if (g.device_alpha != nullptr) record.shape += " alpha=device";
   record.flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);

@@ -48,6 +48,10 @@ namespace kibench::gpu {
 struct Fp8Scales {
   const float *a = nullptr; // [m]
   const float *b = nullptr; // [n]
+  // cuBLASLt's fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM): the
+  // tensor cores' FP8 accumulator is not promoted to fp32 along k. Faster,
+  // and the partial sums keep about 14 significant bits.
+  bool fast_accumulation = false;
   [[nodiscard]] bool on() const { return a != nullptr || b != nullptr; }
 };
 

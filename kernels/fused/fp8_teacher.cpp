@@ -26,8 +26,8 @@ std::optional<std::string> fp8_teacher_unsupported(int major, int minor) {
 
 Fp8TeacherLogits::Fp8TeacherLogits(DeviceAllocator &allocator, std::int64_t vocab, std::int64_t hidden,
                                    const __nv_bfloat16 *weight, const __nv_bfloat16 *bias,
-                                   std::int64_t chunk_rows, cudaStream_t stream)
-    : vocab_(vocab), hidden_(hidden), chunk_rows_(chunk_rows) {
+                                   std::int64_t chunk_rows, cudaStream_t stream, bool fast_accumulation)
+    : vocab_(vocab), hidden_(hidden), chunk_rows_(chunk_rows), fast_accumulation_(fast_accumulation) {
   if (vocab <= 0 || hidden <= 0 || chunk_rows <= 0 || weight == nullptr)
     throw std::invalid_argument(fmt::format("Fp8TeacherLogits: empty shape (V {}, H {}, {} rows a chunk)",
                                             vocab, hidden, chunk_rows));
@@ -72,7 +72,7 @@ void Fp8TeacherLogits::enqueue(CublasLt &blas, const __nv_bfloat16 *x, std::int6
   RowMajorGemm g = gemm_abt(rows, V16, H16, input_codes_.data(), weight_codes_.data(), z);
   g.ldc = ld;
   g.bias = bias_.empty() ? nullptr : bias_.data();
-  g.fp8 = {.a = input_scales_.data(), .b = weight_scales_.data()};
+  g.fp8 = {.a = input_scales_.data(), .b = weight_scales_.data(), .fast_accumulation = fast_accumulation_};
   blas.matmul(g, stream);
 }
 

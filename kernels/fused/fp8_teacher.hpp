@@ -47,9 +47,11 @@ public:
   // teacher (fp8_teacher_weight_bytes, and R = `chunk_rows` rows of x_t
   // codes and scales) and enqueues W_t's e4m3 copy and the padded bias on
   // `stream`. `weight` is W_t [vocab, hidden], `bias` b_t [vocab] or null.
+  // `fast_accumulation`: the GEMM with cuBLASLt's fast accumulation
+  // (Fp8Scales::fast_accumulation).
   Fp8TeacherLogits(DeviceAllocator &allocator, std::int64_t vocab, std::int64_t hidden,
                    const __nv_bfloat16 *weight, const __nv_bfloat16 *bias, std::int64_t chunk_rows,
-                   cudaStream_t stream);
+                   cudaStream_t stream, bool fast_accumulation = false);
 
   // Enqueues z [rows, ld] = the chunk's teacher logits from x [rows, hidden]
   // (rows <= chunk_rows, ld >= fp8_padded(vocab) and a multiple of 8):
@@ -59,6 +61,7 @@ public:
 
 private:
   std::int64_t vocab_ = 0, hidden_ = 0, chunk_rows_ = 0;
+  bool fast_accumulation_ = false;
   DeviceBuffer<std::uint8_t> weight_codes_; // [V16, H16]
   DeviceBuffer<float> weight_scales_;       // [V16]
   DeviceBuffer<__nv_bfloat16> bias_;        // [V16], zeros past V; empty without bias

@@ -225,8 +225,11 @@ public:
          .symbol = "kibench::make_fused"});
     if (budgeted) facts.labels["workspace_budget_bytes"] = std::to_string(options_.workspace_budget);
     if (fp8_teacher(options_))
-      facts.labels["teacher_logit_gemm"] = "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed "
-                                           "in the timed pass, per vocabulary row prepared once)";
+      facts.labels["teacher_logit_gemm"] =
+          std::string(
+              "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed in the timed pass, per "
+              "vocabulary row prepared once") +
+          (options_.fp8_fast_accumulation ? "; fast accumulation)" : ")");
     return facts;
   }
 
@@ -388,7 +391,8 @@ private:
       const gpu::DeviceInputs &in = inputs();
       fp8_teacher_ = std::make_unique<gpu::fused::Fp8TeacherLogits>(
           allocator(), V, w.hidden, in.teacher_weight.data(),
-          in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream());
+          in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream(),
+          options_.fp8_fast_accumulation);
     }
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);

@@ -104,6 +104,10 @@ struct FusedOptions {
   // row kernel computes the row statistics, and the default workspace
   // budget holds the e4m3 copy of W_t beside its 2 GiB (chunk_plan.hpp).
   TeacherPrecision teacher_precision = TeacherPrecision::bf16;
+  // With fp8_e4m3: cuBLASLt's fast accumulation for the teacher GEMM
+  // (gpu::Fp8Scales::fast_accumulation). For the dev studies (nothing
+  // registered sets it); the teacher_logit_gemm label says so.
+  bool fp8_fast_accumulation = false;
   // A study's clock (not owned): run() marks each stage on it, per chunk
   // (dev/perf/fused_stages_perf.cpp). Null in everything that ships.
   gpu::StageClock *stage_clock = nullptr;
