@@ -23,7 +23,8 @@
 // read leaves them in L2 (ld.global.cg) and the last one marks them for
 // eviction (ld.global.cs). HBM traffic stays v3's 6 bytes a logit if they
 // do. Each re-read vector costs its SFU work again (the KL terms before
-// the mixture's G'), about 40 % of the row's vectors at the seed.
+// the mixture's G', whose q G' then takes), about 40 % of the row's vectors
+// at the seed.
 //
 // The arithmetic of each vector is v3's own (row_loss_math.cuh), so a
 // vector gives the same bits from shared memory as from global memory;
@@ -312,18 +313,24 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
           float z[kVector], b[kVector], g[kVector];
           if (v < cached) {
             s.load(v, z, b);
+            detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
+                                                                          kl[1], g);
           } else {
             reload(v, z, b, /*last_read=*/true);
             if constexpr (kDivergence == Divergence::mixture) {
               // log2(q/m) in place of b, as the KL sweep left it in shared
-              // memory for the cached vectors (the sums are not wanted again).
-              float unused0 = 0.0f, unused1 = 0.0f;
+              // memory for the cached vectors (the sums are not wanted
+              // again), and q with it, so that G' does not compute it twice.
+              float unused0 = 0.0f, unused1 = 0.0f, q[kVector];
               detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, unused0,
-                                                                     unused1);
+                                                                     unused1, q);
+              detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
+                                                                            kl[1], g, q);
+            } else {
+              detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
+                                                                            kl[1], g);
             }
           }
-          detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c, kl[1],
-                                                                        g);
           __stcs(out_row + v, detail::pack(g));
         });
       }

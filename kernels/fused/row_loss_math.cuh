@@ -135,9 +135,12 @@ __device__ __forceinline__ float teacher_log2p(const Params &p, float b, const R
 
 // The KL terms of one vector (kl_sweep of row_loss_device.cuh, without its
 // per-element masks on whole vectors); the mixture replaces b by log2(q/m).
+// q_out, if given, receives the mixture's q (for gradient_values, which
+// would compute the same bits again).
 template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
 __device__ __forceinline__ void kl_terms(const Params &p, const float (&z)[kVector], float (&b)[kVector],
-                                         int lanes, const RowStats &st, float &kl0, float &kl1) {
+                                         int lanes, const RowStats &st, float &kl0, float &kl1,
+                                         float *q_out = nullptr) {
   // Two chains per sum: even and odd elements.
   float even0 = 0.0f, odd0 = 0.0f, even1 = 0.0f, odd1 = 0.0f;
 #pragma unroll
@@ -158,6 +161,7 @@ __device__ __forceinline__ void kl_terms(const Params &p, const float (&z)[kVect
         acc1 = fmaf(pr, log_p - log_m, acc1);
       }
       b[j] = log_q_over_m;
+      if (q_out != nullptr) q_out[j] = q;
     } else if constexpr (kDivergence == Divergence::reverse_kl) {
       if (in) acc0 = fmaf(ex2(log_q), log_q - log_p, acc0);
     } else { // forward KL, forward pass only
@@ -178,15 +182,17 @@ struct GradientCoefficients {
 
 // G' of one vector from z_s and b (teacher_form; log2(q/m) for the mixture,
 // as kl_terms leaves it); the forward KL's KL(p||q) accumulates into kl1.
+// q_in, if given, holds q = 2^(z scale - lse_a) as kl_terms computed it.
 template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
-__device__ __forceinline__ void
-gradient_values(const Params &p, const float (&z)[kVector], const float (&b)[kVector], int lanes,
-                const RowStats &st, const GradientCoefficients &c, float &kl1, float (&g)[kVector]) {
+__device__ __forceinline__ void gradient_values(const Params &p, const float (&z)[kVector],
+                                                const float (&b)[kVector], int lanes, const RowStats &st,
+                                                const GradientCoefficients &c, float &kl1,
+                                                float (&g)[kVector], const float *q_in = nullptr) {
   float even1 = 0.0f, odd1 = 0.0f;
 #pragma unroll
   for (int j = 0; j < kVector; ++j) {
     const float log_q = fmaf(z[j], p.scale, -st.lse_a);
-    const float q = ex2(log_q);
+    const float q = q_in != nullptr ? q_in[j] : ex2(log_q);
     float value;
     if constexpr (kDivergence == Divergence::forward_kl) {
       const float log_p = teacher_log2p<kUnitTemperature>(p, b[j], st);
