@@ -4,16 +4,17 @@
 // default is the seed and the ragged sweep's shapes that sit furthest from
 // the floor). For each workload: `cublas-floor`'s cold median, then
 // `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs),
-// `fused-lean` (a 1 GiB workspace), `fused-fp8-teacher` (with and without
-// cuBLASLt's fast accumulation), and both `fused` paths with the row
-// kernels of the dev studies (row-v5's streaming units, row-v6's partly
-// cached rows in clusters of 2 and 4; KIBENCH_STAGE_VARIANTS="a;b*" keeps
-// the variants whose names match the shell patterns a or b*), each timed over cold
+// `fused-lean` (a 1 GiB workspace), `fused-rowstats` (the GEMMs' row
+// statistics wherever allowed), `fused-fp8-teacher` (with and without
+// cuBLASLt's fast accumulation), and those paths with the row kernels of
+// the dev studies (row-v5's streaming units, row-v6's partly cached rows
+// in clusters of 2 and 4). KIBENCH_STAGE_VARIANTS="a;b*" keeps the variants
+// whose names match the shell patterns a or b*. Each is timed over cold
 // samples (L2 flushed) with events between its stages (gpu::StageClock):
 // the median of each stage summed over the chunks, and the median of the
-// pass as `kibench run` times it. The events sit between kernels on the pass's one
-// stream, so the stages add up to the pass. docs/perf.md records what this
-// printed.
+// pass as `kibench run` times it. The events sit between kernels on the
+// pass's one stream, so the stages add up to the pass. docs/perf.md
+// records what this printed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -85,6 +86,8 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused, row-v6-4x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Quads},
     {"fused-cublaslt, row-v6-4x512", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Quads},
+    {"fused-rowstats", LogitStatistics::on, 0},
+    {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3},
     {"fused-fp8-teacher, fast accumulation", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
     {"fused-fp8-teacher, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs,
