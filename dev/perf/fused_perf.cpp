@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -421,5 +422,89 @@ TEST_CASE("fused: rows per chunk at the seed", "[.][gpu-perf-chunks]") {
     if (m.sustained && m.sustained->energy_j())
       fmt::print("  sustained {:.3f} ms, {:.2f} J", m.sustained->latency_ns * 1e-6, *m.sustained->energy_j());
     fmt::print("\n");
+  }
+}
+
+// The row kernels alone on one chunk of the fused plan's rows (hidden: run
+// `kibench_dev "[gpu-perf-rows]"` on a GPU machine; the seed, or another
+// workload with KIBENCH_ROWS_WORKLOAD=file.json): row-v3 and both shapes
+// of row-v6, the latter with as many vectors in shared memory as fit, with
+// half of them and with none (every sweep after the load reading the
+// slice again from L2), on logits (and their row statistics) from
+// kibench's logit GEMM, with and without the statistics, loss only and
+// with G'. The loss scalars are RowLossArgs' defaults (beta 0.5, tau 1,
+// which the statistics need), not the workload's: the work per logit is
+// the same. Cold samples (L2 flushed before each), and the HBM rate their
+// compulsory bytes make (4 a logit read, 2 more written with G').
+TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const char *file = std::getenv("KIBENCH_ROWS_WORKLOAD");
+  const Workload w = file != nullptr && *file != '\0' ? load_workload(file) : seed_workload();
+  InputSet inputs(w);
+  const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
+  const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
+  const gpu::fused::ChunkShape shape{.tokens = T, .vocab = V, .student_hidden = Hs};
+  const auto plan =
+      gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape), std::uint64_t{1} << 40, 0);
+  REQUIRE(plan.has_value());
+  const std::int64_t R = plan->rows, ld = (V + 7) / 8 * 8, tiles = gpu::gemm::abt_gemm_column_tiles(V);
+  fmt::print("{}: T={} V={} H={} Hs={}; one chunk of {} rows\n", w.name, T, V, H, Hs, R);
+
+  gpu::DeviceAllocator allocator("row-kernel-perf");
+  gpu::Stream stream;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  gpu::L2Flush flush(allocator, device);
+  gpu::DeviceBuffer<__nv_bfloat16> zs(allocator, static_cast<std::size_t>(R * ld)),
+      zt(allocator, static_cast<std::size_t>(R * ld));
+  gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(R * tiles)),
+      teacher_stats(allocator, static_cast<std::size_t>(R * tiles));
+  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(R));
+  gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(R, V, Hs, in.student_input.data(),
+                                                            in.student_weight.data(), zs.data(), ld,
+                                                            student_stats.data(), gpu::fused::kLog2e),
+                      sms, stream.get());
+  gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(R, V, H, in.teacher_input.data(),
+                                                            in.teacher_weight.data(), zt.data(), ld,
+                                                            teacher_stats.data(), gpu::fused::kLog2e),
+                      sms, stream.get());
+
+  struct Lane {
+    std::string name;
+    gpu::fused::RowKernel kernel;
+    std::int64_t cache_limit; // row-v6's vectors a CTA in shared memory (-1: all that fit)
+  };
+  std::vector<Lane> lanes{{"v3", gpu::fused::kRowKernelV3, -1}};
+  for (const auto &[ctas, kernel] :
+       {std::pair{2, gpu::fused::kRowKernelV6Pairs}, std::pair{4, gpu::fused::kRowKernelV6Quads}}) {
+    const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(V, ctas);
+    fmt::print("row-v6-{}x{}: {} of a slice's {} vectors fit in shared memory, {} clusters resident\n",
+               l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors, l.resident_clusters);
+    lanes.push_back({kernel.name, kernel, -1});
+    lanes.push_back({fmt::format("{}, {} vectors cached", kernel.name, l.cached_vectors / 2), kernel,
+                     l.cached_vectors / 2});
+    lanes.push_back({fmt::format("{}, none cached", kernel.name), kernel, 0});
+  }
+  for (const bool statistics : {true, false}) {
+    for (const bool grad : {false, true}) {
+      for (const Lane &lane : lanes) {
+        gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), R, V, Hs, row_loss.data());
+        args.ld = ld;
+        args.write_grad = grad;
+        if (statistics) {
+          args.student_stats = student_stats.data();
+          args.teacher_stats = teacher_stats.data();
+          args.stats_ld = tiles;
+        }
+        gpu::fused::set_row_loss_v6_cache_limit(lane.cache_limit);
+        const Timing t = time_work([&] { lane.kernel.launch(args, stream); }, stream, flush);
+        gpu::fused::set_row_loss_v6_cache_limit(-1);
+        const double bytes = static_cast<double>(R * V) * (grad ? 6.0 : 4.0);
+        fmt::print("{:<34} {:<10} {:<9} {:>8.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n", lane.name,
+                   statistics ? "GEMM stats" : "own stats", grad ? "with G'" : "loss only", t.median_ms,
+                   t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
+      }
+    }
   }
 }
