@@ -86,6 +86,8 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused, row-v6-4x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Quads},
     {"fused-cublaslt, row-v6-4x512", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Quads},
+    {"fused-lean, row-v6-2x1024", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget,
+     gpu::fused::kRowKernelV6Pairs},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3},
