@@ -41,6 +41,15 @@ struct RowLossV6Layout {
 // small vocabularies.
 void set_row_loss_v6_cache_limit(std::int64_t vectors);
 
+// That limit for one scope (as many as fit again when it ends).
+class RowLossV6CacheLimit {
+public:
+  explicit RowLossV6CacheLimit(std::int64_t vectors) { set_row_loss_v6_cache_limit(vectors); }
+  ~RowLossV6CacheLimit() { set_row_loss_v6_cache_limit(-1); }
+  RowLossV6CacheLimit(const RowLossV6CacheLimit &) = delete;
+  RowLossV6CacheLimit &operator=(const RowLossV6CacheLimit &) = delete;
+};
+
 inline constexpr RowKernel kRowKernelV1{"v1", launch_row_loss_v1};
 inline constexpr RowKernel kRowKernelV2{"v2", launch_row_loss_v2};
 inline constexpr RowKernel kRowKernelV3{}; // the shipped one

@@ -1,8 +1,9 @@
 // The superseded row kernels and the row-kernel studies against the
-// shipped one: `fused` run with row-v1, row-v2, row-v5, row-v6 and row-v3 on the same logits (cuBLASLt's
-// heuristic picks, the same GEMMs every prepare) must agree, loss to 1e-6 relative and the gradients within
-// the workload's correctness policy. The shipped kernel is checked against the fp64 oracle in
-// test/test_gpu_fused.cpp.
+// shipped one: `fused` run with row-v1, row-v2, row-v5, row-v6 and row-v3
+// on the same logits (cuBLASLt's heuristic picks, the same GEMMs every
+// prepare) must agree, loss to 1e-6 relative and the gradients within the
+// workload's correctness policy. The shipped kernel is checked against the
+// fp64 oracle in test/test_gpu_fused.cpp.
 //   build/dev/kibench_dev "[dev-row-kernels]"
 #include <catch2/catch.hpp>
 
@@ -36,15 +37,6 @@ std::unique_ptr<Implementation> run_fused(const Workload &w, InputSet &inputs, P
   impl->run(pass);
   return impl;
 }
-
-// Row-v6's shared-memory limit for one scope.
-class CacheLimit {
-public:
-  explicit CacheLimit(std::int64_t vectors) { gpu::fused::set_row_loss_v6_cache_limit(vectors); }
-  ~CacheLimit() { gpu::fused::set_row_loss_v6_cache_limit(-1); }
-  CacheLimit(const CacheLimit &) = delete;
-  CacheLimit &operator=(const CacheLimit &) = delete;
-};
 
 } // namespace
 
@@ -105,7 +97,7 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
 TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][dev-row-kernels]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto backend = make_backend();
-  struct V5Case {
+  struct StudyCase {
     test::GpuCase c;
     std::int64_t chunk_rows;
   };
@@ -117,7 +109,7 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
       {gpu::fused::kRowKernelV5},         {gpu::fused::kRowKernelV6Pairs}, {gpu::fused::kRowKernelV6Pairs, 3},
       {gpu::fused::kRowKernelV6Pairs, 0}, {gpu::fused::kRowKernelV6Quads}, {gpu::fused::kRowKernelV6Quads, 3},
   };
-  const std::vector<V5Case> cases{
+  const std::vector<StudyCase> cases{
       {{.name = "v5-bias-ignored",
         .tokens = 56,
         .vocab = 4096,
@@ -170,7 +162,7 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
         .seed = 11},
        0},
   };
-  for (const V5Case &vc : cases) {
+  for (const StudyCase &vc : cases) {
     const test::GpuCase &c = vc.c;
     const Workload w = test::make_gpu_workload(c);
     InputSet inputs(w);
@@ -191,7 +183,7 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
                              << (candidate.cache_limit < 0 ? std::string("all that fit")
                                                            : std::to_string(candidate.cache_limit))
                              << " vectors a CTA");
-          const CacheLimit limit(candidate.cache_limit);
+          const gpu::fused::RowLossV6CacheLimit limit(candidate.cache_limit);
           auto other = run_with(candidate.kernel);
           const OutputView out = other->outputs();
           CHECK(std::abs(out.loss - truth.loss) <= 1e-6 * std::abs(truth.loss) + 1e-12);

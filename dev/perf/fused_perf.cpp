@@ -115,6 +115,25 @@ gpu::fused::RowLossArgs chunk_args(const gpu::DeviceInputs &in, __nv_bfloat16 *z
   return args;
 }
 
+// The first `rows` rows of the workload's logits [rows, ld] and their row
+// statistics (per 256-column tile, in the row kernel's log2 e units) from
+// kibench's logit GEMM, as a fused pass with statistics writes them.
+void write_logits_with_statistics(const Workload &w, const gpu::DeviceInputs &in, std::int64_t rows,
+                                  std::int64_t ld, __nv_bfloat16 *zs, __nv_bfloat16 *zt,
+                                  float2 *student_stats, float2 *teacher_stats, cudaStream_t stream) {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, w.vocab, w.student_hidden,
+                                                            in.student_input.data(), in.student_weight.data(),
+                                                            zs, ld, student_stats, gpu::fused::kLog2e),
+                      sms, stream);
+  gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, w.vocab, w.hidden, in.teacher_input.data(),
+                                                            in.teacher_weight.data(), zt, ld, teacher_stats,
+                                                            gpu::fused::kLog2e),
+                      sms, stream);
+}
+
 } // namespace
 
 TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
@@ -239,9 +258,7 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
   for (const auto &[kernel, grad] :
        {std::pair{gpu::fused::kRowKernelV1, false}, std::pair{gpu::fused::kRowKernelV1, true},
         std::pair{gpu::fused::kRowKernelV2, false}, std::pair{gpu::fused::kRowKernelV2, true},
-        std::pair{gpu::fused::kRowKernelV3, false}, std::pair{gpu::fused::kRowKernelV3, true},
-        std::pair{gpu::fused::kRowKernelV6Pairs, false}, std::pair{gpu::fused::kRowKernelV6Pairs, true},
-        std::pair{gpu::fused::kRowKernelV6Quads, false}, std::pair{gpu::fused::kRowKernelV6Quads, true}}) {
+        std::pair{gpu::fused::kRowKernelV3, false}, std::pair{gpu::fused::kRowKernelV3, true}}) {
     gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
     args.write_grad = grad;
     const Timing t = time_work([&] { kernel.launch(args, stream); }, stream, flush);
@@ -252,37 +269,27 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
         t.median_ms, t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
   }
 
-  // Versions 3 and 6 on the row statistics of kibench's logit GEMM
+  // Version 3 on the row statistics of kibench's logit GEMM
   // (FusedOptions::logit_statistics), on logits that GEMM has just written
-  // (the G' run then rewrites z_s, as above).
+  // (the G' run then rewrites z_s, as above). [gpu-perf-rows] below times
+  // the other versions this way.
   {
     const std::int64_t tiles = gpu::gemm::abt_gemm_column_tiles(V);
     gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(rows * tiles)),
         teacher_stats(allocator, static_cast<std::size_t>(rows * tiles));
-    int sms = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, V, Hs, in.student_input.data(),
-                                                              in.student_weight.data(), zs.data(), V,
-                                                              student_stats.data(), gpu::fused::kLog2e),
-                        sms, stream.get());
-    gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(rows, V, H, in.teacher_input.data(),
-                                                              in.teacher_weight.data(), zt.data(), V,
-                                                              teacher_stats.data(), gpu::fused::kLog2e),
-                        sms, stream.get());
-    for (const gpu::fused::RowKernel &kernel :
-         {gpu::fused::kRowKernelV3, gpu::fused::kRowKernelV6Pairs, gpu::fused::kRowKernelV6Quads}) {
-      for (const bool grad : {false, true}) {
-        gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
-        args.write_grad = grad;
-        args.student_stats = student_stats.data();
-        args.teacher_stats = teacher_stats.data();
-        args.stats_ld = tiles;
-        const Timing t = time_work([&] { kernel.launch(args, stream); }, stream, flush);
-        fmt::print("{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
-                   fmt::format("row kernel {} + GEMM statistics, {} rows, {}", kernel.name, rows,
-                               grad ? "with G'" : "loss only"),
-                   t.median_ms, t.p20_ms, t.p80_ms);
-      }
+    write_logits_with_statistics(w, in, rows, V, zs.data(), zt.data(), student_stats.data(),
+                                 teacher_stats.data(), stream);
+    for (const bool grad : {false, true}) {
+      gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), rows, V, Hs, row_loss.data());
+      args.write_grad = grad;
+      args.student_stats = student_stats.data();
+      args.teacher_stats = teacher_stats.data();
+      args.stats_ld = tiles;
+      const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
+      fmt::print(
+          "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
+          fmt::format("row kernel v3 + GEMM statistics, {} rows, {}", rows, grad ? "with G'" : "loss only"),
+          t.median_ms, t.p20_ms, t.p80_ms);
     }
   }
 
@@ -452,23 +459,16 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
 
   gpu::DeviceAllocator allocator("row-kernel-perf");
   gpu::Stream stream;
-  int device = 0, sms = 0;
+  int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   gpu::L2Flush flush(allocator, device);
   gpu::DeviceBuffer<__nv_bfloat16> zs(allocator, static_cast<std::size_t>(R * ld)),
       zt(allocator, static_cast<std::size_t>(R * ld));
   gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(R * tiles)),
       teacher_stats(allocator, static_cast<std::size_t>(R * tiles));
   gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(R));
-  gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(R, V, Hs, in.student_input.data(),
-                                                            in.student_weight.data(), zs.data(), ld,
-                                                            student_stats.data(), gpu::fused::kLog2e),
-                      sms, stream.get());
-  gpu::gemm::abt_gemm(gpu::gemm::logit_gemm_with_statistics(R, V, H, in.teacher_input.data(),
-                                                            in.teacher_weight.data(), zt.data(), ld,
-                                                            teacher_stats.data(), gpu::fused::kLog2e),
-                      sms, stream.get());
+  write_logits_with_statistics(w, in, R, ld, zs.data(), zt.data(), student_stats.data(), teacher_stats.data(),
+                               stream);
 
   struct Lane {
     std::string name;
@@ -497,9 +497,10 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
           args.teacher_stats = teacher_stats.data();
           args.stats_ld = tiles;
         }
-        gpu::fused::set_row_loss_v6_cache_limit(lane.cache_limit);
-        const Timing t = time_work([&] { lane.kernel.launch(args, stream); }, stream, flush);
-        gpu::fused::set_row_loss_v6_cache_limit(-1);
+        const Timing t = [&] {
+          const gpu::fused::RowLossV6CacheLimit limit(lane.cache_limit);
+          return time_work([&] { lane.kernel.launch(args, stream); }, stream, flush);
+        }();
         const double bytes = static_cast<double>(R * V) * (grad ? 6.0 : 4.0);
         fmt::print("{:<34} {:<10} {:<9} {:>8.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n", lane.name,
                    statistics ? "GEMM stats" : "own stats", grad ? "with G'" : "loss only", t.median_ms,

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,15 +46,25 @@ namespace {
 constexpr int kWarmup = 3;
 constexpr int kSamples = 15;
 
+// The non-empty `separator`-separated parts of environment variable
+// `variable`, or nullopt where it is unset or empty.
+std::optional<std::vector<std::string>> environment_list(const char *variable, char separator) {
+  const char *list = std::getenv(variable);
+  if (list == nullptr || *list == '\0') return std::nullopt;
+  const std::string text = list;
+  std::vector<std::string> parts;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(separator, at), text.size());
+    if (end > at) parts.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return parts;
+}
+
 std::vector<std::filesystem::path> stage_workloads() {
   std::vector<std::filesystem::path> files;
-  if (const char *list = std::getenv("KIBENCH_STAGE_WORKLOADS"); list != nullptr && *list != '\0') {
-    std::string rest = list;
-    for (std::size_t at = 0; at <= rest.size();) {
-      const std::size_t end = std::min(rest.find(':', at), rest.size());
-      if (end > at) files.emplace_back(rest.substr(at, end - at));
-      at = end + 1;
-    }
+  if (const auto listed = environment_list("KIBENCH_STAGE_WORKLOADS", ':')) {
+    for (const std::string &file : *listed) files.emplace_back(file);
     return files;
   }
   const std::filesystem::path dir = default_workloads_dir();
@@ -100,15 +111,10 @@ constexpr Variant kVariants[] = {
 // ';'-separated shell patterns of KIBENCH_STAGE_VARIANTS
 // ("fused;fused-cublaslt;*row-v6*").
 bool variant_selected(const char *name) {
-  const char *list = std::getenv("KIBENCH_STAGE_VARIANTS");
-  if (list == nullptr || *list == '\0') return true;
-  const std::string patterns = list;
-  for (std::size_t at = 0; at <= patterns.size();) {
-    const std::size_t end = std::min(patterns.find(';', at), patterns.size());
-    if (end > at && fnmatch(patterns.substr(at, end - at).c_str(), name, 0) == 0) return true;
-    at = end + 1;
-  }
-  return false;
+  const auto patterns = environment_list("KIBENCH_STAGE_VARIANTS", ';');
+  return !patterns || std::any_of(patterns->begin(), patterns->end(), [&](const std::string &pattern) {
+    return fnmatch(pattern.c_str(), name, 0) == 0;
+  });
 }
 
 } // namespace
