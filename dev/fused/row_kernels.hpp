@@ -36,18 +36,24 @@ struct RowLossV6Layout {
 };
 [[nodiscard]] RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row);
 
-// At most `vectors` of each CTA's slice in shared memory from the next
-// launch on (-1: as many as fit), so the check covers the re-read path on
-// small vocabularies.
-void set_row_loss_v6_cache_limit(std::int64_t vectors);
+// Limits for the study's launches (-1: none): at most `cache_vectors` of
+// each CTA's slice in shared memory, so the check covers the re-read path
+// on small vocabularies, and at most `clusters` clusters, so that each runs
+// many rows of a short check (the row loop, the reductions' alternating
+// exchange slots and the slice's reuse from row to row).
+struct RowLossV6Limits {
+  std::int64_t cache_vectors = -1;
+  std::int64_t clusters = -1;
+};
+void set_row_loss_v6_limits(RowLossV6Limits limits);
 
-// That limit for one scope (as many as fit again when it ends).
-class RowLossV6CacheLimit {
+// Those limits for one scope (none again when it ends).
+class ScopedRowLossV6Limits {
 public:
-  explicit RowLossV6CacheLimit(std::int64_t vectors) { set_row_loss_v6_cache_limit(vectors); }
-  ~RowLossV6CacheLimit() { set_row_loss_v6_cache_limit(-1); }
-  RowLossV6CacheLimit(const RowLossV6CacheLimit &) = delete;
-  RowLossV6CacheLimit &operator=(const RowLossV6CacheLimit &) = delete;
+  explicit ScopedRowLossV6Limits(RowLossV6Limits limits) { set_row_loss_v6_limits(limits); }
+  ~ScopedRowLossV6Limits() { set_row_loss_v6_limits({}); }
+  ScopedRowLossV6Limits(const ScopedRowLossV6Limits &) = delete;
+  ScopedRowLossV6Limits &operator=(const ScopedRowLossV6Limits &) = delete;
 };
 
 inline constexpr RowKernel kRowKernelV1{"v1", launch_row_loss_v1};

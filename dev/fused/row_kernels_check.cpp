@@ -88,12 +88,15 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
 // kernel: the streaming units of row-v5, and row-v6's partly cached rows
 // in both cluster shapes, with as many vectors in shared memory as fit,
 // with 3 a CTA (most of each slice read again from global memory) and with
-// none. With cuBLASLt's logit GEMMs and, where the shape allows them,
-// kibench's with row statistics: ignored rows and a bias, an odd V, more
-// than 32 slices of 4096 columns a row (V = 140003: v5's combine loops,
-// and slices past v6's shared memory at full capacity), a partial row
-// block, every token ignored, beta 0 and 1, tau != 1, whole chunks and
-// short ones.
+// none, and on 2 or 3 clusters, so that each cluster runs many rows (the
+// row loop, the alternating exchange slots, the slice reused from row to
+// row, ignored rows between others, the next row's prefetch). With
+// cuBLASLt's logit GEMMs and, where the shape allows them, kibench's with
+// row statistics: ignored rows and a bias, an odd V, more than 32 slices of
+// 4096 columns a row (V = 140003: v5's combine loops, and slices past v6's
+// shared memory at full capacity), V = 20 (a quad's last CTA has no
+// columns), a partial row block, every token ignored, beta 0 and 1,
+// tau != 1, whole chunks and short ones.
 TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][dev-row-kernels]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto backend = make_backend();
@@ -103,11 +106,18 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
   };
   struct Candidate {
     gpu::fused::RowKernel kernel;
-    std::int64_t cache_limit = -1; // row-v6's vectors a CTA in shared memory (-1: all that fit)
+    gpu::fused::RowLossV6Limits limits; // row-v6's only
   };
   const std::vector<Candidate> candidates{
-      {gpu::fused::kRowKernelV5},         {gpu::fused::kRowKernelV6Pairs}, {gpu::fused::kRowKernelV6Pairs, 3},
-      {gpu::fused::kRowKernelV6Pairs, 0}, {gpu::fused::kRowKernelV6Quads}, {gpu::fused::kRowKernelV6Quads, 3},
+      {gpu::fused::kRowKernelV5, {}},
+      {gpu::fused::kRowKernelV6Pairs, {}},
+      {gpu::fused::kRowKernelV6Pairs, {.cache_vectors = 3}},
+      {gpu::fused::kRowKernelV6Pairs, {.cache_vectors = 0}},
+      {gpu::fused::kRowKernelV6Pairs, {.cache_vectors = 3, .clusters = 2}},
+      {gpu::fused::kRowKernelV6Quads, {}},
+      {gpu::fused::kRowKernelV6Quads, {.cache_vectors = 3}},
+      {gpu::fused::kRowKernelV6Quads, {.cache_vectors = 0}},
+      {gpu::fused::kRowKernelV6Quads, {.clusters = 3}},
   };
   const std::vector<StudyCase> cases{
       {{.name = "v5-bias-ignored",
@@ -151,6 +161,15 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
         .bias = true,
         .seed = 8},
        11},
+      {{.name = "v20-tau0.7-ignored",
+        .tokens = 29,
+        .vocab = 20,
+        .hidden = 64,
+        .beta = 0.5,
+        .temperature = 0.7,
+        .ignore_fraction = 0.3,
+        .seed = 12},
+       0},
       {{.name = "v5-beta0", .tokens = 24, .vocab = 5000, .hidden = 64, .beta = 0.0, .seed = 9}, 0},
       {{.name = "v5-beta1", .tokens = 24, .vocab = 5000, .hidden = 64, .beta = 1.0, .seed = 10}, 0},
       {{.name = "v5-mixture-tau1.5",
@@ -179,11 +198,15 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
         auto shipped = run_with(gpu::fused::kRowKernelV3);
         const OutputView truth = shipped->outputs();
         for (const Candidate &candidate : candidates) {
+          const gpu::fused::RowLossV6Limits &limits = candidate.limits;
           INFO("row kernel " << candidate.kernel.name << ", shared memory for "
-                             << (candidate.cache_limit < 0 ? std::string("all that fit")
-                                                           : std::to_string(candidate.cache_limit))
-                             << " vectors a CTA");
-          const gpu::fused::RowLossV6CacheLimit limit(candidate.cache_limit);
+                             << (limits.cache_vectors < 0 ? std::string("all that fit")
+                                                          : std::to_string(limits.cache_vectors))
+                             << " vectors a CTA, "
+                             << (limits.clusters < 0 ? std::string("all resident")
+                                                     : std::to_string(limits.clusters))
+                             << " clusters");
+          const gpu::fused::ScopedRowLossV6Limits scoped(limits);
           auto other = run_with(candidate.kernel);
           const OutputView out = other->outputs();
           CHECK(std::abs(out.loss - truth.loss) <= 1e-6 * std::abs(truth.loss) + 1e-12);

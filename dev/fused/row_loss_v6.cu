@@ -26,12 +26,14 @@
 // the mixture's G', whose q G' then takes), about 40 % of the row's vectors
 // at the seed.
 //
-// The arithmetic of each vector is v3's own (row_loss_math.cuh), so a
-// vector gives the same bits from shared memory as from global memory;
-// only the order of the sums over a row differs from v3's, as the CTAs and
+// The arithmetic of each vector is v3's own (row_loss_math.cuh), so at
+// tau = 1 a vector gives the same bits from shared memory as from global
+// memory (at tau != 1 its log2 q can differ in the last bit: teacher_form);
+// the order of the sums over a row differs from v3's, as the CTAs and
 // warps that hold the partials differ. Reductions are in fixed order (warp
-// butterflies, the CTA's warps in order, the cluster's ranks in order), so
-// the results are the same bits run after run.
+// butterflies, the CTA's warps in order, the cluster's ranks in order), and
+// which vectors are cached depends only on the shape and the GPU, so the
+// results are the same bits run after run.
 //
 // Prediction (written before any device time): the row kernel in the
 // seed's pass from 3.2 ms to ~1.8–2.2 ms (between its HBM floor, 1.5 ms,
@@ -77,7 +79,8 @@ constexpr unsigned kPrefetchBytes = 32 * 1024;
 constexpr std::size_t kVectorBytes =
     sizeof(uint4) + 2 * sizeof(float4); // z_s bf16 and b fp32, as Slice holds them
 
-std::atomic<std::int64_t> g_cache_limit{-1};
+std::atomic<std::int64_t> g_cache_limit{-1}; // set_row_loss_v6_limits
+std::atomic<std::int64_t> g_cluster_limit{-1};
 
 template <int kWarps> struct ExchangeV6 {
   float warp[kWarps][kMaxValues]; // this CTA's warp partials (read by its warp 0 only)
@@ -175,6 +178,10 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
   // Whether the load sweep's read of a vector outside shared memory is its
   // last (no KL sweep of its own and no gradient sweep follow).
   constexpr bool kLoadIsLastRead = !kGrad && (kGemmStats || !kSeparateKl);
+  // With the GEMMs' statistics and no KL sweep of its own (forward KL with
+  // G'), the load sweep computes nothing from a vector outside shared
+  // memory: it reads only the cached ones, and the gradient sweep the rest.
+  constexpr bool kLoadOnlyCached = kGemmStats && !kSeparateKl;
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   __shared__ ExchangeV6<kWarps> ex;
@@ -224,7 +231,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
 
     // Load sweep: every vector from global memory once; the first `cached`
     // of the slice also into shared memory.
-    for (int base = tid; base < part.vectors; base += kBatch * kThreads) {
+    const int load_end = kLoadOnlyCached ? cached : part.vectors;
+    for (int base = tid; base < load_end; base += kBatch * kThreads) {
       uint4 zs[kBatch], zt[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
@@ -232,7 +240,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
         if (v < cached) {
           zs[u] = __ldcs(reinterpret_cast<const uint4 *>(out_row) + v);
           zt[u] = __ldcs(teacher_row + v);
-        } else if (v < part.vectors) {
+        } else if (v < load_end) {
           const auto *student_vector = reinterpret_cast<const uint4 *>(out_row) + v;
           zs[u] = kLoadIsLastRead ? __ldcs(student_vector) : __ldcg(student_vector);
           zt[u] = kLoadIsLastRead ? __ldcs(teacher_row + v) : __ldcg(teacher_row + v);
@@ -241,6 +249,9 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int v = base + u * kThreads;
+        if constexpr (kLoadOnlyCached) {
+          if (v >= load_end) break; // v grows with u
+        }
         on_vector(v, part, [&](auto full) {
           float b[kVector];
           detail::unpack(zt[u], b);
@@ -386,7 +397,7 @@ template <int kCluster, int kThreads> struct Geometry {
 // The slice and how many of its vectors shared memory holds: as many as
 // 1024 / kThreads CTAs an SM leave room for beside `kernel`'s static
 // shared memory, at most the whole slice and at most the study's limit
-// (set_row_loss_v6_cache_limit).
+// (set_row_loss_v6_limits).
 template <int kCluster, int kThreads>
 Geometry<kCluster, kThreads> geometry(const void *kernel, std::int64_t vocab) {
   Geometry<kCluster, kThreads> g;
@@ -414,8 +425,9 @@ void launch(Params p, std::int64_t rows, cudaStream_t stream) {
   const auto g = geometry<kCluster, kThreads>(key, p.vocab);
   p.slice = g.slice;
   detail::raise_smem_limit(key, g.smem);
-  const std::int64_t clusters =
+  std::int64_t clusters =
       std::min<std::int64_t>(rows, detail::resident_clusters(key, g.smem, kCluster, kThreads));
+  if (const std::int64_t limit = g_cluster_limit.load(); limit > 0) clusters = std::min(clusters, limit);
   kernel<<<dim3(static_cast<unsigned>(kCluster * clusters)), kThreads, g.smem, stream>>>(
       p, static_cast<int>(rows), g.cached_vectors);
   CUDA_CHECK_LAUNCH();
@@ -478,8 +490,9 @@ void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<4, 512>(args, stream);
 }
 
-void set_row_loss_v6_cache_limit(std::int64_t vectors) {
-  g_cache_limit.store(vectors);
+void set_row_loss_v6_limits(RowLossV6Limits limits) {
+  g_cache_limit.store(limits.cache_vectors);
+  g_cluster_limit.store(limits.clusters);
 }
 
 RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row) {

@@ -498,7 +498,7 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
           args.stats_ld = tiles;
         }
         const Timing t = [&] {
-          const gpu::fused::RowLossV6CacheLimit limit(lane.cache_limit);
+          const gpu::fused::ScopedRowLossV6Limits limits({.cache_vectors = lane.cache_limit});
           return time_work([&] { lane.kernel.launch(args, stream); }, stream, flush);
         }();
         const double bytes = static_cast<double>(R * V) * (grad ? 6.0 : 4.0);

@@ -116,8 +116,11 @@ __device__ __forceinline__ void load_statistics(const Params &p, const float (&z
 }
 
 // b as load_statistics leaves it, from z_t alone: for a kernel that reads a
-// vector again from global memory instead of shared memory (the same
-// multiply, so the same bits).
+// vector again from global memory instead of shared memory. At tau != 1 the
+// compiler may contract this product into the subtraction that reads it,
+// where shared memory holds the rounded product: the two paths can differ
+// in the last bit of log2 q. (__fmul_rn would forbid the contraction, and
+// cost row-v6's tau != 1 instantiations up to 104 bytes of spills.)
 template <bool kUnitTemperature>
 __device__ __forceinline__ void teacher_form(const Params &p, float (&b)[kVector]) {
   if constexpr (!kUnitTemperature) {
