@@ -76,8 +76,8 @@ constexpr int kMaxValues = 7; // per reduction: up to 3 (max, sum) pairs and the
 // HBM after the reductions (v3 prefetches its whole next slice; here the
 // rows in flight are twice as many and L2 also holds the re-read vectors).
 constexpr unsigned kPrefetchBytes = 32 * 1024;
-constexpr std::size_t kVectorBytes =
-    sizeof(uint4) + 2 * sizeof(float4); // z_s bf16 and b fp32, as Slice holds them
+// Shared memory a cached vector takes in the Slice (z_s bf16, b fp32).
+constexpr std::size_t kVectorBytes = detail::dynamic_smem_bytes(kVector);
 
 std::atomic<std::int64_t> g_cache_limit{-1}; // set_row_loss_v6_limits
 std::atomic<std::int64_t> g_cluster_limit{-1};
@@ -384,12 +384,7 @@ SmemLimits smem_limits() {
   return l;
 }
 
-template <int kCluster> constexpr int slice_for(std::int64_t vocab) {
-  const std::int64_t per_cta = (vocab + kCluster - 1) / kCluster;
-  return static_cast<int>((per_cta + kVector - 1) / kVector * kVector);
-}
-
-template <int kCluster, int kThreads> struct Geometry {
+struct Geometry {
   int slice = 0, cached_vectors = 0;
   std::size_t smem = 0;
 };
@@ -398,10 +393,9 @@ template <int kCluster, int kThreads> struct Geometry {
 // 1024 / kThreads CTAs an SM leave room for beside `kernel`'s static
 // shared memory, at most the whole slice and at most the study's limit
 // (set_row_loss_v6_limits).
-template <int kCluster, int kThreads>
-Geometry<kCluster, kThreads> geometry(const void *kernel, std::int64_t vocab) {
-  Geometry<kCluster, kThreads> g;
-  g.slice = slice_for<kCluster>(vocab);
+template <int kCluster, int kThreads> Geometry geometry(const void *kernel, std::int64_t vocab) {
+  Geometry g;
+  g.slice = detail::slice_for(vocab, kCluster);
   const SmemLimits l = smem_limits();
   constexpr int kCtasPerSm = 1024 / kThreads;
   const std::size_t per_cta = std::min(l.per_block_optin, l.per_sm / kCtasPerSm - l.reserved_per_block);

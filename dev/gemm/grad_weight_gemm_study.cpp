@@ -76,6 +76,7 @@
 #include <fmt/format.h>
 
 #include "dev/gemm/grad_weight_gemm.hpp"
+#include "dev/perf/cold_samples.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
@@ -255,11 +256,6 @@ std::vector<std::uint16_t> absolute_bf16(const std::vector<std::uint16_t> &bits)
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 } // namespace
 
 TEST_CASE("kibench's grad W GEMM (MN-major, accumulator read under the products) beside cuBLASLt",
@@ -426,15 +422,15 @@ TEST_CASE("kibench's grad W GEMM (MN-major, accumulator read under the products)
         if (const auto clock = timer.clock_mhz()) mhz[v].push_back(*clock);
       }
     const double flops = 2.0 * static_cast<double>(V) * static_cast<double>(Hs) * static_cast<double>(R);
-    const double reference_ms = median(ms[2]);
+    const double reference_ms = dev::median(ms[2]);
     for (std::size_t v = 0; v < variants.size(); ++v) {
       const double bytes = (variants[v].with_c ? 8.0 : 4.0) * static_cast<double>(V * Hs) +
                            2.0 * static_cast<double>(R) * static_cast<double>(V + Hs);
       const double predicted = std::max(flops / kProductRate, bytes / kCopyRate) * 1e3;
-      const double t = median(ms[v]);
+      const double t = dev::median(ms[v]);
       table.push_back(fmt::format("{:<18} {:<18} {:>8.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>10.3f}", shape,
                                   variants[v].name, t, flops / t * 1e-9,
-                                  mhz[v].empty() ? 0.0 : median(mhz[v]), t / reference_ms, predicted));
+                                  mhz[v].empty() ? 0.0 : dev::median(mhz[v]), t / reference_ms, predicted));
     }
   }
   fmt::print("\n{:<18} {:<18} {:>8} {:>8} {:>7} {:>8} {:>10}\n", "V x Hs x R", "gemm", "cold ms", "TFLOP/s",

@@ -107,11 +107,10 @@ constexpr Variant kVariants[] = {
      TeacherPrecision::fp8_e4m3},
 };
 
-// Which variants to time: all, or those whose names match one of the
-// ';'-separated shell patterns of KIBENCH_STAGE_VARIANTS
-// ("fused;fused-cublaslt;*row-v6*").
-bool variant_selected(const char *name) {
-  const auto patterns = environment_list("KIBENCH_STAGE_VARIANTS", ';');
+// Which variants to time: all (no patterns), or those whose names match
+// one of the shell patterns (KIBENCH_STAGE_VARIANTS, ';'-separated:
+// "fused;fused-cublaslt;*row-v6*").
+bool variant_selected(const char *name, const std::optional<std::vector<std::string>> &patterns) {
   return !patterns || std::any_of(patterns->begin(), patterns->end(), [&](const std::string &pattern) {
     return fnmatch(pattern.c_str(), name, 0) == 0;
   });
@@ -121,6 +120,7 @@ bool variant_selected(const char *name) {
 
 TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const auto variant_patterns = environment_list("KIBENCH_STAGE_VARIANTS", ';');
   for (const std::filesystem::path &file : stage_workloads()) {
     const Workload w = load_workload(file);
     InputSet inputs(w);
@@ -144,7 +144,7 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
                  l.resident_clusters);
     }
     for (const Variant &variant : kVariants) {
-      if (!variant_selected(variant.name)) continue;
+      if (!variant_selected(variant.name, variant_patterns)) continue;
       gpu::StageClock clock;
       auto fused = make_fused(FusedOptions{.name = variant.name,
                                            .workspace_budget = variant.workspace_budget,

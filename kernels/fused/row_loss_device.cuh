@@ -54,9 +54,10 @@ struct Params {
   int stats_tiles;
 };
 
-// Elements per CTA: V / 8 rounded up to whole 16-byte vectors.
-constexpr int slice_for(std::int64_t vocab) {
-  const std::int64_t per_cta = (vocab + kClusterSize - 1) / kClusterSize;
+// Elements per CTA: V / ctas (v3's 8 by default) rounded up to whole
+// 16-byte vectors.
+constexpr int slice_for(std::int64_t vocab, int ctas = kClusterSize) {
+  const std::int64_t per_cta = (vocab + ctas - 1) / ctas;
   return static_cast<int>((per_cta + kVector - 1) / kVector * kVector);
 }
 
@@ -182,7 +183,8 @@ __device__ inline RowPart row_part(const Params &p, int rank) {
   return part;
 }
 
-// Prefetches `bytes` of each logit row of this CTA's slice into L2.
+// Prefetches `bytes` from `pointer` on into L2 (a bulk prefetch: no
+// registers, no completion to wait for).
 __device__ __forceinline__ void prefetch_l2(const void *pointer, unsigned bytes) {
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pointer), "r"(bytes) : "memory");
 }
