@@ -153,7 +153,7 @@ public:
                         "({} ns)",
                         entry.label, *reported, setting_ranges::kMaxSampleNs));
     }
-    read_raw_samples_of(entry, out);
+    out.raw = raw_samples_of(entry, out.raw_missing);
     if (out.raw) {
       out.median_ns = stats::median(out.raw->nanoseconds());
       if (reported && std::fabs(std::round(*out.median_ns) - *reported) > 1.0) {
@@ -202,54 +202,6 @@ private:
                     run.label, field, digest, kind));
   }
 
-  static void read_raw_samples_of(const ManifestEntry &run, ComparedRun &out) {
-    std::string_view field = "spec.timing.rawSamples";
-    const json::Value *pointer = member_at(run.manifest, field);
-    if (pointer == nullptr) {
-      field = "spec.evidence.rawSamples";
-      pointer = member_at(run.manifest, field);
-    }
-    if (pointer == nullptr) {
-      out.raw_missing = "no raw samples (spec.timing.rawSamples absent): only the median it reports";
-      return;
-    }
-    const std::string uri = string_at(*pointer, "uri");
-    const std::string digest = string_at(*pointer, "digest");
-    if (uri.empty() || digest.empty())
-      throw InputError(fmt::format("{}: {}: needs a string \"uri\" and \"digest\"", run.label, field));
-    const std::optional<fs::path> path = local_file_of(uri, run.file, run.label, field);
-    if (!path) {
-      out.raw_missing =
-          fmt::format("raw samples at {} are not a local file: only the median it reports", uri);
-      return;
-    }
-    std::string bytes;
-    try {
-      bytes = io::read_file(*path, io::file_kinds::manifest);
-    } catch (const io::UnreadableFile &e) {
-      throw InputError(
-          fmt::format("{}: {}.uri: cannot read {}: {}", run.label, field, path->string(), e.reason()));
-    }
-    if (const std::string actual = sha256_digest(bytes); actual != digest) {
-      throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path->string(),
-                                    actual, field, digest, run.label));
-    }
-    RawSeries series;
-    series.file = *path;
-    const Measurement measurement =
-        read_raw_samples(json::parse(bytes, path->string()), path->string(), &series.invocation);
-    for (std::size_t i = 0; i < measurement.samples.size(); ++i) {
-      const double ns = measurement.samples[i].ns;
-      if (!(ns > 0.0))
-        throw InputError(fmt::format("{}: $.samples[{}].ns: a latency must be positive", path->string(), i));
-      if (ns > setting_ranges::kMaxSampleNs)
-        throw InputError(fmt::format("{}: $.samples[{}].ns: {} ns is longer than a sample may be ({} ns)",
-                                     path->string(), i, ns, setting_ranges::kMaxSampleNs));
-    }
-    series.samples = measurement.samples;
-    out.raw = std::move(series);
-  }
-
   const ManifestSet &set_;
   std::multimap<std::string, std::size_t> by_digest_;
 };
@@ -283,6 +235,54 @@ void assign_ids(std::vector<ComparedRun> &runs) {
 }
 
 } // namespace
+
+std::optional<RawSeries> raw_samples_of(const ManifestEntry &run, std::string &missing) {
+  std::string_view field = "spec.timing.rawSamples";
+  const json::Value *pointer = member_at(run.manifest, field);
+  if (pointer == nullptr) {
+    field = "spec.evidence.rawSamples";
+    pointer = member_at(run.manifest, field);
+  }
+  if (pointer == nullptr) {
+    missing = "no raw samples (spec.timing.rawSamples absent): only the median it reports";
+    return std::nullopt;
+  }
+  const std::string uri = string_at(*pointer, "uri");
+  const std::string digest = string_at(*pointer, "digest");
+  if (uri.empty() || digest.empty())
+    throw InputError(fmt::format("{}: {}: needs a string \"uri\" and \"digest\"", run.label, field));
+  const std::optional<fs::path> path = local_file_of(uri, run.file, run.label, field);
+  if (!path) {
+    missing =
+        fmt::format("raw samples at {} are not a local file: only the median it reports", uri);
+    return std::nullopt;
+  }
+  std::string bytes;
+  try {
+    bytes = io::read_file(*path, io::file_kinds::manifest);
+  } catch (const io::UnreadableFile &e) {
+    throw InputError(
+        fmt::format("{}: {}.uri: cannot read {}: {}", run.label, field, path->string(), e.reason()));
+  }
+  if (const std::string actual = sha256_digest(bytes); actual != digest) {
+    throw CheckFailed(fmt::format("{}: its sha256 {} does not match {}.digest {} of {}", path->string(),
+                                  actual, field, digest, run.label));
+  }
+  RawSeries series;
+  series.file = *path;
+  const Measurement measurement =
+      read_raw_samples(json::parse(bytes, path->string()), path->string(), &series.invocation);
+  for (std::size_t i = 0; i < measurement.samples.size(); ++i) {
+    const double ns = measurement.samples[i].ns;
+    if (!(ns > 0.0))
+      throw InputError(fmt::format("{}: $.samples[{}].ns: a latency must be positive", path->string(), i));
+    if (ns > setting_ranges::kMaxSampleNs)
+      throw InputError(fmt::format("{}: $.samples[{}].ns: {} ns is longer than a sample may be ({} ns)",
+                                   path->string(), i, ns, setting_ranges::kMaxSampleNs));
+  }
+  series.samples = measurement.samples;
+  return series;
+}
 
 std::vector<double> RawSeries::nanoseconds() const {
   std::vector<double> out;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lib/compare/compared_run.hpp"
+#include "lib/digest/manifest_set.hpp"
 
 namespace kibench::compare {
 
@@ -25,5 +26,12 @@ std::vector<ComparedRun> load_runs(const std::vector<std::filesystem::path> &arg
 // Nanoseconds of a KernelIndex latency: an integer, or a string such as
 // "213.2ms" / "1.5 µs". nullopt when it is neither.
 std::optional<double> latency_ns(const json::Value &value);
+
+// The raw samples `run` references (spec.timing.rawSamples, else
+// spec.evidence.rawSamples; the uri relative to its file), read and checked
+// against their sha256. nullopt, with `missing` saying why, when it
+// references none or a file that is not local. InputError for an unreadable
+// or malformed file, CheckFailed for a digest that does not match.
+std::optional<RawSeries> raw_samples_of(const ManifestEntry &run, std::string &missing);
 
 } // namespace kibench::compare

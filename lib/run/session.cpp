@@ -309,6 +309,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     context.environment_digest = environment_digest;
     context.observed_at = observed_at;
     if (!options.label.empty()) context.extra_labels.set("run_label", options.label);
+    for (const auto &[key, value] : options.extra_labels) context.extra_labels.set(key, value);
     for (const auto &[key, value] : power_state_labels) context.extra_labels.set(key, value);
     std::size_t measured = 0;
     for (Candidate &c : candidates) {

@@ -46,6 +46,10 @@ struct SessionOptions {
   // every BenchmarkRun), which compare and report show in place of a
   // number where an implementation appears more than once. Empty: none.
   std::string label;
+  // More labels for every BenchmarkRun of the session (metadata.labels;
+  // `kibench reproduce` names the run it reproduces there). Keys
+  // [a-z][a-z0-9_]*, values at most 200 characters, as KernelIndex allows.
+  json::Object extra_labels;
   std::function<void(const std::string &)> note; // one-line notices ("GPU implementations skipped: ...")
   // Every phase of every workload (progress.hpp), with its workload filled.
   ProgressCallback progress;

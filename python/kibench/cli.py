@@ -2,6 +2,8 @@
 
     python -m kibench run WORKLOAD... --impl fused,cublas-floor,torch-eager,py:MODULE:CALLABLE [kibench run flags]
     python -m kibench list                # also lists the shipped Python implementations
+    python -m kibench reproduce RECORD... # a record whose implementation is a shipped Python lane
+                                          # (torch-eager, liger, ...: docs/reproduce.md)
     python -m kibench SUBCOMMAND ...      # any other subcommand, as `kibench SUBCOMMAND`
 
 Every flag of `kibench run` is kibench's own: the arguments go to the same
@@ -82,7 +84,7 @@ def main(argv=None):
     try:
         if subcommand == "run":
             python_lanes = _run_lanes(argv)
-        elif subcommand == "list":
+        elif subcommand in ("list", "reproduce"):
             python_lanes = [PythonLane(getattr(lanes, attribute), f"kibench.lanes:{attribute}",
                                        missing=lanes.missing(name)) for name, attribute in lanes.SHIPPED.items()]
         else:

@@ -124,4 +124,18 @@ std::string CuratedTables::gpu_name_of(std::string_view environment_digest) cons
   return {};
 }
 
+std::optional<CuratedTables::Keyed> CuratedTables::find_by_digest(std::string_view kind,
+                                                                 std::string_view digest) const {
+  const Table *table = kind == "OperationSpec"            ? &operations_
+                       : kind == "BenchmarkProtocol"      ? &protocols_
+                       : kind == "ImplementationRevision" ? &implementations_
+                       : kind == "SoftwareProject"        ? &projects_
+                       : kind == "ExecutionEnvironment"   ? &environments_
+                                                          : nullptr;
+  if (table == nullptr) return std::nullopt;
+  for (const auto &[key, curated] : *table)
+    if (curated.digest == digest) return Keyed{key, &curated};
+  return std::nullopt;
+}
+
 } // namespace kibench::importers::liger

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +44,16 @@ public:
                                                       std::string_view provider) const;
   [[nodiscard]] const CuratedManifest *project(std::string_view provider) const;
   [[nodiscard]] const CuratedManifest *environment(std::string_view gpu_name) const;
+  // The curated manifest of `kind` (OperationSpec, BenchmarkProtocol,
+  // ImplementationRevision, SoftwareProject, ExecutionEnvironment) whose
+  // identity digest is `digest`, with its key: the kernel, the mode,
+  // "<kernel>/<provider>", the provider or the gpu_name. nullopt when none
+  // is (what `kibench reproduce` resolves a record's digests with).
+  struct Keyed {
+    std::string key;
+    const CuratedManifest *manifest = nullptr;
+  };
+  [[nodiscard]] std::optional<Keyed> find_by_digest(std::string_view kind, std::string_view digest) const;
   // The CSV gpu_name curated for an environment digest ("" when none is):
   // what `kibench export --format liger-csv` writes for an imported row.
   [[nodiscard]] std::string gpu_name_of(std::string_view environment_digest) const;
