@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_allocator.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_environment.hpp"
 #include "kernels/cuda/nccl.hpp"
@@ -46,6 +47,19 @@ public:
     const auto &a = gpu::gpu_availability();
     if (a.available) return std::nullopt;
     return a.reason;
+  }
+
+  [[nodiscard]] std::optional<DeviceMemory> device_memory() const override {
+    if (gpu_unavailable_reason()) return std::nullopt;
+    int previous = 0;
+    CUDA_CHECK(cudaGetDevice(&previous));
+    CUDA_CHECK(cudaSetDevice(0));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    CUDA_CHECK(cudaSetDevice(previous));
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    return DeviceMemory{prop.name, total_bytes, free_bytes, gpu::DeviceAllocator::process().reserved_bytes()};
   }
 
   [[nodiscard]] EnvironmentFacts environment() const override {

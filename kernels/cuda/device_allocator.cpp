@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "lib/implementation/implementation_failure.hpp"
 
 namespace kibench::gpu {
 
@@ -40,8 +41,42 @@ std::string_view to_string(MemoryTag tag) {
   return "unknown";
 }
 
-DeviceAllocator::DeviceAllocator(std::string name, bool caching)
-    : name_(std::move(name)), caching_(caching) {}
+// cudaMalloc's segments for a caching allocator's pool.
+class CudaSegments final : public SegmentSource {
+public:
+  explicit CudaSegments(const std::string &owner) : owner_(owner) {}
+  void *allocate(std::size_t bytes) override {
+    void *pointer = nullptr;
+    const cudaError_t status = cudaMalloc(&pointer, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError(); // an out-of-memory error is not sticky; clear it
+      return nullptr;
+    }
+    CUDA_CHECK(status);
+    return pointer;
+  }
+  void release(void *segment) noexcept override { free_quietly(segment, owner_); }
+  void synchronize() noexcept override {
+    // The blocks may still be in use by queued work on their stream.
+    const cudaError_t status = cudaDeviceSynchronize();
+    if (status != cudaSuccess)
+      std::fprintf(stderr, "kibench: cudaDeviceSynchronize before trimming '%s' failed: %s\n", owner_.c_str(),
+                   cudaGetErrorString(status));
+  }
+
+private:
+  const std::string &owner_;
+};
+
+DeviceAllocator::DeviceAllocator(std::string name, bool caching) : name_(std::move(name)), caching_(caching) {
+  if (caching_) {
+    own_source_ = std::make_unique<CudaSegments>(name_);
+    pool_ = std::make_unique<BlockPool>(*own_source_);
+  }
+}
+
+DeviceAllocator::DeviceAllocator(std::string name, SegmentSource &source)
+    : name_(std::move(name)), caching_(true), pool_(std::make_unique<BlockPool>(source)) {}
 
 DeviceAllocator::DeviceAllocator(std::string name, ProcessTag) : name_(std::move(name)), is_process_(true) {}
 
@@ -65,35 +100,32 @@ std::size_t DeviceAllocator::rounded(std::size_t bytes) {
 void *DeviceAllocator::allocate(std::size_t bytes, MemoryTag tag) {
   const std::size_t size = rounded(bytes == 0 ? 1 : bytes);
   void *pointer = nullptr;
+  cudaError_t status = cudaSuccess;
   if (caching_) {
     std::lock_guard lock(mutex_);
-    if (auto it = cache_.find(size); it != cache_.end()) {
-      pointer = it->second;
-      cache_.erase(it);
-      cached_bytes_ -= size;
-    }
+    pointer = pool_->allocate(size);
+    if (pointer == nullptr) status = cudaErrorMemoryAllocation;
+  } else {
+    status = cudaMalloc(&pointer, size);
+    if (status == cudaErrorMemoryAllocation) (void)cudaGetLastError(); // not sticky; clear it
+    else CUDA_CHECK(status);
   }
-  if (pointer != nullptr) process().adjust_cached(-static_cast<std::int64_t>(size));
   if (pointer == nullptr) {
-    cudaError_t status = cudaMalloc(&pointer, size);
-    if (status == cudaErrorMemoryAllocation && caching_) {
-      // As PyTorch does: give the cached blocks back and try once more.
-      (void)cudaGetLastError();
-      trim();
-      status = cudaMalloc(&pointer, size);
-    }
-    if (status != cudaSuccess) {
-      (void)cudaGetLastError(); // an out-of-memory error is not sticky; clear it
-      std::size_t free_bytes = 0, total_bytes = 0;
-      CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      throw std::runtime_error(
-          fmt::format("cudaMalloc of {} bytes ({} for '{}') failed: {}; device has {} of {} bytes free, "
-                      "kibench holds {}",
-                      size, to_string(tag), name_, cudaGetErrorString(status), free_bytes, total_bytes,
-                      process().reserved_bytes()));
-    }
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (own_source_ != nullptr || !caching_) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Out of device memory is the lane's resource_exceeded, with the numbers.
+    throw ImplementationFailure(
+        RunStatus::resource_exceeded,
+        fmt::format("cudaMalloc of {} bytes ({} for '{}') failed: {}; device has {} of {} bytes free, "
+                    "kibench holds {}",
+                    size, to_string(tag), name_, cudaGetErrorString(status), free_bytes, total_bytes,
+                    process().reserved_bytes()));
   }
   count_allocation(size, tag);
+  if (caching_) {
+    std::lock_guard lock(mutex_);
+    sync_cached_locked();
+  }
   return pointer;
 }
 
@@ -103,34 +135,32 @@ void DeviceAllocator::deallocate(void *pointer, std::size_t bytes, MemoryTag tag
   count_free(size, tag);
   if (caching_) {
     std::lock_guard lock(mutex_);
-    cache_.emplace(size, pointer);
-    cached_bytes_ += size;
-  }
-  if (caching_) {
-    process().adjust_cached(static_cast<std::int64_t>(size));
+    pool_->deallocate(pointer);
+    sync_cached_locked();
     return;
   }
   free_quietly(pointer, name_);
 }
 
 void DeviceAllocator::trim() noexcept {
-  std::multimap<std::size_t, void *> blocks;
-  {
-    std::lock_guard lock(mutex_);
-    blocks.swap(cache_);
-    cached_bytes_ = 0;
-  }
-  if (!blocks.empty()) {
-    // The blocks may still be in use by queued work on their stream.
-    const cudaError_t status = cudaDeviceSynchronize();
-    if (status != cudaSuccess)
-      std::fprintf(stderr, "kibench: cudaDeviceSynchronize before trimming '%s' failed: %s\n", name_.c_str(),
-                   cudaGetErrorString(status));
-  }
-  for (const auto &[size, pointer] : blocks) {
-    free_quietly(pointer, name_);
-    process().adjust_cached(-static_cast<std::int64_t>(size));
-  }
+  if (!caching_) return;
+  std::lock_guard lock(mutex_);
+  pool_->release_free_segments();
+  sync_cached_locked();
+}
+
+void DeviceAllocator::sync_cached_locked() {
+  const std::uint64_t live = live_[0] + live_[1] + live_[2];
+  const std::uint64_t reserved = pool_->reserved_bytes();
+  const std::uint64_t cached = reserved > live ? reserved - live : 0;
+  const auto delta = static_cast<std::int64_t>(cached) - static_cast<std::int64_t>(cached_bytes_);
+  cached_bytes_ = cached;
+  if (delta != 0) process().adjust_cached(delta);
+}
+
+BlockPool::Counters DeviceAllocator::pool_counters() const {
+  std::lock_guard lock(mutex_);
+  return pool_ ? pool_->counters() : BlockPool::Counters{};
 }
 
 void DeviceAllocator::count_allocation(std::size_t bytes, MemoryTag tag) {

@@ -5,21 +5,23 @@
 // Each allocator counts its own bytes; all of them also count into
 // DeviceAllocator::process(), the whole program's total.
 //
-// A caching allocator keeps freed blocks for reuse by a later allocation
-// of the same rounded size, as PyTorch's caching allocator does: per-run
-// tensors then cost no cudaMalloc/cudaFree (cudaFree synchronizes the
-// device), and the counted "live" bytes are those handed out, which is
-// what torch.cuda.max_memory_allocated reports. All users of one caching
-// allocator must work on one stream: a freed block is reused in stream
-// order, without an event.
+// A caching allocator keeps freed blocks for reuse through a BlockPool
+// (block_pool.hpp: best fit, split and merged, as PyTorch's caching
+// allocator does): per-run tensors then cost no cudaMalloc/cudaFree
+// (cudaFree synchronizes the device), and the counted "live" bytes are
+// those handed out, which is what torch.cuda.max_memory_allocated reports.
+// All users of one caching allocator must work on one stream: a freed block
+// is reused in stream order, without an event.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+
+#include "kernels/cuda/block_pool.hpp"
 
 namespace kibench::gpu {
 
@@ -29,6 +31,9 @@ std::string_view to_string(MemoryTag tag);
 class DeviceAllocator {
 public:
   explicit DeviceAllocator(std::string name, bool caching = false);
+  // A caching allocator whose segments come from `source` instead of
+  // cudaMalloc (a simulated device, for tests of a chain's memory pattern).
+  DeviceAllocator(std::string name, SegmentSource &source);
   // Returns cached blocks to the driver. Buffers still live leak (and are
   // reported on stderr): their owners must be destroyed first.
   ~DeviceAllocator();
@@ -50,6 +55,9 @@ public:
   [[nodiscard]] std::uint64_t reserved_bytes() const;
   // Starts a new high-water mark at the current live bytes.
   void reset_peak();
+  // A caching allocator's segment traffic since construction (all zero for
+  // one that does not cache).
+  [[nodiscard]] BlockPool::Counters pool_counters() const;
 
   // The size an allocation of `bytes` really takes (rounded up to 512).
   [[nodiscard]] static std::size_t rounded(std::size_t bytes);
@@ -63,6 +71,9 @@ private:
   void count_free(std::size_t bytes, MemoryTag tag);
   // The process allocator's count of blocks other allocators keep cached.
   void adjust_cached(std::int64_t delta);
+  // Sets cached_bytes_ to what the pool holds beyond the live bytes and
+  // passes the change on to the process count (mutex_ held).
+  void sync_cached_locked();
 
   std::string name_;
   bool caching_ = false;
@@ -71,7 +82,8 @@ private:
   std::uint64_t live_[3] = {0, 0, 0};
   std::uint64_t peak_ = 0;
   std::uint64_t cached_bytes_ = 0;
-  std::multimap<std::size_t, void *> cache_; // rounded size -> free block
+  std::unique_ptr<SegmentSource> own_source_; // cudaMalloc, for a caching allocator
+  std::unique_ptr<BlockPool> pool_;           // caching allocators only
 };
 
 } // namespace kibench::gpu

@@ -2,6 +2,8 @@
 #include "kernels/builtin_revision.hpp"
 
 #include <cmath>
+
+#include <fmt/format.h>
 #include <limits>
 
 #include "kernels/cpu/cpu_common.hpp"
@@ -82,6 +84,17 @@ public:
   }
 
   void poison_outputs() override { poison(scalars_, grad_x_, grad_w_, grad_b_); }
+
+  // The caching allocator's traffic with the driver since it was made: after
+  // the first pass a steady chain takes no new segment (block_pool.hpp).
+  [[nodiscard]] json::Object run_labels() const override {
+    const BlockPool::Counters c = allocator().pool_counters();
+    return json::Object{
+        {"allocator_segments",
+         fmt::format(
+             "{} cudaMalloc, {} cudaFree, {} out-of-memory retries over its check, warm-up and samples",
+             c.segments_allocated, c.segments_released, c.out_of_memory_retries)}};
+  }
 
   void run(Pass pass) override {
     require_prepared();

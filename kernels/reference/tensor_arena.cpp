@@ -12,7 +12,7 @@ void Tensor::reset() noexcept {
 }
 
 Tensor TensorArena::make(std::size_t bytes) {
-  void *data = counting() ? nullptr : allocator_->allocate(bytes, MemoryTag::workspace);
+  void *data = allocator_ == nullptr ? nullptr : allocator_->allocate(bytes, MemoryTag::workspace);
   live_ += DeviceAllocator::rounded(bytes);
   peak_ = std::max(peak_, live_);
   return Tensor(this, data, bytes);
@@ -20,7 +20,7 @@ Tensor TensorArena::make(std::size_t bytes) {
 
 void TensorArena::release(void *data, std::size_t bytes) noexcept {
   live_ -= DeviceAllocator::rounded(bytes);
-  if (!counting()) allocator_->deallocate(data, bytes, MemoryTag::workspace);
+  if (allocator_ != nullptr) allocator_->deallocate(data, bytes, MemoryTag::workspace);
 }
 
 } // namespace kibench::gpu

@@ -56,14 +56,23 @@ private:
 class TensorArena {
 public:
   // Allocates from `allocator` (workspace bytes); nullptr: counting mode.
-  explicit TensorArena(DeviceAllocator *allocator) : allocator_(allocator) {}
+  explicit TensorArena(DeviceAllocator *allocator) : allocator_(allocator), launches_(allocator != nullptr) {}
+  // Allocates from `allocator` but the chain launches nothing: the memory
+  // pattern of a pass on a simulated device (a DeviceAllocator over a
+  // SegmentSource that hands out addresses only).
+  static TensorArena without_launches(DeviceAllocator &allocator) {
+    TensorArena arena(&allocator);
+    arena.launches_ = false;
+    return arena;
+  }
 
   [[nodiscard]] Tensor make(std::size_t bytes);
   [[nodiscard]] Tensor f32(std::int64_t n) { return make(static_cast<std::size_t>(n) * 4); }
   [[nodiscard]] Tensor bf16(std::int64_t n) { return make(static_cast<std::size_t>(n) * 2); }
   [[nodiscard]] Tensor boolean(std::int64_t n) { return make(static_cast<std::size_t>(n)); }
 
-  [[nodiscard]] bool counting() const { return allocator_ == nullptr; }
+  // No kernel is launched (the counting and simulated modes).
+  [[nodiscard]] bool counting() const { return !launches_; }
   // Live and peak bytes held through this arena (rounded as allocated).
   [[nodiscard]] std::uint64_t live_bytes() const { return live_; }
   [[nodiscard]] std::uint64_t peak_bytes() const { return peak_; }
@@ -73,6 +82,7 @@ private:
   void release(void *data, std::size_t bytes) noexcept;
 
   DeviceAllocator *allocator_;
+  bool launches_ = false;
   std::uint64_t live_ = 0;
   std::uint64_t peak_ = 0;
 };

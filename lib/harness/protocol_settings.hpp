@@ -56,6 +56,10 @@ struct ProtocolSettings {
   // slowest GPU's event time; named in method() (so in the family and the
   // digest) and in the protocol's synchronization. 1 changes nothing.
   int gpus = 1;
+  // A workload whose lanes did not fit the device together was timed in
+  // groups (lib/run/memory_plan.hpp): the groups, in the protocol's
+  // metadata.description; "" when every lane was timed in one.
+  std::string timing_groups;
 
   // A stable, human-readable statement of the sampling above (goes into the
   // protocol's comparability notes, and so into its digest).

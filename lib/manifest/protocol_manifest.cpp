@@ -36,6 +36,10 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
     description += (description.empty() ? "" : " ") + gpus;
   if (const std::string sustained = s.describe_sustained(); !sustained.empty())
     description += (description.empty() ? "" : " ") + sustained;
+  if (!s.timing_groups.empty())
+    description += fmt::format("{}Timed in memory groups, {}: each group's lanes share rounds, and lanes of "
+                               "different groups were not interleaved (their samples are not paired).",
+                               description.empty() ? "" : " ", s.timing_groups);
   if (!description.empty()) metadata.set("description", description);
   return make_manifest("BenchmarkProtocol", std::move(metadata), std::move(spec));
 }

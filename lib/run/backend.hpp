@@ -3,6 +3,7 @@
 // build provides it (kernels/backend.cpp), so lib/ stays free of CUDA.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,15 @@ struct ImplementationEntry {
   bool is_oracle = false;
 };
 
+// GPU 0's memory as a run plans it: what the board has, what is free now,
+// and what kibench itself holds there (inputs, kept results, caches).
+struct DeviceMemory {
+  std::string board;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t free_bytes = 0;
+  std::uint64_t kibench_bytes = 0;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -34,6 +44,8 @@ public:
   [[nodiscard]] virtual int run_gpus() const { return 1; }
   // The GPUs this machine has (0 without a usable one).
   [[nodiscard]] virtual int gpu_count() const { return 0; }
+  // GPU 0's memory now; nullopt without a usable GPU.
+  [[nodiscard]] virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
   [[nodiscard]] virtual std::vector<ImplementationEntry> implementations() const = 0;
   // nullptr for an unknown name.
   [[nodiscard]] virtual std::unique_ptr<Implementation> make(std::string_view name) const = 0;

@@ -1,7 +1,9 @@
 #include "lib/run/session.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/core.h>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 
@@ -17,6 +19,7 @@
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
 #include "lib/run/implementation_files.hpp"
+#include "lib/run/memory_plan.hpp"
 #include "lib/run/run_directory_name.hpp"
 #include "lib/run/tensor_dump.hpp"
 
@@ -35,6 +38,8 @@ struct Candidate {
   ImplementationFacts facts;
   json::Value revision;
   std::string revision_digest;
+  std::uint64_t device_need = 0; // its own peak on the device, measured in its check
+  std::string observed_at;       // when its timing group finished ("" if never timed)
 };
 
 // Records a lane's failure: its status and reason, no measurement.
@@ -56,6 +61,262 @@ Pass check_pass(Pass pass) {
 
 void write_json(io::StagedDirectory &dir, const std::string &name, const json::Value &value) {
   dir.write(name, json_file_text(value));
+}
+
+// What kibench keeps free on the device beside the lanes timed together:
+// the CUDA context's growth, cuBLASLt's and the libraries' own buffers.
+constexpr std::uint64_t kDeviceMarginBytes = std::uint64_t{1} << 30;
+
+// One workload's way through the pipeline: what each step reads, and the
+// outcome they fill in.
+struct WorkloadRun {
+  const Backend &backend;
+  const SessionOptions &options;
+  const ProtocolSettings &settings;
+  const Workload &workload;
+  const ProgressCallback &progress;
+  std::function<void(const std::string &)> note;
+  PowerConditioner *conditioner;
+  WorkloadOutcome outcome;
+  // kibench's own bytes on GPU 0 while the oracle ran, and while the lanes
+  // did (nullopt without a GPU).
+  std::optional<std::uint64_t> oracle_footprint, lane_footprint;
+
+  void phase(Phase what, const std::string &implementation) const {
+    Progress p;
+    p.phase = what;
+    p.implementation = implementation;
+    progress(p);
+  }
+};
+
+// The oracle's outputs copied to the host, so that its device memory (the
+// widened inputs and logit chunks: 13 GB at the seed) is free before any
+// lane runs. Host tensors are compared on the device chunk by chunk.
+struct KeptOutputs {
+  std::vector<unsigned char> grad_input, grad_weight, grad_bias;
+  OutputView view;
+  KeptOutputs() = default;
+  KeptOutputs(const KeptOutputs &) = delete;
+  KeptOutputs &operator=(const KeptOutputs &) = delete;
+  KeptOutputs(KeptOutputs &&) = default; // the vectors' buffers, and so the view, stay put
+};
+
+KeptOutputs keep_on_host(const Backend &backend, const OutputView &out) {
+  KeptOutputs kept;
+  kept.view.loss = out.loss;
+  const auto keep = [&](const TensorRef &t, std::vector<unsigned char> &bytes, TensorRef &into) {
+    if (t.empty()) return;
+    bytes = backend.to_host_bytes(t);
+    into = TensorRef{bytes.data(), t.type, t.count, false};
+  };
+  keep(out.grad_student_input, kept.grad_input, kept.view.grad_student_input);
+  keep(out.grad_student_weight, kept.grad_weight, kept.view.grad_student_weight);
+  keep(out.grad_student_bias, kept.grad_bias, kept.view.grad_student_bias);
+  return kept;
+}
+
+// A lane's own device bytes at its peak: what it allocated beyond the
+// shared inputs (which kibench holds for every lane).
+std::uint64_t device_need(const Implementation &impl) {
+  if (!impl.needs_gpu()) return 0;
+  const MemoryUse m = impl.memory();
+  return m.peak_bytes - std::min(m.input_bytes, m.peak_bytes);
+}
+
+void release_quietly(const WorkloadRun &run, Candidate &c) {
+  try {
+    c.impl->release();
+  } catch (const std::exception &e) {
+    run.note(fmt::format("{}: {} release: {}", run.workload.name, c.name, e.what()));
+  }
+}
+
+// The numbers a lane out of device memory is told: kibench's own share and
+// the board's size.
+std::string device_footprint(const WorkloadRun &run) {
+  const auto memory = run.backend.device_memory();
+  if (!memory) return "";
+  return fmt::format(" (kibench itself holds {} of the {} {}; {} free)", format_gib(memory->kibench_bytes),
+                     format_gib(memory->total_bytes), memory->board, format_gib(memory->free_bytes));
+}
+
+// 2. The oracle's answer, kept on the host while the lanes are checked and
+// timed; the oracle itself is released first.
+KeptOutputs run_oracle(WorkloadRun &run, const std::string &oracle, InputSet &inputs, TensorDump *dump) {
+  run.phase(Phase::oracle, oracle);
+  auto reference = run.backend.make(oracle);
+  reference->prepare(run.workload, inputs);
+  reference->run(check_pass(run.settings.pass));
+  const OutputView out = reference->outputs();
+  run.outcome.oracle_loss = out.loss;
+  if (dump) dump->add_outputs(oracle, out, run.workload);
+  if (const auto memory = run.backend.device_memory()) run.oracle_footprint = memory->kibench_bytes;
+  KeptOutputs kept = keep_on_host(run.backend, out);
+  reference->release();
+  return kept;
+}
+
+// 3. One lane's correctness, alone on the device beside kibench's inputs:
+// on poisoned outputs, against the kept truth; its peak memory is measured
+// and it is released. A lane that throws fails alone (status and reason
+// recorded) and is not timed; nullopt for a lane that does not run here.
+std::optional<Candidate> check_lane(WorkloadRun &run, const std::string &name, InputSet &inputs,
+                                    const OutputView &truth, TensorDump *dump) {
+  Candidate c{name, run.backend.make(name), {}, {}, {}, 0, {}};
+  c.revision = implementation_manifest(c.impl->revision_for(run.workload.operation_kind));
+  c.revision_digest = manifest_digest(c.revision);
+  c.facts.name = name;
+  try {
+    auto why = other_operation(*c.impl, run.workload);
+    if (!why) why = c.impl->unsupported_for(run.workload, run.settings.pass);
+    if (why) {
+      run.outcome.skipped.emplace_back(name, *why);
+      run.note(fmt::format("{}: {} skipped: {}", run.workload.name, name, *why));
+      return std::nullopt;
+    }
+    // An implementation that times work without computing the loss has
+    // nothing to check, so it is never evidence of a correct result.
+    run.phase(Phase::check, name);
+    c.impl->prepare(run.workload, inputs);
+    if (c.impl->computes_loss()) {
+      c.impl->poison_outputs();
+      c.impl->run(check_pass(run.settings.pass));
+      const OutputView out = c.impl->outputs();
+      c.facts.loss = out.loss;
+      if (dump && name != run.outcome.oracle)
+        dump->add_outputs(name, out, run.workload); // the oracle's are there
+      auto errors = run.backend.compare(out, truth, checks_gradients(run.settings.pass));
+      c.facts.verdict = make_verdict(std::move(errors), run.workload.correctness);
+      if (!c.facts.verdict->passed)
+        run.note(
+            fmt::format("{}: {} FAILED correctness: {}", run.workload.name, name, c.facts.verdict->summary));
+    }
+    c.facts.status = status_of_check(c.facts.verdict);
+    c.device_need = device_need(*c.impl);
+  } catch (const std::exception &e) {
+    LaneFailure failure = failure_of(e);
+    if (failure.status == RunStatus::resource_exceeded) failure.reason += device_footprint(run);
+    fail(c, failure);
+  }
+  release_quietly(run, c);
+  return c;
+}
+
+// 4. Timing: the lanes that have not failed, in groups that fit the device
+// together (memory_plan.hpp), each group prepared afresh and timed
+// interleaved, then released. Returns the groups' description when there
+// is more than one ("" otherwise), for the protocol.
+std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, InputSet &inputs) {
+  std::vector<Candidate *> lanes;
+  std::vector<LaneNeed> needs;
+  for (Candidate &c : candidates) {
+    if (c.facts.failed()) continue;
+    lanes.push_back(&c);
+    needs.push_back({c.name, c.device_need});
+  }
+  std::vector<std::vector<std::size_t>> groups;
+  if (const auto memory = run.backend.device_memory()) {
+    run.lane_footprint = memory->kibench_bytes;
+    const std::uint64_t room =
+        memory->free_bytes > kDeviceMarginBytes ? memory->free_bytes - kDeviceMarginBytes : 0;
+    groups = plan_timing_groups(needs, room);
+    std::string peaks;
+    for (const LaneNeed &need : needs)
+      peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", need.name, format_gib(need.device_bytes));
+    run.note(fmt::format("{}: device memory ({}, {}): the oracle held {}, kibench holds {} while the lanes "
+                         "run; lanes' own peaks: {}; timed in {}",
+                         run.workload.name, memory->board, format_gib(memory->total_bytes),
+                         format_gib(run.oracle_footprint.value_or(0)), format_gib(memory->kibench_bytes),
+                         peaks.empty() ? "none" : peaks, describe_timing_groups(needs, groups)));
+  } else if (!lanes.empty()) {
+    groups.emplace_back();
+    for (std::size_t i = 0; i < lanes.size(); ++i) groups.back().push_back(i);
+  }
+
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::vector<Candidate *> group;
+    std::vector<Implementation *> timed;
+    for (const std::size_t i : groups[g]) {
+      Candidate &c = *lanes[i];
+      try {
+        c.impl->prepare(run.workload, inputs);
+        group.push_back(&c);
+        timed.push_back(c.impl.get());
+      } catch (const std::exception &e) {
+        fail(c, failure_of(e));
+        release_quietly(run, c);
+      }
+    }
+    std::vector<Measurement> measurements = measure(timed, run.settings, run.progress, run.conditioner);
+    const std::string observed_at = utc_timestamp_now();
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      Candidate &c = *group[k];
+      ImplementationFacts &f = c.facts;
+      f.measurement = std::move(measurements[k]);
+      c.observed_at = observed_at;
+      if (f.measurement.failure) fail(c, *f.measurement.failure);
+      if (!f.failed()) {
+        try {
+          f.memory = c.impl->memory();
+          f.labels = c.impl->run_labels();
+          if (groups.size() > 1) f.labels.set("timing_group", fmt::format("{} of {}", g + 1, groups.size()));
+        } catch (const std::exception &e) {
+          fail(c, failure_of(e));
+        }
+      }
+      release_quietly(run, c);
+    }
+  }
+  return groups.size() > 1 ? describe_timing_groups(needs, groups) : "";
+}
+
+// 5. Manifests, written into a staged directory and moved into place.
+void write_run_directory(WorkloadRun &run, std::vector<Candidate> &candidates, const json::Value &protocol,
+                         const json::Value &environment, const std::string &environment_digest,
+                         const json::Object &power_state_labels) {
+  std::string observed_at = utc_timestamp_now();
+  for (const Candidate &c : candidates)
+    if (!c.observed_at.empty()) {
+      observed_at = c.observed_at;
+      break;
+    }
+  const fs::path run_dir =
+      run.options.out_dir / run_directory_name(run.workload.name, run.settings.pass, observed_at);
+  io::StagedDirectory dir(run_dir);
+  write_json(dir, "operation.json", run.workload.operation);
+  write_json(dir, "workload.json", run.workload.manifest);
+  write_json(dir, "protocol.json", protocol);
+  write_json(dir, "environment.json", environment);
+  RunDirectoryContext context;
+  context.workload = &run.workload;
+  context.pass = run.settings.pass;
+  context.workload_digest = manifest_digest(run.workload.manifest);
+  context.protocol_digest = manifest_digest(protocol);
+  context.environment_digest = environment_digest;
+  context.observed_at = observed_at;
+  if (!run.options.label.empty()) context.extra_labels.set("run_label", run.options.label);
+  for (const auto &[key, value] : run.options.extra_labels) context.extra_labels.set(key, value);
+  for (const auto &[key, value] : power_state_labels) context.extra_labels.set(key, value);
+  if (run.oracle_footprint)
+    context.extra_labels.set("kibench_device_bytes_oracle", std::to_string(*run.oracle_footprint));
+  if (run.lane_footprint)
+    context.extra_labels.set("kibench_device_bytes", std::to_string(*run.lane_footprint));
+  for (Candidate &c : candidates) {
+    ImplementationFacts &f = c.facts;
+    if (f.failed())
+      run.note(
+          fmt::format("{}: {} failed ({}): {}", run.workload.name, c.name, to_string(f.status), f.failure));
+    RunDirectoryContext lane = context;
+    // Lanes timed in another group were not interleaved with these: their
+    // own time keeps compare from pairing their samples.
+    if (!c.observed_at.empty()) lane.observed_at = c.observed_at;
+    run.outcome.implementations.push_back(
+        record_implementation(dir, lane, json_file_text(c.revision), c.revision_digest, std::move(f)));
+  }
+  write_json(dir, "summary.json", outcome_summary(run.outcome));
+  dir.commit();
+  run.outcome.run_dir = dir.final_path();
 }
 
 } // namespace
@@ -141,7 +402,8 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   const std::string oracle = oracle_name(backend);
   for (const auto &w : workloads) {
     auto probe = backend.make(oracle);
-    if (auto why = other_operation(*probe, w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
+    if (auto why = other_operation(*probe, w))
+      throw InputError(fmt::format("{}: {}", w.source.string(), *why));
     if (auto why = probe->unsupported(w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
   }
   if (runnable.empty()) throw InputError("no implementation can run on this machine; see `kibench list`");
@@ -170,8 +432,7 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   if (gpu_missing) settings.cold = false; // no device cache to flush on the CPU path
   settings.clocks_locked = clock_lock && clock_lock->locked();
   settings.gpus = backend.run_gpus();
-  const json::Value protocol = protocol_manifest(settings, oracle);
-  const std::string protocol_digest = manifest_digest(protocol);
+  const json::Value session_protocol = protocol_manifest(settings, oracle);
   EnvironmentFacts facts = backend.environment();
   if (settings.clocks_locked) {
     // A lock NVML cannot read back: what kibench set is what is known.
@@ -216,17 +477,10 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       with.workload = workload.name;
       options.progress(with);
     };
-    const auto phase = [&](Phase what, const std::string &implementation) {
-      Progress p;
-      p.phase = what;
-      p.implementation = implementation;
-      progress(p);
-    };
-    WorkloadOutcome outcome;
-    outcome.workload = workload;
-    outcome.oracle = oracle;
-    outcome.noise_target = settings.max_noise;
-    const std::string workload_digest = manifest_digest(workload.manifest);
+    WorkloadRun run{backend, options, settings, workload, progress, note, conditioner.get(), {}, {}, {}};
+    run.outcome.workload = workload;
+    run.outcome.oracle = oracle;
+    run.outcome.noise_target = settings.max_noise;
     InputSet inputs(workload);
     const std::string started_at = utc_timestamp_now();
     std::unique_ptr<TensorDump> dump;
@@ -235,112 +489,20 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
           *options.save_tensors / run_directory_name(workload.name, settings.pass, started_at), backend);
       dump->add_inputs(inputs);
     }
-
-    // 2. The oracle's answer, kept while the candidates are checked.
-    phase(Phase::oracle, oracle);
-    auto reference = backend.make(oracle);
-    reference->prepare(workload, inputs);
-    reference->run(check_pass(settings.pass));
-    const OutputView truth = reference->outputs();
-    outcome.oracle_loss = truth.loss;
-    if (dump) dump->add_outputs(oracle, truth, workload);
-
-    // 3. Correctness before timing, on poisoned outputs. A lane that throws
-    // here fails alone (its status and reason are recorded) and is not timed.
+    const KeptOutputs truth = run_oracle(run, oracle, inputs, dump.get());
     std::vector<Candidate> candidates;
-    for (const auto &name : runnable) {
-      Candidate c{name, backend.make(name), {}, {}, {}};
-      c.revision = implementation_manifest(c.impl->revision_for(workload.operation_kind));
-      c.revision_digest = manifest_digest(c.revision);
-      c.facts.name = name;
-      try {
-        auto why = other_operation(*c.impl, workload);
-        if (!why) why = c.impl->unsupported_for(workload, settings.pass);
-        if (why) {
-          outcome.skipped.emplace_back(name, *why);
-          note(fmt::format("{}: {} skipped: {}", workload.name, name, *why));
-          continue;
-        }
-        // An implementation that times work without computing the loss has
-        // nothing to check, so it is never evidence of a correct result.
-        phase(Phase::check, name);
-        const bool computes_loss = c.impl->computes_loss();
-        c.impl->prepare(workload, inputs);
-        if (computes_loss) {
-          c.impl->poison_outputs();
-          c.impl->run(check_pass(settings.pass));
-          const OutputView out = c.impl->outputs();
-          c.facts.loss = out.loss;
-          if (dump && name != oracle) dump->add_outputs(name, out, workload); // the oracle's are there
-          auto errors = backend.compare(out, truth, checks_gradients(settings.pass));
-          c.facts.verdict = make_verdict(std::move(errors), workload.correctness);
-          if (!c.facts.verdict->passed)
-            note(fmt::format("{}: {} FAILED correctness: {}", workload.name, name, c.facts.verdict->summary));
-        }
-        c.facts.status = status_of_check(c.facts.verdict);
-      } catch (const std::exception &e) {
-        fail(c, failure_of(e));
-      }
-      candidates.push_back(std::move(c));
-    }
-    reference->release();
-    reference.reset();
+    for (const auto &name : runnable)
+      if (auto c = check_lane(run, name, inputs, truth.view, dump.get())) candidates.push_back(std::move(*c));
     if (dump) dump->commit();
+    const std::string timing_groups = time_lanes(run, candidates, inputs);
 
-    // 4. Timing, interleaved across the candidates that have not failed.
-    std::vector<Implementation *> timed;
-    for (auto &c : candidates)
-      if (!c.facts.failed()) timed.push_back(c.impl.get());
-    std::vector<Measurement> measurements = measure(timed, settings, progress, conditioner.get());
-
-    // 5. Manifests, written into a staged directory and moved into place.
-    const std::string observed_at = utc_timestamp_now();
-    const fs::path run_dir = options.out_dir / run_directory_name(workload.name, settings.pass, observed_at);
-    io::StagedDirectory dir(run_dir);
-    write_json(dir, "operation.json", workload.operation);
-    write_json(dir, "workload.json", workload.manifest);
-    write_json(dir, "protocol.json", protocol);
-    write_json(dir, "environment.json", environment);
-    RunDirectoryContext context;
-    context.workload = &workload;
-    context.pass = settings.pass;
-    context.workload_digest = workload_digest;
-    context.protocol_digest = protocol_digest;
-    context.environment_digest = environment_digest;
-    context.observed_at = observed_at;
-    if (!options.label.empty()) context.extra_labels.set("run_label", options.label);
-    for (const auto &[key, value] : options.extra_labels) context.extra_labels.set(key, value);
-    for (const auto &[key, value] : power_state_labels) context.extra_labels.set(key, value);
-    std::size_t measured = 0;
-    for (Candidate &c : candidates) {
-      ImplementationFacts &f = c.facts;
-      if (!f.failed()) {
-        f.measurement = std::move(measurements[measured++]);
-        if (f.measurement.failure) fail(c, *f.measurement.failure);
-      }
-      if (!f.failed()) {
-        try {
-          f.memory = c.impl->memory();
-          f.labels = c.impl->run_labels();
-        } catch (const std::exception &e) {
-          fail(c, failure_of(e));
-        }
-      }
-      if (f.failed())
-        note(fmt::format("{}: {} failed ({}): {}", workload.name, c.name, to_string(f.status), f.failure));
-      outcome.implementations.push_back(
-          record_implementation(dir, context, json_file_text(c.revision), c.revision_digest, std::move(f)));
-      try {
-        c.impl->release();
-      } catch (const std::exception &e) {
-        note(fmt::format("{}: {} release: {}", workload.name, c.name, e.what()));
-      }
-    }
-    write_json(dir, "summary.json", outcome_summary(outcome));
-    dir.commit();
-    outcome.run_dir = dir.final_path();
-    if (options.workload_done) options.workload_done(outcome);
-    outcomes.push_back(std::move(outcome));
+    ProtocolSettings workload_settings = settings;
+    workload_settings.timing_groups = timing_groups;
+    const json::Value protocol =
+        timing_groups.empty() ? session_protocol : protocol_manifest(workload_settings, oracle);
+    write_run_directory(run, candidates, protocol, environment, environment_digest, power_state_labels);
+    if (options.workload_done) options.workload_done(run.outcome);
+    outcomes.push_back(std::move(run.outcome));
   }
   return outcomes;
 }

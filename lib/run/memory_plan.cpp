@@ -1,0 +1,61 @@
+#include "lib/run/memory_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace kibench {
+
+namespace {
+constexpr std::size_t kMaxDescribedGroups = 600;
+} // namespace
+
+std::uint64_t lane_slack_bytes(std::uint64_t device_bytes) {
+  if (device_bytes == 0) return 0;
+  return std::max<std::uint64_t>(device_bytes / 20, std::uint64_t{256} << 20);
+}
+
+std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneNeed> &needs,
+                                                         std::uint64_t room_bytes) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::uint64_t> used;
+  for (std::size_t lane = 0; lane < needs.size(); ++lane) {
+    const std::uint64_t need = needs[lane].device_bytes + lane_slack_bytes(needs[lane].device_bytes);
+    bool placed = false;
+    for (std::size_t g = 0; g < groups.size() && !placed; ++g) {
+      if (used[g] + need <= room_bytes) {
+        groups[g].push_back(lane);
+        used[g] += need;
+        placed = true;
+      }
+    }
+    if (!placed) {
+      groups.push_back({lane});
+      used.push_back(need);
+    }
+  }
+  return groups;
+}
+
+std::string describe_timing_groups(const std::vector<LaneNeed> &needs,
+                                   const std::vector<std::vector<std::size_t>> &groups) {
+  std::string text = fmt::format("{} group{}:", groups.size(), groups.size() == 1 ? "" : "s");
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::string names;
+    for (const std::size_t lane : groups[g]) names += (names.empty() ? "" : ", ") + needs[lane].name;
+    text += fmt::format("{}[{}]", g == 0 ? " " : " then ", names);
+  }
+  // The protocol's description holds 2000 characters: long names give way
+  // to the groups' sizes.
+  if (text.size() <= kMaxDescribedGroups) return text;
+  text = fmt::format("{} groups of", groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    text += fmt::format("{}{}", g == 0 ? " " : g + 1 == groups.size() ? " and " : ", ", groups[g].size());
+  return text + " lanes";
+}
+
+std::string format_gib(std::uint64_t bytes) {
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / static_cast<double>(std::uint64_t{1} << 30));
+}
+
+} // namespace kibench

@@ -1,0 +1,39 @@
+// Which lanes of a workload are timed together. Every lane is checked
+// alone (its own peak measured while nothing else but kibench's inputs is
+// on the device); lanes are then timed in groups whose needs fit the device
+// together, so a lane that fits the board alone never fails for its
+// neighbours. Shared rounds apply within a group; the groups are recorded
+// in the protocol and in each run's labels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kibench {
+
+struct LaneNeed {
+  std::string name;
+  std::uint64_t device_bytes = 0; // the lane's own peak on the device (0 for a host lane)
+};
+
+// Each group is a list of indices into `needs`, in their order. A lane
+// joins the first group whose needs, each with its slack (lane_slack_bytes),
+// still fit `room_bytes`, else starts a new group; a lane larger than the
+// room gets a group of its own (it was checked alone, so it fits alone).
+// With no room limit (a host run) every lane is in one group.
+std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneNeed> &needs,
+                                                         std::uint64_t room_bytes);
+
+// What a lane may hold beyond its measured peak: fragmentation of its
+// allocator's cache and libraries' own buffers; 5 % and at least 256 MiB.
+std::uint64_t lane_slack_bytes(std::uint64_t device_bytes);
+
+// "2 groups: [reference] then [fused, cublas-floor, torch-eager, liger]".
+std::string describe_timing_groups(const std::vector<LaneNeed> &needs,
+                                   const std::vector<std::vector<std::size_t>> &groups);
+
+// Bytes as "12.3 GiB".
+std::string format_gib(std::uint64_t bytes);
+
+} // namespace kibench
