@@ -700,3 +700,17 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
     CHECK(bytes == read_text(baseline / name));
   }
 }
+
+TEST_CASE("import external refuses a 50 000-character package name in one line, not a crash",
+          "[import][external][text-rules]") {
+  Fixture f;
+  // Checked against std::regex when the manifest was built: SIGSEGV.
+  path_in(f.document, "implementations[1].software") = Object{{std::string(50000, 'k'), "1.0"}};
+  const auto r = f.import();
+  INFO(r.err.substr(0, 400));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("(50000 bytes)"));
+  CHECK_THAT(r.err, Contains("is not [a-z][a-z0-9_]* of at most 100 characters"));
+  CHECK(r.err.size() < 600);
+  CHECK_FALSE(fs::exists(f.out));
+}

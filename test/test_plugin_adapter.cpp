@@ -14,6 +14,7 @@
 #include "lib/error.hpp"
 #include "lib/implementation/implementation_failure.hpp"
 #include "lib/inputs/input_set.hpp"
+#include "lib/io/text_rules.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/workload/workload.hpp"
@@ -35,12 +36,13 @@ struct Seen {
   std::vector<float> grad_input, grad_weight;
   bool fail_create = false;
   int32_t shape_columns_delta = 0;
+  std::string create_message = "no state today";
 };
 Seen seen;
 
 void *create(void *, char *message) {
   if (seen.fail_create) {
-    std::strcpy(message, "no state today");
+    std::snprintf(message, KIBENCH_PLUGIN_MESSAGE_BYTES, "%s", seen.create_message.c_str());
     return nullptr;
   }
   return &seen;
@@ -402,4 +404,40 @@ TEST_CASE("a jsd lane gets the log-probabilities and returns their gradient", "[
     CHECK(seen_jsd.inputs.target.shape[0] == 32);
   }
   impl->release();
+}
+
+TEST_CASE("a plugin's name of any length is checked without a crash and named briefly", "[plugin][text-rules]") {
+  // 100 000 characters overflowed std::regex_match's stack (SIGSEGV).
+  const std::string long_name(100000, 'a');
+  auto i = lane();
+  i.name = long_name.c_str();
+  CHECK_THROWS_WITH(catalog_of(i), Catch::Contains("implementations[0].name \"" + std::string(80, 'a') +
+                                                   "… (100000 bytes)\": must match"));
+}
+
+TEST_CASE("a plugin's message is cut between characters and repaired to UTF-8", "[plugin][text-rules][utf8]") {
+  const PluginCatalog catalog = catalog_of(lane());
+  const Workload workload = load_workload(kSource / "workloads/small/small-v1000-h64-t32.json");
+  InputSet inputs(workload);
+  const auto reason_for = [&](const std::string &message) {
+    seen = Seen{};
+    seen.fail_create = true;
+    seen.create_message = message;
+    auto impl = make_plugin_implementation(catalog.find("host-lane"), {});
+    try {
+      impl->prepare(workload, inputs);
+    } catch (const ImplementationFailure &e) {
+      return std::string(e.what());
+    }
+    FAIL("no failure");
+    return std::string();
+  };
+  // "é" (C3 A9) across byte 297, where a long message is cut: the cut falls
+  // before it, never between its two bytes.
+  const std::string cut = reason_for(std::string(296, 'x') + "\xC3\xA9" + std::string(20, 'y'));
+  CHECK(cut == "host-lane: create: " + std::string(296, 'x') + "...");
+  CHECK(io::is_utf8(cut));
+  // A byte that is not UTF-8 becomes U+FFFD.
+  const std::string repaired = reason_for("bad \xC3 byte");
+  CHECK(repaired == "host-lane: create: bad \xEF\xBF\xBD byte");
 }

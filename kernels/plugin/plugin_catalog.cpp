@@ -5,7 +5,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <regex>
 
 #include <dlfcn.h>
 #include <fmt/core.h>
@@ -13,6 +12,8 @@
 #include "kernels/builtin_revision.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/io/terminal_text.hpp"
+#include "lib/io/text_rules.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 
 namespace kibench::plugin {
@@ -224,7 +225,6 @@ void PluginCatalog::add(const kibench_plugin &plugin, const std::string &origin,
   if (count <= 0 || count > kMaxImplementations || plugin.implementations == nullptr)
     throw InputError(fmt::format("{}: implementation_count {}: a plugin lists 1 to {} implementations",
                                  origin, count, kMaxImplementations));
-  static const std::regex name_pattern("^[a-z0-9][a-z0-9._-]*$");
   for (std::int32_t k = 0; k < count; ++k) {
     // A version-1 array has version-1 strides; its members are the current
     // layout's first ones, and what version 2 appended stays zero (NULL
@@ -239,11 +239,11 @@ void PluginCatalog::add(const kibench_plugin &plugin, const std::string &origin,
     }
     const kibench_plugin_implementation &i = upgraded ? *upgraded : plugin.implementations[k];
     const std::string name = text(i.name);
-    if (!std::regex_match(name, name_pattern) || name.size() > 100)
+    if (name.size() > 100 || !io::is_lowercase_name(name))
       throw InputError(
           fmt::format("{}: implementations[{}].name \"{}\": must match [a-z0-9][a-z0-9._-]* (at most "
                       "100 characters)",
-                      origin, k, name));
+                      origin, k, io::printable(io::excerpt(name))));
     if (std::find(reserved.begin(), reserved.end(), name) != reserved.end())
       throw InputError(
           fmt::format("{}: implementation \"{}\": a built-in implementation has this name", origin, name));

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "lib/implementation/implementation_failure.hpp"
+#include "lib/io/text_rules.hpp"
 
 namespace kibench::plugin {
 
@@ -13,13 +14,15 @@ namespace {
 
 using Message = std::array<char, KIBENCH_PLUGIN_MESSAGE_BYTES>;
 
-// The plugin's message as one line of at most 300 characters.
+// The plugin's message as one line of at most 300 bytes of UTF-8: bytes
+// that are not UTF-8 become U+FFFD, and a long message is cut between
+// characters, never inside one.
 std::string one_line(const char *message) {
-  std::string line(message != nullptr ? message : "");
+  std::string line = io::repair_utf8(message != nullptr ? message : "");
   std::replace_if(
       line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   while (!line.empty() && line.back() == ' ') line.pop_back();
-  if (line.size() > 300) line = line.substr(0, 297) + "...";
+  if (line.size() > 300) line = std::string(io::cut_utf8(line, 297)) + "...";
   return line;
 }
 

@@ -54,7 +54,7 @@ std::vector<std::string> sentences_of(std::string_view text) {
 // values and all, so a reader sees what the protocol says rather than a
 // template; `masked` itself where no sentence matches.
 std::string unmasked_sentence(std::string_view notes, const std::string &masked) {
-  if (masked.find("{}") == std::string::npos) return masked;
+  if (masked.find("{}") == std::string::npos || notes.size() > kMaxReadNotesChars) return masked;
   std::string pattern = "^";
   for (std::size_t i = 0; i < masked.size(); ++i) {
     if (masked.compare(i, 2, "{}") == 0) {

@@ -1,5 +1,7 @@
 #include "lib/compare/protocol_terms.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <regex>
 #include <string>
 
@@ -13,10 +15,16 @@ std::optional<double> minimum_effect_in(std::string_view notes) {
   static const std::regex pattern(
       R"((smaller than|minimum effect(?: of|:)?)\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(%|relative))",
       std::regex::icase);
+  if (notes.size() > kMaxReadNotesChars) return std::nullopt;
   const std::string text(notes);
   std::smatch match;
   if (!std::regex_search(text, match, pattern)) return std::nullopt;
-  const double value = std::stod(match[2].str());
+  const std::string digits = match[2].str();
+  double value = 0;
+  // 1e999 is out of range: not a stated effect (std::stod would throw).
+  if (const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      error != std::errc() || !std::isfinite(value))
+    return std::nullopt;
   return match[3].str() == "%" ? value / 100.0 : value;
 }
 
@@ -102,6 +110,10 @@ std::string cache_state(const std::string &clause) {
 NotesReading read_notes_settings(std::string_view notes) {
   NotesReading out;
   std::string rest(notes);
+  if (notes.size() > kMaxReadNotesChars) {
+    out.rest = std::move(rest);
+    return out;
+  }
   bool kibench_sentence = false;
   for (const SettingPattern &setting : kSettingPatterns) {
     const std::regex pattern(setting.pattern);

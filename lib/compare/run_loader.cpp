@@ -1,9 +1,9 @@
 #include "lib/compare/run_loader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -295,15 +295,32 @@ std::optional<double> latency_ns(const json::Value &value) {
   if (value.is_number())
     return value.as_number() >= 0 ? std::optional<double>(value.as_number()) : std::nullopt;
   if (!value.is_string()) return std::nullopt;
-  static const std::regex pattern(R"(^(\d+(?:\.\d+)?)\s?(ns|us|µs|ms|s)$)");
-  std::smatch match;
-  if (!std::regex_match(value.as_string(), match, pattern)) return std::nullopt;
-  const double number = std::stod(match[1].str());
-  const std::string unit = match[2].str();
+  // "<digits>[.<digits>][ ]<unit>", read in one pass; a latency is never
+  // longer than this, and a longer string is not one.
+  constexpr std::size_t kMaxChars = 64;
+  const std::string_view text = value.as_string();
+  if (text.size() > kMaxChars) return std::nullopt;
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t end = 0;
+  while (end < text.size() && is_digit(text[end])) ++end;
+  if (end == 0) return std::nullopt;
+  if (end < text.size() && text[end] == '.') {
+    const std::size_t fraction = ++end;
+    while (end < text.size() && is_digit(text[end])) ++end;
+    if (end == fraction) return std::nullopt;
+  }
+  double number = 0;
+  if (const auto [at, error] = std::from_chars(text.data(), text.data() + end, number);
+      error != std::errc() || at != text.data() + end || !std::isfinite(number))
+    return std::nullopt;
+  std::string_view unit = text.substr(end);
+  if (!unit.empty() && std::string_view(" \t\n\v\f\r").find(unit.front()) != std::string_view::npos)
+    unit.remove_prefix(1);
   if (unit == "ns") return number;
   if (unit == "us" || unit == "µs") return number * 1e3;
   if (unit == "ms") return number * 1e6;
-  return number * 1e9;
+  if (unit == "s") return number * 1e9;
+  return std::nullopt;
 }
 
 std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {

@@ -12,6 +12,8 @@
 
 #include <fmt/core.h>
 
+#include "lib/io/text_rules.hpp"
+
 namespace kibench::json {
 namespace {
 
@@ -47,7 +49,18 @@ ShortestDecimal shortest_decimal(double magnitude) {
   return out;
 }
 
-void append_escaped_string(std::string &out, std::string_view text) {
+// Every string kibench writes is UTF-8: bytes that are not (a plugin's
+// message, a reason cut by another program) become U+FFFD here, so one bad
+// string never makes a whole run directory unreadable. The canonical form
+// and the readable one repair alike, so a digest computed before writing
+// matches the one recomputed from the file.
+void append_escaped_string(std::string &out, std::string_view raw) {
+  std::string repaired;
+  std::string_view text = raw;
+  if (!io::is_utf8(raw)) {
+    repaired = io::repair_utf8(raw);
+    text = repaired;
+  }
   out.push_back('"');
   for (const char c : text) {
     switch (c) {
@@ -148,7 +161,8 @@ void append_canonical_object(std::string &out, const Object &object) {
   };
   std::vector<Keyed> members;
   members.reserve(object.size());
-  for (const auto &member : object) members.push_back({utf16_code_units(member.first), &member});
+  for (const auto &member : object)
+    members.push_back({utf16_code_units(io::repair_utf8(member.first)), &member});
   std::sort(members.begin(), members.end(), [](const Keyed &a, const Keyed &b) { return a.order < b.order; });
   out.push_back('{');
   bool first = true;

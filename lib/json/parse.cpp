@@ -8,6 +8,7 @@
 
 #include "lib/error.hpp"
 #include "lib/io/input_file.hpp"
+#include "lib/io/text_rules.hpp"
 
 namespace kibench::json {
 namespace {
@@ -167,42 +168,6 @@ std::string position_of(std::string_view text, std::size_t offset) {
   return fmt::format("line {}, column {}", line, column);
 }
 
-// The offset of the first byte that does not belong to well-formed UTF-8
-// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or
-// npos when the text is valid.
-std::size_t first_invalid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char b = byte(i);
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF; // the range of the second byte
-    if (b >= 0xC2 && b <= 0xDF) {
-      length = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      length = 3;
-      if (b == 0xE0) low = 0xA0;  // overlong
-      if (b == 0xED) high = 0x9F; // surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      length = 4;
-      if (b == 0xF0) low = 0x90;  // overlong
-      if (b == 0xF4) high = 0x8F; // beyond U+10FFFF
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    if (byte(i + 1) < low || byte(i + 1) > high) return i;
-    for (std::size_t k = 2; k < length; ++k)
-      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
-    i += length;
-  }
-  return std::string_view::npos;
-}
-
 // What is wrong with text that is not UTF-8 JSON at all: a byte order mark,
 // UTF-16 or UTF-32 (told by a BOM, or by the NUL bytes ASCII takes there),
 // a byte that is not UTF-8. nullopt when the encoding is fine.
@@ -229,7 +194,7 @@ std::optional<std::string> encoding_problem(std::string_view text) {
     return "UTF-16 big-endian text (a NUL byte at byte 0, no byte order mark); JSON must be UTF-8";
   if (text.size() >= 2 && text[0] != 0 && text[1] == 0)
     return "UTF-16 little-endian text (a NUL byte at byte 1, no byte order mark); JSON must be UTF-8";
-  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos)
+  if (const std::size_t bad = io::first_invalid_utf8(text); bad != std::string_view::npos)
     return fmt::format("not UTF-8: byte 0x{:02X} at {} (byte {})", static_cast<unsigned char>(text[bad]),
                        position_of(text, bad), bad);
   return std::nullopt;

@@ -1,11 +1,11 @@
 #include "lib/manifest/implementation_manifest.hpp"
 
 #include <algorithm>
-#include <regex>
 
 #include <fmt/core.h>
 
 #include "lib/error.hpp"
+#include "lib/io/text_rules.hpp"
 #include "lib/manifest/envelope.hpp"
 
 namespace kibench {
@@ -14,13 +14,13 @@ namespace {
 
 void require(bool ok, const RevisionFacts &facts, std::string_view field, std::string_view rule) {
   if (!ok)
-    throw InputError(
-        fmt::format("implementation \"{}\": {} {}", facts.name.empty() ? "?" : facts.name, field, rule));
+    throw InputError(fmt::format("implementation \"{}\": {} {}",
+                                 facts.name.empty() ? "?" : io::excerpt(facts.name), field, rule));
 }
 
-bool matches(const std::string &text, const char *pattern) {
-  return std::regex_match(text, std::regex(pattern));
-}
+// Identifiers kibench writes as keys (labels, requirements) are bounded
+// here, where they enter: KernelIndex states no length for them.
+constexpr std::size_t kMaxKeyChars = 100;
 
 // KernelIndex normalizes set-like lists (sorted, no duplicates) before it
 // hashes; writing them that way keeps the file and the identity alike.
@@ -32,35 +32,35 @@ json::Array sorted_set(std::vector<std::string> items) {
   return out;
 }
 
-constexpr const char *kIdentifier = "^[a-z][a-z0-9_]*$";
-constexpr const char *kDigest = "^sha256:[0-9a-f]{64}$";
 
 void check(const RevisionFacts &f) {
-  require(matches(f.name, "^[a-z0-9][a-z0-9._-]*$") && f.name.size() <= 200, f, "metadata.name",
+  require(io::is_lowercase_name(f.name) && f.name.size() <= 200, f, "metadata.name",
           "must match [a-z0-9][a-z0-9._-]* (at most 200 characters)");
   require(f.title.size() <= 200, f, "metadata.title", "must be at most 200 characters");
   require(f.description.size() <= 2000, f, "metadata.description", "must be at most 2000 characters");
   for (const auto &[key, value] : f.labels) {
-    require(matches(key, kIdentifier), f, fmt::format("metadata.labels key \"{}\"", key),
-            "must match [a-z][a-z0-9_]*");
+    require(io::is_identifier(key) && key.size() <= kMaxKeyChars, f,
+            fmt::format("metadata.labels key \"{}\"", io::excerpt(key)),
+            "must match [a-z][a-z0-9_]* (at most 100 characters)");
     require(value.size() <= 200, f, fmt::format("metadata.labels.{}", key), "must be at most 200 characters");
   }
-  require(matches(f.operation_digest, kDigest), f, "spec.operation.specDigest", "must be sha256:<64 hex>");
-  require(matches(f.language, kIdentifier), f, "spec.callable.language", "must match [a-z][a-z0-9_]*");
-  require(f.interface.empty() || matches(f.interface, kIdentifier), f, "spec.callable.interface",
+  require(io::is_sha256_digest(f.operation_digest), f, "spec.operation.specDigest",
+          "must be sha256:<64 hex>");
+  require(io::is_identifier(f.language), f, "spec.callable.language", "must match [a-z][a-z0-9_]*");
+  require(f.interface.empty() || io::is_identifier(f.interface), f, "spec.callable.interface",
           "must match [a-z][a-z0-9_]*");
   require(f.source_path.size() <= 500, f, "spec.callable.path", "must be at most 500 characters");
   require(f.symbol.size() <= 200, f, "spec.callable.symbol", "must be at most 200 characters");
   for (const auto &a : f.architectures)
-    require(matches(a, kIdentifier), f, "spec.support.hardwareArchitectures",
+    require(io::is_identifier(a), f, "spec.support.hardwareArchitectures",
             "entries must match [a-z][a-z0-9_]*");
   for (const auto &d : f.dtypes)
-    require(matches(d, kIdentifier), f, "spec.support.dtypes", "entries must match [a-z][a-z0-9_]*");
+    require(io::is_identifier(d), f, "spec.support.dtypes", "entries must match [a-z][a-z0-9_]*");
   require(!f.source.version.empty() && f.source.version.size() <= 100, f, "spec.projectRevision.version",
           "must be 1 to 100 characters");
-  require(f.source.commit.empty() || matches(f.source.commit, "^[0-9a-f]{40}$"), f,
+  require(f.source.commit.empty() || io::is_lowercase_hex(f.source.commit, 40), f,
           "spec.projectRevision.commit", "must be 40 lowercase hex digits");
-  require(f.source.tree_digest.empty() || matches(f.source.tree_digest, kDigest), f,
+  require(f.source.tree_digest.empty() || io::is_sha256_digest(f.source.tree_digest), f,
           "spec.projectRevision.treeDigest", "must be sha256:<64 hex>");
   require(f.licence.size() <= 200, f, "spec.licensing.declared", "must be at most 200 characters");
   if (f.package) {
@@ -68,15 +68,15 @@ void check(const RevisionFacts &f) {
             "must be 1 to 200 characters");
     require(f.package->version.size() <= 100, f, "package version", "must be at most 100 characters");
     for (const auto &[package, version] : f.package->requirements) {
-      require(matches(package, kIdentifier), f,
-              fmt::format("spec.buildVariants[0].requirements key \"{}\"", package),
-              "must match [a-z][a-z0-9_]* (e.g. liger_kernel)");
+      require(io::is_identifier(package) && package.size() <= kMaxKeyChars, f,
+              fmt::format("spec.buildVariants[0].requirements key \"{}\"", io::excerpt(package)),
+              "must match [a-z][a-z0-9_]* (e.g. liger_kernel; at most 100 characters)");
       require(version.size() <= 200, f, fmt::format("spec.buildVariants[0].requirements.{}", package),
               "must be at most 200 characters");
     }
   }
   if (f.source_file) {
-    require(matches(f.source_file->content_digest, kDigest), f, "spec.source.contentDigest",
+    require(io::is_sha256_digest(f.source_file->content_digest), f, "spec.source.contentDigest",
             "must be sha256:<64 hex>");
     require(f.source_file->file_name.size() <= 200, f, "spec.source.fileName",
             "must be at most 200 characters");

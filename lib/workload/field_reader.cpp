@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "lib/error.hpp"
+#include "lib/io/text_rules.hpp"
 
 namespace kibench::detail {
 namespace {
@@ -39,6 +40,11 @@ bool is_identifier(std::string_view text) {
 }
 
 std::string member_path(const std::string &parent, std::string_view key) {
+  // A key of 50 000 characters is named by its start and its length: the
+  // message about it stays readable.
+  constexpr std::size_t kShownKeyBytes = 80;
+  if (key.size() > kShownKeyBytes)
+    return fmt::format("{}[{:?}…({} bytes)]", parent, io::cut_utf8(key, kShownKeyBytes), key.size());
   if (is_plain_key(key)) return fmt::format("{}.{}", parent, key);
   // {:?} escapes quotes, backslashes and control characters, so the path
   // (and the one-line message around it) stays on one line.

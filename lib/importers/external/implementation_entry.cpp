@@ -8,6 +8,7 @@
 
 #include "lib/harness/setting_ranges.hpp"
 #include "lib/importers/external/value_rules.hpp"
+#include "lib/io/text_rules.hpp"
 
 namespace kibench::importers::external {
 namespace {
@@ -123,9 +124,10 @@ std::vector<std::pair<std::string, std::string>> read_software(const Field &fiel
   std::vector<std::pair<std::string, std::string>> software;
   for (const auto &[package, version] : field.value().as_object()) {
     const Field member(version, detail::member_path(field.path(), package), field.source());
-    if (!detail::is_identifier(package))
-      member.fail(fmt::format(
-          "package name {:?} is not [a-z][a-z0-9_]* (write liger_kernel, not liger-kernel)", package));
+    if (package.size() > 100 || !detail::is_identifier(package))
+      member.fail(fmt::format("package name {:?} is not [a-z][a-z0-9_]* of at most 100 characters (write "
+                              "liger_kernel, not liger-kernel)",
+                              io::excerpt(package)));
     software.emplace_back(package, nonempty_string(member, 200));
   }
   return software;
