@@ -57,6 +57,59 @@ ProcessResult with_stdout_to(const std::string &arguments, const std::string &ta
 
 } // namespace
 
+TEST_CASE("export and report --out replace only a regular file or a new path", "[cli][safe-output]") {
+  TempDir tmp;
+  const fs::path run = quick_run(tmp.path() / "runs");
+  const fs::path kept = tmp.path() / "kept.csv";
+  std::ofstream(kept) << "kept\n";
+
+  SECTION("a FIFO stays a FIFO") {
+    const fs::path fifo = tmp.path() / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const std::string command : {"export", "report"}) { // NOLINT(performance-for-range-copy)
+      const auto r = run_kibench_within(60, command + " " + quoted(run) + " --out " + quoted(fifo));
+      INFO(command << ": " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err,
+                 Contains("--out " + fifo.string() + ": is a FIFO; only a regular file or a new path"));
+      CHECK(lines_in(r.err) == 1);
+      CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+    }
+  }
+  SECTION("a symbolic link is not followed nor replaced") {
+    const fs::path link = tmp.path() / "link.csv";
+    fs::create_symlink(kept, link);
+    const auto r = run_kibench("export " + quoted(run) + " --out " + quoted(link));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("is a symbolic link"));
+    CHECK(fs::is_symlink(fs::symlink_status(link)));
+    CHECK(read_text(kept) == "kept\n");
+  }
+  SECTION("a socket stays a socket") {
+    const fs::path socket_path = tmp.path() / "s";
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    REQUIRE(socket_path.string().size() < sizeof(address.sun_path));
+    std::strcpy(address.sun_path, socket_path.c_str());
+    REQUIRE(::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof(address)) == 0);
+    const auto r = run_kibench("report " + quoted(run) + " --out " + quoted(socket_path));
+    ::close(fd);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("is a socket"));
+    CHECK(fs::is_socket(fs::symlink_status(socket_path)));
+  }
+  SECTION("a regular file is replaced whole") {
+    const auto r = run_kibench("export " + quoted(run) + " --out " + quoted(kept));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(read_text(kept), StartsWith("run_name,"));
+  }
+}
+
 TEST_CASE("a run file's long latency string is refused in one line by compare, report and export",
           "[cli][safe-output][long-strings]") {
   TempDir tmp;
@@ -76,4 +129,44 @@ TEST_CASE("a run file's long latency string is refused in one line by compare, r
     }
   }
   CHECK_FALSE(fs::exists(tmp.path() / "r.html"));
+}
+
+TEST_CASE("a killed writer's leftovers are swept by the next write of the same file",
+          "[cli][safe-output][sweep]") {
+  TempDir tmp;
+  const fs::path run = quick_run(tmp.path() / "runs");
+  const fs::path out = tmp.path() / "runs.csv";
+  // What a kill -9 between mkstemp and rename leaves: a hidden temporary
+  // nobody holds. One a live writer holds (its flock) is left alone.
+  const fs::path abandoned = tmp.path() / ".runs.csv.Ab12Cd";
+  const fs::path held = tmp.path() / ".runs.csv.Zz98Yx";
+  std::ofstream(abandoned) << "half a CSV";
+  std::ofstream(held) << "being written";
+  const int fd = ::open(held.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);
+  const auto r = run_kibench("export " + quoted(run) + " --out " + quoted(out));
+  ::close(fd);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_FALSE(fs::exists(abandoned));
+  CHECK(fs::exists(held));
+  CHECK(fs::exists(out));
+}
+
+TEST_CASE("a staged run directory keeps its lock file until it has its name", "[cli][safe-output][sweep]") {
+  // A complete staging directory without its lock file (what a kill between
+  // the lock file's removal and the rename left) was never swept; the lock
+  // file now goes only after the rename, so a kill before it leaves a
+  // directory the next run removes.
+  TempDir tmp;
+  const fs::path runs = tmp.path() / "runs";
+  const fs::path first = quick_run(runs);
+  CHECK_FALSE(fs::exists(first / ".kibench-writer.lock"));
+  const fs::path staged = runs / ".x.partial-Ab12Cd";
+  fs::create_directories(staged);
+  std::ofstream(staged / "run.cpu-reference.json") << "{}";
+  std::ofstream(staged / ".kibench-writer.lock") << "kibench writer, pid 1\n";
+  quick_run(runs);
+  CHECK_FALSE(fs::exists(staged));
 }

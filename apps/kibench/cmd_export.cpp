@@ -35,6 +35,7 @@ int export_command(const ExportArgs &args) {
           fmt::format("--out {}: the folder {} does not exist", args.out, out.parent_path().string()));
     if (std::filesystem::is_directory(out))
       throw InputError(fmt::format("--out {}: is a folder; name the file to write", args.out));
+    io::require_replaceable_file(out, "--out");
   }
   const std::vector<std::filesystem::path> paths(args.runs.begin(), args.runs.end());
   const std::vector<exports::ExportedRun> runs = exports::load_exported_runs(paths);

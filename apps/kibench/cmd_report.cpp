@@ -35,6 +35,7 @@ int report_command(const ReportArgs &args) {
     throw InputError(fmt::format("--out {}: is a folder; name the HTML file to write", args.out));
 
   const std::filesystem::path charts(args.charts);
+  io::require_replaceable_file(out, "--out");
   if (!args.charts.empty()) {
     if (std::filesystem::exists(charts) && !std::filesystem::is_directory(charts))
       throw InputError(fmt::format("--charts {}: is a file; name a folder for the .svg files", args.charts));

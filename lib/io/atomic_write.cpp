@@ -1,15 +1,22 @@
 #include "lib/io/atomic_write.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include <fmt/core.h>
+
+#include "lib/error.hpp"
 
 namespace kibench::io {
 
@@ -36,32 +43,108 @@ std::string hidden_sibling(const fs::path &dir, const std::string &name, std::st
   return (dir / file).string();
 }
 
+// What is at `path` when it is something a file write may not replace.
+std::optional<std::string_view> unreplaceable_kind(const fs::path &path) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  switch (status.type()) {
+  case fs::file_type::not_found:
+  case fs::file_type::regular:
+    return std::nullopt;
+  case fs::file_type::directory:
+    return "a folder";
+  case fs::file_type::symlink:
+    return "a symbolic link";
+  case fs::file_type::character:
+    return "a character device";
+  case fs::file_type::block:
+    return "a block device";
+  case fs::file_type::fifo:
+    return "a FIFO";
+  case fs::file_type::socket:
+    return "a socket";
+  default:
+    return error ? "unreadable" : "not a regular file";
+  }
+}
+
 } // namespace
 
-void write_file_atomically(const fs::path &path, std::string_view contents) {
+void require_replaceable_file(const fs::path &path, std::string_view flag) {
+  if (const auto kind = unreplaceable_kind(path))
+    throw InputError(fmt::format("{}{}{}: is {}; only a regular file or a new path is replaced (name a file "
+                                 "to write)",
+                                 flag, flag.empty() ? "" : " ", path.string(), *kind));
+}
+
+std::vector<fs::path> sweep_stale_temporaries(const fs::path &path) {
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::string temp = hidden_sibling(dir, path.filename().string(), ".XXXXXX");
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) fail(path, "cannot create a temporary file");
+  const std::string prefix = "." + path.filename().string() + ".";
+  std::vector<fs::path> candidates;
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() == prefix.size() + 6 && name.starts_with(prefix) &&
+        std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }))
+      candidates.push_back(it->path());
+  }
+  std::vector<fs::path> removed;
+  for (const fs::path &candidate : candidates) {
+    const int fd = ::open(candidate.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat status {};
+    // Ours, a regular file, and its writer's lock free: the writer is gone.
+    if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_uid == ::geteuid() &&
+        status.st_nlink > 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(candidate.c_str()) == 0)
+      removed.push_back(candidate);
+    ::close(fd);
+  }
+  return removed;
+}
+
+void write_file_atomically(const fs::path &path, std::string_view contents) {
+  require_replaceable_file(path, "");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  sweep_stale_temporaries(path);
+  // The temporary is flock'ed from creation to rename, so that a sweeper
+  // (another write of the same file) removes only the temporaries of
+  // writers that are gone. One a sweeper unlinked between mkstemp and the
+  // lock has no links left: take another.
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    temp = hidden_sibling(dir, path.filename().string(), ".XXXXXX");
+    fd = ::mkstemp(temp.data());
+    if (fd < 0) fail(path, "cannot create a temporary file");
+    struct stat status {};
+    if (::flock(fd, LOCK_EX) == 0 && ::fstat(fd, &status) == 0 && status.st_nlink > 0) break;
+    ::close(fd);
+    fd = -1;
+    if (attempt == 100) {
+      errno = EAGAIN;
+      fail(path, "cannot create a temporary file");
+    }
+  }
+  const auto give_up = [&](std::string_view what) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    ::close(fd);
+    errno = error;
+    fail(path, what);
+  };
   std::size_t written = 0;
   while (written < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      fail(path, "write failed");
+      give_up("write failed");
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(temp.c_str());
-    fail(path, "cannot flush");
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    fail(path, "cannot rename into place");
-  }
+  if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) give_up("cannot flush");
+  if (::rename(temp.c_str(), path.c_str()) != 0) give_up("cannot rename into place");
+  ::close(fd); // the lock ends once the file has its name
   fsync_directory(dir);
 }
 
@@ -112,7 +195,10 @@ void StagedDirectory::write(std::string_view relative_name, std::string_view con
 
 void StagedDirectory::commit() {
   ::chmod(staging_.c_str(), 0755);
-  lock_->remove_file();
+  // The lock file stays inside until the directory has its name: killed
+  // before the rename, the staging directory is still one a later run
+  // sweeps (without the lock file it would be left forever); killed after
+  // it, the run directory is complete and holds a stray hidden lock file.
   // Two runs into one --out in the same millisecond want the same name; the
   // second takes a numbered one rather than losing its measurements.
   constexpr int kMaxSuffix = 1000;
@@ -127,6 +213,8 @@ void StagedDirectory::commit() {
     final_ += fmt::format("-{}", suffix);
   }
   committed_ = true;
+  lock_->moved_to(final_);
+  lock_->remove_file();
   lock_.reset();
   fsync_directory(final_.has_parent_path() ? final_.parent_path() : fs::path("."));
 }

@@ -6,12 +6,26 @@
 #include <filesystem>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "lib/io/staging_lock.hpp"
 
 namespace kibench::io {
 
+// Only a regular file, or a path where nothing is yet, is replaced: a
+// device (/dev/null, /dev/full), a FIFO, a socket, a folder or a symlink at
+// `path` is an InputError (exit 2), checked before the temporary is made.
+// As root, renaming over /dev/null would replace the system's device.
 void write_file_atomically(const std::filesystem::path &path, std::string_view contents);
+
+// Removes the temporaries ".<name>.XXXXXX" beside `path` that writers of
+// it killed before their rename left behind (each is flock'ed while its
+// writer lives); write_file_atomically calls it first. Never throws.
+std::vector<std::filesystem::path> sweep_stale_temporaries(const std::filesystem::path &path);
+
+// The same rule for a file a command is about to write (`--out FILE`),
+// checked before any work: InputError "<flag> <path>: is a <kind>, ...".
+void require_replaceable_file(const std::filesystem::path &path, std::string_view flag);
 
 // rename(2) that never replaces an existing `to` (renameat2 with
 // RENAME_NOREPLACE; a check first where the filesystem lacks it). False

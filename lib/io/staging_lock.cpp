@@ -75,6 +75,10 @@ StagingLock::~StagingLock() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void StagingLock::moved_to(const fs::path &directory) {
+  file_ = directory / kStagingLockName;
+}
+
 void StagingLock::remove_file() {
   ::unlink(file_.c_str());
 }

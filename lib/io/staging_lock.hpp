@@ -23,9 +23,12 @@ public:
   StagingLock(const StagingLock &) = delete;
   StagingLock &operator=(const StagingLock &) = delete;
 
-  // Removes the lock file (still locked), so that the directory can be
-  // renamed into place without it. A directory without the lock file is
-  // never swept.
+  // The staging directory was renamed to `directory` (the lock file with
+  // it, still locked).
+  void moved_to(const std::filesystem::path &directory);
+
+  // Removes the lock file (still locked), once the directory is in place.
+  // A directory without the lock file is never swept.
   void remove_file();
 
 private:
