@@ -110,6 +110,58 @@ TEST_CASE("export and report --out replace only a regular file or a new path", "
   }
 }
 
+TEST_CASE("output that does not reach stdout is exit 3 with the reason", "[cli][safe-output]") {
+  TempDir tmp;
+  const fs::path run = quick_run(tmp.path() / "runs");
+  for (const std::string &arguments :
+       std::vector<std::string>{"export " + quoted(run), "compare " + quoted(run), "env"}) {
+    const auto r = with_stdout_to(arguments, "/dev/full");
+    INFO(arguments << ": " << r.err);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Contains("standard output: cannot write: No space left on device"));
+  }
+  // The same commands to a file that takes them: exit 0.
+  const auto fine = with_stdout_to("export " + quoted(run), quoted(tmp.path() / "out.csv"));
+  CHECK(fine.exit_code == 0);
+}
+
+TEST_CASE("every numeric flag of compare and report is range-checked, nan and inf included",
+          "[cli][safe-output][flags]") {
+  TempDir tmp;
+  const fs::path run = quick_run(tmp.path() / "runs");
+  struct Case {
+    std::string arguments, expected;
+  };
+  const std::vector<Case> cases{
+      {"compare " + quoted(run) + " --fail-if-slower nan",
+       "--fail-if-slower: \"nan\" is not a number of percent"},
+      {"compare " + quoted(run) + " --fail-if-slower inf", "--fail-if-slower: \"inf\" is not a number"},
+      {"compare " + quoted(run) + " --fail-if-slower -1", "--fail-if-slower: \"-1\" is not a number"},
+      {"compare " + quoted(run) + " --fail-if-slower 1e7", "--fail-if-slower: \"1e7\" is not a number"},
+      {"compare " + quoted(run) + " --resamples nan", "--resamples: \"nan\" is not a whole number in [100, "},
+      {"compare " + quoted(run) + " --resamples 99", "--resamples: \"99\" is not a whole number"},
+      {"compare " + quoted(run) + " --seed -1", "--seed: \"-1\" is not a whole number"},
+      {"compare " + quoted(run) + " --seed 1.5", "--seed: \"1.5\" is not a whole number"},
+      {"report " + quoted(run) + " --out " + quoted(tmp.path() / "r.html") + " --resamples inf",
+       "--resamples: \"inf\" is not a whole number"},
+      {"report " + quoted(run) + " --out " + quoted(tmp.path() / "r.html") + " --seed 1e3",
+       "--seed: \"1e3\" is not a whole number"},
+  };
+  for (const Case &c : cases) {
+    const auto r = run_kibench(c.arguments);
+    INFO(c.arguments << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(c.expected));
+    CHECK(lines_in(r.err) == 1);
+    CHECK(r.out.empty());
+  }
+  CHECK_FALSE(fs::exists(tmp.path() / "r.html"));
+  // The ends of each range are taken.
+  const auto ends = run_kibench("compare " + quoted(run) + " --seed 18446744073709551615 --resamples 100");
+  INFO(ends.err);
+  CHECK(ends.exit_code == 0);
+}
+
 TEST_CASE("a run file's long latency string is refused in one line by compare, report and export",
           "[cli][safe-output][long-strings]") {
   TempDir tmp;

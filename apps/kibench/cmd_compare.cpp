@@ -1,6 +1,7 @@
 // kibench compare: argument parsing and printing; the work is lib/compare/.
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "apps/kibench/flag_values.hpp"
 #include "lib/compare/compare.hpp"
 #include "lib/compare/json_printer.hpp"
 #include "lib/compare/markdown_printer.hpp"
@@ -25,9 +27,9 @@ struct CompareArgs {
   std::vector<std::string> runs;
   std::string baseline;
   std::string format = "table";
-  std::optional<double> fail_if_slower;
-  std::uint64_t seed = 1;
-  std::size_t resamples = 5000;
+  std::string fail_if_slower; // empty: no gate
+  std::string seed = "1";
+  std::string resamples = "5000";
   bool allow_environment_drift = false;
 };
 
@@ -35,9 +37,13 @@ int compare_command(const CompareArgs &args) {
   std::vector<std::filesystem::path> paths(args.runs.begin(), args.runs.end());
   compare::CompareOptions options;
   if (!args.baseline.empty()) options.baseline = args.baseline;
-  options.bootstrap.seed = args.seed;
-  options.bootstrap.resamples = args.resamples;
-  options.fail_if_slower_percent = args.fail_if_slower;
+  // Every numeric flag is range-checked by flag_values (nan and inf are
+  // refused: a nan threshold passed every regression).
+  options.bootstrap.seed = count_flag("--seed", args.seed, 0, std::numeric_limits<std::uint64_t>::max());
+  options.bootstrap.resamples = count_flag("--resamples", args.resamples, 100, 1000000);
+  if (!args.fail_if_slower.empty())
+    options.fail_if_slower_percent =
+        number_flag("--fail-if-slower", args.fail_if_slower, 0.0, 1e6, true, "percent");
   options.allow_environment_drift = args.allow_environment_drift;
   const compare::CompareReport report = compare::compare_runs(compare::load_runs(paths), options);
 
@@ -48,7 +54,7 @@ int compare_command(const CompareArgs &args) {
   } else {
     fmt::print("{}", compare::render_table(report));
   }
-  std::fflush(stdout);
+  flush_stdout();
   if (report.gate && !report.gate->passed()) throw CheckFailed(compare::gate_summary(report, *report.gate));
   return 0;
 }
@@ -74,11 +80,9 @@ void add_compare(CLI::App &app, Action &action) {
       ->add_option("--fail-if-slower", args->fail_if_slower,
                    "Exit 1 when a candidate is significantly slower than its baseline (interval above zero) "
                    "by more than PCT percent")
-      ->type_name("PCT")
-      ->check(CLI::Range(0.0, 1e6));
+      ->type_name("PCT");
   command->add_option("--seed", args->seed, "Bootstrap seed (default 1: output is reproducible)");
-  command->add_option("--resamples", args->resamples, "Bootstrap resamples (default 5000)")
-      ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
+  command->add_option("--resamples", args->resamples, "Bootstrap resamples, 100 to 1000000 (default 5000)");
   command->add_flag("--allow-environment-drift", args->allow_environment_drift,
                     "Rank runs whose environments differ only in kernel, driver, CUDA, OS, compiler or "
                     "library patch levels (never GPU, architecture, power limit or a major version) in one "

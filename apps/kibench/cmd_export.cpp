@@ -63,7 +63,7 @@ int export_command(const ExportArgs &args) {
   for (const auto &note : notes) fmt::print(stderr, "kibench export: note: {}\n", io::printable(note));
   if (args.out.empty()) {
     fmt::print("{}", text);
-    std::fflush(stdout);
+    flush_stdout();
   } else {
     io::write_file_atomically(out, text);
     fmt::print("written: {} ({}, {})\n", out.string(), args.format, what);

@@ -1,5 +1,6 @@
 // kibench report: argument parsing; the work is lib/report/.
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "apps/kibench/flag_values.hpp"
 #include "lib/error.hpp"
 #include "lib/io/atomic_write.hpp"
 #include "lib/report/chart_files.hpp"
@@ -22,8 +24,8 @@ struct ReportArgs {
   std::string charts; // folder for every chart as an .svg file; empty: none
   std::string title = "kibench report";
   std::string baseline;
-  std::uint64_t seed = 1;
-  std::size_t resamples = 5000;
+  std::string seed = "1";
+  std::string resamples = "5000";
 };
 
 int report_command(const ReportArgs &args) {
@@ -48,8 +50,8 @@ int report_command(const ReportArgs &args) {
   report::ReportOptions options;
   options.title = args.title;
   if (!args.baseline.empty()) options.baseline = args.baseline;
-  options.bootstrap.seed = args.seed;
-  options.bootstrap.resamples = args.resamples;
+  options.bootstrap.seed = count_flag("--seed", args.seed, 0, std::numeric_limits<std::uint64_t>::max());
+  options.bootstrap.resamples = count_flag("--resamples", args.resamples, 100, 1000000);
   const std::vector<std::filesystem::path> paths(args.runs.begin(), args.runs.end());
   const report::ReportModel model = report::build_report(paths, options);
   io::write_file_atomically(out, report::render_report_html(model));
@@ -89,8 +91,7 @@ void add_report(CLI::App &app, Action &action) {
       "else \"cpu-reference\", else the first run given)");
   command->add_option("--seed", args->seed,
                       "Bootstrap seed of the speedup intervals (default 1: reproducible)");
-  command->add_option("--resamples", args->resamples, "Bootstrap resamples (default 5000)")
-      ->check(CLI::Range(std::size_t{100}, std::size_t{1000000}));
+  command->add_option("--resamples", args->resamples, "Bootstrap resamples, 100 to 1000000 (default 5000)");
   command->footer(
       R"(Runs are grouped into cohorts by comparison key, as `kibench compare` groups them. For each
 cohort the page shows the median latency of every implementation with its 95 % interval, the

@@ -133,7 +133,7 @@ int run_command(const RunArgs &args, const CliContext &context) {
   options.workload_done = [tty](const WorkloadOutcome &o) {
     if (tty) fmt::print(stderr, "\r\033[K");
     fmt::print("{}", render_run_table(o));
-    std::fflush(stdout);
+    flush_stdout();
   };
   const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
   const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}), gpus);

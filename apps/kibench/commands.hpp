@@ -13,6 +13,11 @@ namespace kibench::cli {
 
 using Action = std::function<int()>;
 
+// fflush(stdout) that keeps the reason of the first failure, for the exit
+// status run_cli reports (3, "standard output: cannot write: <reason>").
+// False when the flush failed.
+bool flush_stdout();
+
 // run and list also take the plugins the hosting program hands in.
 void add_run(CLI::App &app, Action &action, const CliContext &context);
 void add_digest(CLI::App &app, Action &action);

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "lib/error.hpp"
+#include "lib/io/text_rules.hpp"
 
 namespace kibench::cli {
 
@@ -52,7 +53,8 @@ std::uint64_t count_flag(std::string_view flag, const std::string &text, std::ui
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   const bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits_only || error != std::errc{} || stop != end || value < min || value > max)
-    throw InputError(fmt::format("{}: \"{}\" is not a whole number in [{}, {}]", flag, text, min, max));
+    throw InputError(
+        fmt::format("{}: \"{}\" is not a whole number in [{}, {}]", flag, io::excerpt(text), min, max));
   return value;
 }
 
@@ -60,7 +62,7 @@ double number_flag(std::string_view flag, const std::string &text, double min, d
                    std::string_view unit) {
   const std::optional<double> value = finite_number(text);
   if (!value || *value > max || *value < min || (!min_allowed && *value == min))
-    throw InputError(fmt::format("{}: \"{}\" is not a number of {} in {}", flag, text, unit,
+    throw InputError(fmt::format("{}: \"{}\" is not a number of {} in {}", flag, io::excerpt(text), unit,
                                  interval(min, max, min_allowed)));
   return *value;
 }
@@ -69,20 +71,21 @@ double fraction_flag(std::string_view flag, const std::string &text, double max_
   if (text.ends_with('%')) {
     const std::optional<double> value = percentage(std::string_view(text).substr(0, text.size() - 1));
     if (!value || *value < 0 || *value > max_fraction)
-      throw InputError(
-          fmt::format("{}: \"{}\" is not a percentage in [0%, {}%]", flag, text, max_fraction * 100));
+      throw InputError(fmt::format("{}: \"{}\" is not a percentage in [0%, {}%]", flag, io::excerpt(text),
+                                   max_fraction * 100));
     return *value;
   }
   const std::optional<double> value = finite_number(text);
   if (value && *value > max_fraction) {
     const std::optional<double> as_percentage = percentage(text);
     const bool likely = as_percentage && *as_percentage <= max_fraction;
-    throw InputError(fmt::format("{}: {} is a fraction above {} ({}%){}", flag, text, max_fraction,
-                                 max_fraction * 100, likely ? fmt::format("; did you mean {}%?", text) : ""));
+    throw InputError(fmt::format("{}: {} is a fraction above {} ({}%){}", flag, io::excerpt(text),
+                                 max_fraction, max_fraction * 100,
+                                 likely ? fmt::format("; did you mean {}%?", text) : ""));
   }
   if (!value || *value < 0)
     throw InputError(fmt::format("{}: \"{}\" is not a fraction in [0, {}] nor a percentage such as 0.5%",
-                                 flag, text, max_fraction));
+                                 flag, io::excerpt(text), max_fraction));
   return *value;
 }
 
@@ -94,7 +97,7 @@ std::string label_flag(std::string_view flag, const std::string &text) {
   });
   if (text.empty() || text.size() > kMaxLabel || !allowed)
     throw InputError(fmt::format("{}: {:?} is not a label: 1 to {} letters, digits or . _ - + : @ /", flag,
-                                 text, kMaxLabel));
+                                 io::excerpt(text), kMaxLabel));
   return text;
 }
 
