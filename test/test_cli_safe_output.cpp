@@ -183,6 +183,26 @@ TEST_CASE("a run file's long latency string is refused in one line by compare, r
   CHECK_FALSE(fs::exists(tmp.path() / "r.html"));
 }
 
+TEST_CASE("digest --verify reads a folder of run folders, and nothing to verify is exit 2",
+          "[cli][digest][safe-output]") {
+  TempDir tmp;
+  const fs::path runs = tmp.path() / "runs";
+  const fs::path first = quick_run(runs);
+  const fs::path second = quick_run_with(runs, "--label second");
+  const auto r = run_kibench("digest --verify " + quoted(runs));
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("ok  " + (first / kRunFile).string()));
+  CHECK_THAT(r.out, Contains("ok  " + (second / kRunFile).string()));
+
+  const fs::path empty = tmp.path() / "empty";
+  fs::create_directories(empty / "not-a-run");
+  const auto nothing = run_kibench("digest --verify " + quoted(empty));
+  INFO(nothing.out << nothing.err);
+  CHECK(nothing.exit_code == 2);
+  CHECK_THAT(nothing.err, Contains("nothing to verify"));
+}
+
 TEST_CASE("a killed writer's leftovers are swept by the next write of the same file",
           "[cli][safe-output][sweep]") {
   TempDir tmp;

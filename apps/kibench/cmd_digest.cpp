@@ -27,7 +27,7 @@ ManifestSet load_named(const std::vector<std::string> &paths, bool with_neighbou
   ManifestSet set;
   for (const auto &path : paths) {
     if (std::filesystem::is_directory(path)) {
-      set.add_directory(path);
+      set.add_run_folder(path);
     } else {
       set.add_file(path);
     }
@@ -68,9 +68,10 @@ int verify_manifests(const DigestOptions &options) {
       fmt::print("found beside it  {}\n", io::printable(entry.label));
   }
   const VerifyReport report = verify(set);
-  if (report.manifests.empty()) {
-    fmt::print("note  nothing to verify: no BenchmarkRun, WorkloadCase or ImplementationRevision given\n");
-  }
+  // A CI step that verified nothing must not pass.
+  if (report.manifests.empty())
+    throw InputError("nothing to verify: no BenchmarkRun, WorkloadCase or ImplementationRevision in what was "
+                     "given (a run directory, a folder of them, or manifest files)");
   for (const auto &manifest : report.manifests) {
     for (const auto &note : manifest.notes) fmt::print("note  {}\n", io::printable(note));
     for (const auto &failure : manifest.failures) fmt::print("FAILED  {}\n", io::printable(failure));

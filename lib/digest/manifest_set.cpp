@@ -99,6 +99,19 @@ void ManifestSet::add_directory(const std::filesystem::path &directory) {
   }
 }
 
+void ManifestSet::add_run_folder(const std::filesystem::path &directory) {
+  const std::size_t before = entries_.size();
+  add_directory(directory);
+  if (entries_.size() > before) return;
+  std::vector<std::filesystem::path> children;
+  for (const auto &item : std::filesystem::directory_iterator(directory)) {
+    if (item.is_directory() && !item.path().filename().string().starts_with('.'))
+      children.push_back(item.path());
+  }
+  std::sort(children.begin(), children.end());
+  for (const auto &child : children) add_directory(child);
+}
+
 void ManifestSet::add_beside(const std::filesystem::path &file) {
   const std::filesystem::path directory = file.has_parent_path() ? file.parent_path() : ".";
   for (const auto &neighbour : json_files_in(directory)) {

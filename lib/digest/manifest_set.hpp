@@ -51,6 +51,11 @@ public:
   // JSON but not manifests (raw samples) are skipped; bad JSON is InputError.
   void add_directory(const std::filesystem::path &directory);
 
+  // A run directory, or a folder of them (runs/, as compare, report and
+  // export read it): when `directory` holds no manifest itself, each of its
+  // subfolders whose name does not start with "." is read as one.
+  void add_run_folder(const std::filesystem::path &directory);
+
   // The *.json manifests beside `file` not read yet, for checking its
   // references. Files beside it that are not valid JSON manifests are
   // skipped and listed in skipped().
