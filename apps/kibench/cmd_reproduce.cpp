@@ -90,10 +90,12 @@ int reproduce_command(const ReproduceArgs &args, const CliContext &context) {
       std::fflush(stderr);
     }
   };
-  const auto backend =
-      make_backend(plugin_catalog(args.plugins, context, {Pass::full, options.settings.timeout_s}), 1);
+  const double timeout_s = options.settings.timeout_s;
+  const auto backend_for = [&args, &context, timeout_s](Pass pass) {
+    return make_backend(plugin_catalog(args.plugins, context, {pass, timeout_s}), 1);
+  };
   bool any_failed = false;
-  reproduce::reproduce_records(*backend, options, [&](const reproduce::ReproduceOutcome &o) {
+  reproduce::reproduce_records(backend_for, options, [&](const reproduce::ReproduceOutcome &o) {
     if (tty) fmt::print(stderr, "\r\033[K");
     any_failed = any_failed || o.check_failed;
     if (args.json) {

@@ -120,25 +120,33 @@ ReproduceOutcome reproduce_one(const Backend &backend, const ReproduceOptions &o
 
 } // namespace
 
-std::vector<ReproduceOutcome> reproduce_records(const Backend &backend, const ReproduceOptions &options,
+std::vector<ReproduceOutcome> reproduce_records(const BackendForPass &backend_for,
+                                                const ReproduceOptions &options,
                                                 const std::function<void(const ReproduceOutcome &)> &done) {
+  // One backend per timed pass, made when first needed.
+  std::map<Pass, std::unique_ptr<Backend>> backends;
+  const auto backend = [&](Pass pass) -> const Backend & {
+    auto &made = backends[pass];
+    if (!made) made = backend_for(pass);
+    return *made;
+  };
   // 1. Everything that can be refused, before any work.
   if (!(options.tolerance > 0.0) || !(options.tolerance < 1.0))
     throw InputError(fmt::format("--tolerance: {} is not a fraction in (0, 1)", options.tolerance));
   check_evidence_url(options.evidence_url);
   std::vector<Planned> plans;
-  const auto known = backend.implementations();
+  const auto known = backend(Pass::full).implementations();
   for (OriginalRun &original : read_originals(options.records)) {
     ResolvedRun resolved = resolve(original, known);
     plans.push_back(Planned{std::move(original), std::move(resolved)});
   }
-  for (const Planned &p : plans) require_runnable(backend, p);
+  for (const Planned &p : plans) require_runnable(backend(p.resolved.pass), p);
   io::prepare_output_directories({{options.out_dir, "--out"}});
 
   // 2. Each record, run and judged.
   std::vector<ReproduceOutcome> outcomes;
   for (const Planned &p : plans) {
-    outcomes.push_back(reproduce_one(backend, options, p));
+    outcomes.push_back(reproduce_one(backend(p.resolved.pass), options, p));
     if (done) done(outcomes.back());
   }
   return outcomes;

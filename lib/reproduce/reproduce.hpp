@@ -13,6 +13,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,9 +52,13 @@ struct ReproduceOutcome {
 // The label every reproduced BenchmarkRun carries: the original's digest.
 inline constexpr std::string_view kReproducesLabel = "reproduces_run";
 
+// The backend a record of `pass` runs on: a plugin (a Python lane) is told
+// the pass it is timed for when it is loaded.
+using BackendForPass = std::function<std::unique_ptr<Backend>(Pass)>;
+
 // `done` is called with each reproduction as soon as its directory is written.
 std::vector<ReproduceOutcome>
-reproduce_records(const Backend &backend, const ReproduceOptions &options,
+reproduce_records(const BackendForPass &backend_for, const ReproduceOptions &options,
                   const std::function<void(const ReproduceOutcome &)> &done = {});
 
 } // namespace kibench::reproduce
