@@ -203,6 +203,33 @@ TEST_CASE("digest --verify reads a folder of run folders, and nothing to verify 
   CHECK_THAT(nothing.err, Contains("nothing to verify"));
 }
 
+TEST_CASE("export writes the statistics of the raw samples, not an edited median",
+          "[cli][export][safe-output]") {
+  TempDir tmp;
+  const fs::path run = quick_run(tmp.path() / "runs");
+  const kibench::json::Value original = kibench::json::parse_file(run / kRunFile);
+  const kibench::json::Value *median =
+      original.find("spec")->find("timing")->find("latencyNs")->find("median");
+  REQUIRE(median != nullptr);
+  const std::string recorded = kibench::json::format_number(median->as_number());
+  edit_json(run / kRunFile, {"spec", "timing", "latencyNs", "median"}, 1);
+
+  const auto r = run_kibench("export " + quoted(run));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Contains("differs from the median it reports (1 ns); the raw samples are used"));
+  // The median_ns column holds the samples' median: the one run recorded.
+  std::istringstream csv(r.out);
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  std::size_t column = 0;
+  for (std::size_t at = 0; at < header.find("median_ns"); ++at) column += header[at] == ',' ? 1 : 0;
+  std::size_t start = 0;
+  for (std::size_t k = 0; k < column; ++k) start = row.find(',', start) + 1;
+  CHECK(row.substr(start, row.find(',', start) - start) == recorded);
+}
+
 TEST_CASE("a killed writer's leftovers are swept by the next write of the same file",
           "[cli][safe-output][sweep]") {
   TempDir tmp;

@@ -60,6 +60,12 @@ int export_command(const ExportArgs &args) {
     text = exports::render_tidy_csv(runs);
     what = fmt::format("{} row{}", runs.size(), runs.size() == 1 ? "" : "s");
   }
+  // What loading found against a run (its reported median disagreeing with
+  // its raw samples, which the CSVs use instead; a submission keeps the
+  // manifests as recorded, so it carries them as they are).
+  for (const auto &run : runs)
+    for (const auto &caveat : run.compared.caveats)
+      notes.push_back(fmt::format("{}: {}", run.compared.label, caveat));
   for (const auto &note : notes) fmt::print(stderr, "kibench export: note: {}\n", io::printable(note));
   if (args.out.empty()) {
     fmt::print("{}", text);

@@ -1,5 +1,6 @@
 #include "lib/export/liger_csv.hpp"
 
+#include <cmath>
 #include <optional>
 #include <string_view>
 
@@ -13,6 +14,7 @@
 #include "lib/importers/liger/kernel_binding.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/path.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::exports {
 namespace {
@@ -210,13 +212,20 @@ std::vector<std::string> row_of(const ExportedRun &r, const importers::liger::Cu
   if (r.compared.status != RunStatus::passed)
     throw Skipped{fmt::format("status {} (Liger's CSV has no status: only passed runs are rows)",
                               to_string(r.compared.status))};
-  const json::Value *median = member_at(r.run, "spec.timing.latencyNs.median");
-  const auto median_ns = median != nullptr ? compare::latency_ns(*median) : std::nullopt;
+  // The statistics of the raw samples where the run has them (as compare
+  // ranks it; whole ns, as `kibench run` writes them), else those it reports.
+  std::optional<double> median_ns = r.compared.median_ns;
   if (!median_ns) throw Skipped{"it has no median latency"};
+  std::optional<double> p20 = latency_measurement(r.run, "p20");
+  std::optional<double> p80 = latency_measurement(r.run, "p80");
+  if (r.compared.raw && !r.compared.raw->samples.empty()) {
+    const stats::Summary s = stats::summarize(r.compared.raw->nanoseconds());
+    median_ns = std::round(s.median);
+    p20 = std::round(s.p20);
+    p80 = std::round(s.p80);
+  }
   const std::string kernel = kernel_of(r, curated);
   const std::string mode = mode_of(r);
-  const auto p20 = latency_measurement(r.run, "p20");
-  const auto p80 = latency_measurement(r.run, "p80");
   return {kernel,
           provider_of(r),
           mode,

@@ -1,6 +1,7 @@
 #include "lib/export/tidy_csv.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,6 +12,7 @@
 #include "lib/export/csv_writer.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/path.hpp"
+#include "lib/stats/summary.hpp"
 
 namespace kibench::exports {
 namespace {
@@ -112,6 +114,27 @@ void set_workload(Row &row, const json::Value &workload, std::set<std::string> &
   }
 }
 
+// The latency statistics recomputed from a run's raw samples (verified
+// against their digest), rounded to whole ns as `kibench run` writes them:
+// what the manifest reports is not trusted where the samples say otherwise,
+// as in `kibench compare`.
+void set_sample_statistics(Row &row, const compare::RawSeries &raw) {
+  const stats::Summary s = stats::summarize(raw.nanoseconds());
+  const auto ns = [](double value) { return json::format_number(std::round(value)); };
+  row["samples"] = json::format_number(static_cast<double>(s.count));
+  row["median_ns"] = ns(s.median);
+  row["mean_ns"] = ns(s.mean);
+  row["p05_ns"] = ns(s.p05);
+  row["p20_ns"] = ns(s.p20);
+  row["p80_ns"] = ns(s.p80);
+  row["p95_ns"] = ns(s.p95);
+  row["min_ns"] = ns(s.minimum);
+  row["max_ns"] = ns(s.maximum);
+  row["mad_ns"] = ns(s.mad);
+  row["ci95_low_ns"] = ns(s.ci95_low);
+  row["ci95_high_ns"] = ns(s.ci95_high);
+}
+
 void set_statistics(Row &row, const json::Value &run, std::set<std::string> &measurements) {
   set_from(row, "samples", run, "spec.timing.samples");
   const json::Value *latency = member_at(run, "spec.timing.latencyNs");
@@ -160,6 +183,7 @@ Row row_of(const ExportedRun &r, std::set<std::string> &axes, std::set<std::stri
   set_workload(row, r.workload, axes, scalars);
 
   set_statistics(row, r.run, measurements);
+  if (c.raw && !c.raw->samples.empty()) set_sample_statistics(row, *c.raw);
   set_from(row, "comparator", r.run, "spec.correctness.comparator");
   set_from(row, "max_absolute_error", r.run, "spec.correctness.maximumAbsoluteError");
   set_from(row, "max_relative_error", r.run, "spec.correctness.maximumRelativeError");
