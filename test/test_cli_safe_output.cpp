@@ -269,3 +269,40 @@ TEST_CASE("a staged run directory keeps its lock file until it has its name", "[
   quick_run(runs);
   CHECK_FALSE(fs::exists(staged));
 }
+
+TEST_CASE("--axis sweeps jsd and fused_linear_jsd on their own axes; an axis they lack is exit 2",
+          "[cli][sweep][safe-output]") {
+  TempDir tmp;
+  const fs::path jsd = kSourceDir / "workloads/jsd/small/jsd-small-t32-v1000.json";
+  const fs::path linear =
+      kSourceDir / "workloads/fused_linear_jsd/small/fused-linear-jsd-small-t32-h64-v1000.json";
+  const fs::path out = tmp.path() / "runs";
+  const auto swept = run_kibench("run " + quoted(jsd) + " " + quoted(linear) +
+                                 " --impl cpu-reference --axis tokens=8,16 --axis vocab=500 --out " +
+                                 quoted(out) + " " + kQuickSampling);
+  INFO(swept.out << swept.err);
+  REQUIRE(swept.exit_code == 0);
+  const auto dirs = directories_in(out);
+  REQUIRE(dirs.size() == 4);
+  std::vector<std::string> names;
+  for (const fs::path &dir : dirs) {
+    const kibench::json::Value workload = kibench::json::parse_file(dir / "workload.json");
+    names.push_back(workload.find("metadata")->find("name")->as_string());
+    CHECK(workload.find("spec")->find("axes")->find("vocab")->as_int() == 500);
+    CHECK(run_kibench("digest --verify " + quoted(dir)).exit_code == 0);
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"fused-linear-jsd-hidden64-tokens16-vocab500-bf16",
+                                          "fused-linear-jsd-hidden64-tokens8-vocab500-bf16",
+                                          "jsd-tokens16-vocab500-fp32", "jsd-tokens8-vocab500-fp32"});
+
+  const auto lacking =
+      run_kibench("run " + quoted(jsd) + " --impl cpu-reference --axis hidden=64,128 --out " +
+                  quoted(tmp.path() / "none"));
+  INFO(lacking.err);
+  CHECK(lacking.exit_code == 2);
+  CHECK_THAT(lacking.err,
+             Contains("--axis: hidden: ") && Contains("(jsd) has no axis hidden (its axes: tokens, vocab)"));
+  CHECK(lines_in(lacking.err) == 1);
+  CHECK_FALSE(fs::exists(tmp.path() / "none"));
+}

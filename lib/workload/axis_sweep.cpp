@@ -4,10 +4,13 @@
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "lib/error.hpp"
+#include "lib/json/path.hpp"
+#include "lib/workload/operation_signature.hpp"
 
 namespace kibench {
 
@@ -181,8 +184,109 @@ json::Value derive_workload_case(const json::Value &base, const std::map<std::st
   return w;
 }
 
+namespace {
+
+// jsd, fused_linear_jsd and any operation but distill_jsd_loss (whose files
+// workloads/sweeps/generate.py writes, derived above): every input's shape
+// from its OperationSpec signature at the new axes, the LM heads' uniform
+// bounds ±1/sqrt(fan_in) where they are nn.Linear's default init, a
+// target's range [low, vocab), and the name generate_jsd_family.py's
+// pattern gives: "<operation>-<axis><value>...-<dtype>", axes in
+// alphabetical order.
+json::Value derive_from_signature(const Workload &base, const std::map<std::string, std::int64_t> &given) {
+  const detail::OperationSignature signature =
+      detail::OperationSignature::read(base.operation, base.source.string());
+  json::Value w = base.manifest;
+  const std::string base_name = member(member(w, "metadata"), "name").as_string();
+  json::Value &spec = member(w, "spec");
+  std::map<std::string, std::int64_t> variable;
+  for (const auto &[name, value] : member(spec, "axes").as_object()) {
+    const auto found = given.find(name);
+    variable[name] = found != given.end() ? found->second : value.as_int();
+  }
+  json::Object axes;
+  for (const auto &[name, value] : member(spec, "axes").as_object()) axes.set(name, variable.at(name));
+  member(spec, "axes") = std::move(axes);
+  const std::map<std::string, std::int64_t> bound = signature.bind_axes(variable);
+
+  std::string dtype;
+  json::Object &tensors = member(spec, "tensors").as_object();
+  std::vector<std::string> names;
+  for (const auto &entry : tensors) names.push_back(entry.first);
+  for (const std::string &name : names) {
+    const detail::InputSignature *input = signature.find_input(name);
+    if (input == nullptr) continue;
+    json::Value &tensor = *tensors.find(name);
+    json::Array extents;
+    for (const detail::Dimension &dimension : input->shape)
+      extents.emplace_back(std::holds_alternative<std::int64_t>(dimension)
+                               ? std::get<std::int64_t>(dimension)
+                               : bound.at(std::get<std::string>(dimension)));
+    member(tensor, "shape") = std::move(extents);
+    if (input->dtype == "float" && dtype.empty()) dtype = member(tensor, "dtype").as_string();
+  }
+  for (const char *head : {"student_weight", "teacher_weight"}) {
+    json::Value *tensor = tensors.find(head);
+    if (tensor == nullptr) continue;
+    const json::Value *parameters = json::member_at(*tensor, "data.parameters");
+    const json::Array &shape = member(*tensor, "shape").as_array();
+    const json::Value *low = parameters != nullptr ? parameters->find("low") : nullptr;
+    const json::Value *high = parameters != nullptr ? parameters->find("high") : nullptr;
+    // Only the symmetric ±1/sqrt(fan_in) of nn.Linear follows the shape.
+    if (low == nullptr || high == nullptr || !low->is_number() || !high->is_number() || shape.size() != 2 ||
+        low->as_number() != -high->as_number() || high->as_number() <= 0)
+      continue;
+    const double bound_now = 1.0 / std::sqrt(static_cast<double>(shape[1].as_int()));
+    member(member(*tensor, "data"), "parameters") = json::Object{{"low", -bound_now}, {"high", bound_now}};
+  }
+  if (json::Value *target = tensors.find("target"); target != nullptr && variable.contains("vocab")) {
+    json::Value *data = target->is_object() ? target->as_object().find("data") : nullptr;
+    json::Value *parameters =
+        data != nullptr && data->is_object() ? data->as_object().find("parameters") : nullptr;
+    if (parameters != nullptr && parameters->is_object() && parameters->as_object().contains("high"))
+      parameters->as_object().set("high", variable.at("vocab"));
+  }
+
+  const std::string operation(to_string(base.operation_kind));
+  std::string name = operation;
+  std::replace(name.begin(), name.end(), '_', '-');
+  for (const auto &[axis, value] : variable) name += fmt::format("-{}{}", axis, value); // std::map: sorted
+  name += "-" + dtype;
+  std::vector<std::string> shown;
+  for (const auto &[axis, letter] :
+       {std::pair{"tokens", "T"}, std::pair{"vocab", "V"}, std::pair{"hidden", "H"}})
+    if (variable.contains(axis)) shown.push_back(fmt::format("{}={}", letter, variable.at(axis)));
+  member(w, "metadata") = json::Object{
+      {"name", name},
+      {"title", fmt::format("{} sweep: {}, {}", operation, fmt::join(shown, ", "), dtype)},
+      {"description",
+       fmt::format("Scaling study: the generators, scalars and policy of {} at another shape.", base_name)},
+  };
+  return w;
+}
+
+} // namespace
+
+json::Value derive_workload_case(const Workload &base, const std::map<std::string, std::int64_t> &axes) {
+  if (base.operation_kind == OperationKind::distill_jsd_loss)
+    return derive_workload_case(base.manifest, axes);
+  return derive_from_signature(base, axes);
+}
+
 std::vector<Workload> expand_sweep(const Workload &base, const std::vector<AxisValues> &axes) {
   if (axes.empty()) return {base};
+  // An axis the operation does not have is the user's mistake, named with
+  // the axes it has.
+  const detail::OperationSignature signature =
+      detail::OperationSignature::read(base.operation, base.source.string());
+  std::vector<std::string> variable;
+  for (const detail::AxisRule &rule : signature.axes())
+    if (!rule.source_axis) variable.push_back(rule.name);
+  for (const AxisValues &axis : axes)
+    if (std::find(variable.begin(), variable.end(), axis.name) == variable.end())
+      throw InputError(fmt::format("--axis: {}: {} ({}) has no axis {} (its axes: {})", axis.name,
+                                   base.source.string(), to_string(base.operation_kind), axis.name,
+                                   fmt::join(variable, ", ")));
   std::vector<Workload> out;
   std::vector<std::size_t> index(axes.size(), 0);
   while (true) {
@@ -190,7 +294,7 @@ std::vector<Workload> expand_sweep(const Workload &base, const std::vector<AxisV
     for (std::size_t k = 0; k < axes.size(); ++k) values[axes[k].name] = axes[k].values[index[k]];
     const std::filesystem::path source =
         fmt::format("{} at {}", base.source.string(), axes_text(values, axes));
-    out.push_back(workload_from_json(derive_workload_case(base.manifest, values), base.operation, source));
+    out.push_back(workload_from_json(derive_workload_case(base, values), base.operation, source));
     // The last axis varies fastest.
     std::size_t k = axes.size();
     while (k > 0 && ++index[k - 1] == axes[k - 1].values.size()) index[--k] = 0;
