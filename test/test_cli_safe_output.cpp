@@ -306,3 +306,20 @@ TEST_CASE("--axis sweeps jsd and fused_linear_jsd on their own axes; an axis the
   CHECK(lines_in(lacking.err) == 1);
   CHECK_FALSE(fs::exists(tmp.path() / "none"));
 }
+
+TEST_CASE("an output whose reference is zero records no relative error", "[cli][safe-output][correctness]") {
+  TempDir tmp;
+  // Every token ignored: the loss and its gradients are exactly zero.
+  const fs::path run =
+      quick_run(tmp.path() / "runs", kSourceDir / "workloads/small/small-v1000-h64-t32-all-ignored.json");
+  const kibench::json::Value manifest = kibench::json::parse_file(run / kRunFile);
+  const kibench::json::Value *correctness = manifest.find("spec")->find("correctness");
+  REQUIRE(correctness != nullptr);
+  // 1.797e308 was written for the relative error of a zero reference.
+  CHECK(correctness->find("maximumRelativeError") == nullptr);
+  REQUIRE(correctness->find("maximumAbsoluteError") != nullptr);
+  CHECK(correctness->find("maximumAbsoluteError")->as_number() < 1.0);
+  const auto csv = run_kibench("export " + quoted(run));
+  CHECK(csv.exit_code == 0);
+  CHECK(csv.out.find("1.7976931348623157e+308") == std::string::npos);
+}

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -65,16 +66,22 @@ json::Value run_manifest(const RunRecord &r) {
                     {"environmentDigest", r.environment_digest},
                     {"status", to_string(r.status)}};
   if (r.verdict) {
-    double max_abs = 0, max_rel = 0;
+    double max_abs = 0;
+    std::optional<double> max_rel;
     std::int64_t matched = 0, total = 0;
     for (const auto &o : r.verdict->outputs) {
       max_abs = std::max(max_abs, std::isfinite(o.max_abs_error) ? o.max_abs_error : 1.7976931348623157e308);
-      max_rel = std::max(max_rel, std::isfinite(o.rel_l2_error) ? o.rel_l2_error : 1.7976931348623157e308);
+      // An output whose reference is exactly zero has no relative error:
+      // the comparator judged its absolute error against the absolute
+      // tolerance (maximumAbsoluteError holds it), so it adds nothing here.
+      if (o.ref_l2_norm != 0.0)
+        max_rel = std::max(max_rel.value_or(0.0),
+                           std::isfinite(o.rel_l2_error) ? o.rel_l2_error : 1.7976931348623157e308);
       total += 1;
       matched += o.passed ? 1 : 0;
     }
-    json::Object correctness{
-        {"comparator", r.comparator}, {"maximumAbsoluteError", max_abs}, {"maximumRelativeError", max_rel}};
+    json::Object correctness{{"comparator", r.comparator}, {"maximumAbsoluteError", max_abs}};
+    if (max_rel) correctness.set("maximumRelativeError", *max_rel);
     if (total > 0) correctness.set("matchedRatio", static_cast<double>(matched) / static_cast<double>(total));
     spec.set("correctness", std::move(correctness));
   }
