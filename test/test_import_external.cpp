@@ -339,14 +339,14 @@ TEST_CASE("import external writes a run directory that verifies and forms its ow
       }
     }
   }
-  SECTION("an existing directory is refused with exit 2 and left alone") {
+  SECTION("a name already taken gets a numbered one, as kibench run's do; the first is left alone") {
     const auto first = tree_of(dir);
     const auto again = f.import();
-    CHECK(again.exit_code == 2);
-    CHECK_THAT(again.err, Contains("already exists"));
-    CHECK(std::count(again.err.begin(), again.err.end(), '\n') == 1);
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    CHECK_THAT(again.out, Contains("written: " + dir.string() + "-2/"));
     CHECK(tree_of(dir) == first);
-    CHECK(only_entry(f.out) == dir);
+    CHECK(fs::is_directory(dir.string() + "-2"));
   }
 }
 
@@ -713,4 +713,58 @@ TEST_CASE("import external refuses a 50 000-character package name in one line, 
   CHECK_THAT(r.err, Contains("is not [a-z][a-z0-9_]* of at most 100 characters"));
   CHECK(r.err.size() < 600);
   CHECK_FALSE(fs::exists(f.out));
+}
+
+TEST_CASE("import external takes only what kibench run would take", "[import][external][ranges]") {
+  Fixture f;
+  struct Case {
+    std::string path;
+    Value value;
+    std::string expected;
+  };
+  const std::vector<Case> cases{
+      {"implementations[1].samples[3].ns", 0.4,
+       "$.implementations[1].samples[3].ns: 0.4 ns is shorter than 1 ns"},
+      {"implementations[1].samples[5].smClockMHz", 1e300,
+       "$.implementations[1].samples[5].smClockMHz: 1e+300 MHz is above the 100000 MHz"},
+      {"settings.warmupRuns", 1e15, "$.settings.warmupRuns: "},
+      {"settings.maxSamples", 1e15, "$.settings.maxSamples: "},
+      {"settings.minSamples", 100001, "$.settings.minSamples: "},
+      {"settings.maxNoise", 1e300, "$.settings.maxNoise: 1e+300 is above the 0.2"},
+      {"implementations[1].memory.workspaceBytes", 1000000,
+       "$.implementations[1].memory.workspaceBytes: 1000000 is more than peakBytes (900000)"},
+  };
+  const Value original = f.document;
+  for (const Case &c : cases) {
+    f.document = original;
+    path_in(f.document, c.path) = c.value;
+    INFO(c.path);
+    check_refused(f, c.expected);
+  }
+  // The ends of the ranges are taken.
+  f.document = original;
+  path_in(f.document, "settings.maxNoise") = 0.2;
+  path_in(f.document, "implementations[1].samples[3].ns") = 1;
+  path_in(f.document, "implementations[1].memory.workspaceBytes") = 900000;
+  const auto r = f.import();
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("concurrent imports into one --out each get a directory, as kibench run's do",
+          "[import][external][concurrent]") {
+  Fixture f;
+  std::ofstream(f.result, std::ios::binary | std::ios::trunc) << kibench::json::pretty(f.document) << "\n";
+  // Four at once: before, all but one lost the rename with exit 3 ("File exists").
+  std::string script = "status=0; for k in 1 2 3 4; do ( '" + std::string(KIBENCH_BINARY) + "' import external " +
+                       quoted(f.result) + " --like " + quoted(f.run_dir) + " --out " + quoted(f.out) +
+                       " >/dev/null 2>&1 || echo failed $? ) & done; wait";
+  const auto r = run_command(script);
+  INFO(r.out << r.err);
+  CHECK(r.out.empty());
+  std::vector<std::string> names;
+  for (const auto &entry : fs::directory_iterator(f.out)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  const std::string base = f.imported_dir().filename().string();
+  CHECK(names == std::vector<std::string>{base, base + "-2", base + "-3", base + "-4"});
 }

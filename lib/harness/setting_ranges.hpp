@@ -26,6 +26,9 @@ inline constexpr double kMaxNoise = 0.2;
 // --gpus: one host's GPUs (NCCL's single-process communicators, CUDA's
 // device numbering); far above the 8 of an HGX board.
 inline constexpr std::uint64_t kMaxGpus = 64;
+// An SM clock in MHz (another harness's samples): GPUs run at about 2 GHz;
+// 100 GHz is no clock at all.
+inline constexpr double kMaxSmClockMhz = 100000.0;
 // 2^53 - 1 ns (104 days), KernelIndex's largest integer: a sample's
 // nanoseconds must be exact as a JSON number and as a 64-bit integer.
 inline constexpr double kMaxSampleNs = 9007199254740991.0;

@@ -168,15 +168,11 @@ ExternalImport import_external(const fs::path &result_file, const fs::path &run_
   imported.invocation = result.invocation;
   imported.workload_name = workload.name;
   imported.protocol_digest = manifest_digest(protocol);
-  std::error_code error;
-  if (fs::exists(imported.directory, error))
-    throw InputError(
-        fmt::format("{}: already exists; an import never overwrites (remove it or choose another "
-                    "--out); nothing written",
-                    imported.directory.string()));
-
-  // 2. One staged directory, renamed into place whole.
-  io::StagedDirectory dir(imported.directory, io::StagedDirectory::IfTaken::fail);
+  // 2. One staged directory, renamed into place whole. A name already
+  // taken (the same result imported again, or two imports into one --out
+  // at once) gets "-2", "-3", ... as `kibench run`'s directories do: an
+  // import never overwrites, and never loses to a race.
+  io::StagedDirectory dir(imported.directory, io::StagedDirectory::IfTaken::add_suffix);
   dir.write("operation.json", run.operation.text);
   dir.write("workload.json", run.workload.text);
   dir.write("environment.json", run.environment.text);
@@ -214,6 +210,7 @@ ExternalImport import_external(const fs::path &result_file, const fs::path &run_
   }
   dir.write("summary.json", json_file_text(import_summary(result, run, outcome)));
   dir.commit();
+  imported.directory = dir.final_path();
   return imported;
 }
 

@@ -39,8 +39,9 @@ std::string import_directory_name(const std::string &invocation, const std::stri
 
 // Reads and checks everything first; any problem is an InputError naming
 // the file and the field, and nothing is written. Then writes
-// `<out>/<import_directory_name>/` whole (staged, renamed into place);
-// InputError when it already exists.
+// `<out>/<import_directory_name>/` whole (staged, renamed into place), or
+// `<name>-2`, `<name>-3`, ... when that name is taken (ExternalImport's
+// directory says which).
 ExternalImport import_external(const std::filesystem::path &result_file, const std::filesystem::path &run_dir,
                                const std::filesystem::path &out);
 

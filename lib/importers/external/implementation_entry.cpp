@@ -63,9 +63,18 @@ std::vector<Sample> read_samples(const Field &field) {
     if (k > 0 && s.round <= samples.back().round)
       round.fail(fmt::format("round {} after round {}: rounds must increase from sample to sample", s.round,
                              samples.back().round));
-    s.ns = duration(entry.required("ns"), setting_ranges::kMaxSampleNs, "ns");
-    if (const auto clock = entry.optional("smClockMHz"); clock && !clock->value().is_null())
+    // Samples are recorded in whole ns: 0.4 ns would be written as 0.
+    const Field ns = entry.required("ns");
+    s.ns = duration(ns, setting_ranges::kMaxSampleNs, "ns");
+    if (s.ns < 1.0)
+      ns.fail(fmt::format("{} ns is shorter than 1 ns, the unit samples are recorded in", s.ns));
+    if (const auto clock = entry.optional("smClockMHz"); clock && !clock->value().is_null()) {
       s.clock_mhz = positive_number(*clock);
+      // One absurd clock would make every other sample look throttled.
+      if (*s.clock_mhz > setting_ranges::kMaxSmClockMhz)
+        clock->fail(fmt::format("{} MHz is above the {} MHz an SM clock may be", *s.clock_mhz,
+                                setting_ranges::kMaxSmClockMhz));
+    }
     samples.push_back(s);
   }
   return samples;
@@ -77,7 +86,12 @@ MemoryUse read_memory(const Field &field) {
   use.peak_bytes = count(memory.required("peakBytes"));
   use.input_bytes = count(memory.required("inputBytes"));
   use.output_bytes = count(memory.required("outputBytes"));
-  use.workspace_bytes = count(memory.required("workspaceBytes"));
+  const Field workspace = memory.required("workspaceBytes");
+  use.workspace_bytes = count(workspace);
+  // The workspace is part of the peak, as `kibench run` measures both.
+  if (use.workspace_bytes > use.peak_bytes)
+    workspace.fail(fmt::format("{} is more than peakBytes ({}): the workspace is part of the peak",
+                               use.workspace_bytes, use.peak_bytes));
   return use;
 }
 

@@ -20,14 +20,24 @@ ProtocolSettings read_protocol_settings(const Field &field) {
   if (!parsed) pass.fail(fmt::format("{:?} is not forward, backward or full", pass.string()));
   s.pass = *parsed;
   s.cold = reader.required("cold").boolean();
-  s.warmup_runs = static_cast<std::size_t>(count(reader.required("warmupRuns")));
-  s.min_samples = static_cast<std::size_t>(reader.required("minSamples").integer(1, kMaxJsonInteger));
+  // The ranges of `kibench run`'s flags (setting_ranges.hpp): a protocol
+  // run would refuse is not recorded as one another harness followed.
+  namespace ranges = setting_ranges;
+  s.warmup_runs = static_cast<std::size_t>(
+      reader.required("warmupRuns").integer(0, static_cast<std::int64_t>(ranges::kMaxWarmupRuns)));
+  s.min_samples = static_cast<std::size_t>(
+      reader.required("minSamples").integer(1, static_cast<std::int64_t>(ranges::kMaxSamples)));
   const Field max_samples = reader.required("maxSamples");
-  s.max_samples = static_cast<std::size_t>(max_samples.integer(1, kMaxJsonInteger));
+  s.max_samples =
+      static_cast<std::size_t>(max_samples.integer(1, static_cast<std::int64_t>(ranges::kMaxSamples)));
   if (s.max_samples < s.min_samples)
     max_samples.fail(fmt::format("{} is less than minSamples ({})", s.max_samples, s.min_samples));
   s.min_time_s = duration(reader.required("minTimeS"), setting_ranges::kMaxMinTimeS, "s", true);
-  s.max_noise = nonnegative_number(reader.required("maxNoise"));
+  const Field max_noise = reader.required("maxNoise");
+  s.max_noise = nonnegative_number(max_noise);
+  if (s.max_noise > ranges::kMaxNoise)
+    max_noise.fail(fmt::format("{} is above the {} a protocol may take (a fraction, not a percentage)",
+                               s.max_noise, ranges::kMaxNoise));
   s.timeout_s = duration(reader.required("timeoutS"), setting_ranges::kMaxTimeoutS, "s");
   s.interleave = reader.required("interleave").boolean();
   const Field throttle = reader.required("throttleFraction");
