@@ -18,7 +18,7 @@ import signal
 import sys
 
 from . import capi, lanes
-from .lane import LaneSet, PythonLane, resolve
+from .lane import LaneSet, PythonLane, gpu_default_problem, resolve
 
 
 def _split_capi(argv):
@@ -68,6 +68,11 @@ def _run_lanes(argv):
             if lane is None:
                 names.append(entry)
                 continue
+            # Named, it must run: an undecorated callable is a CUDA lane by
+            # default, which a machine without a GPU would skip in silence.
+            problem = gpu_default_problem(lane)
+            if problem:
+                raise LookupError(f"--impl {entry}: {problem}")
             if lane.name in python_lanes and python_lanes[lane.name].symbol != lane.symbol:
                 raise LookupError(f"--impl {entry}: the name {lane.name!r} is taken by "
                                   f"{python_lanes[lane.name].symbol}")

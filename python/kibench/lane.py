@@ -85,6 +85,8 @@ class PythonLane:
         self.facts = dict(getattr(factory, "__kibench__", None) or facts or {})
         from .api import implementation
 
+        # False when nothing declared the device: it is "cuda" by default.
+        self.declared_device = bool(self.facts)
         if not self.facts:
             implementation(factory)
             self.facts = dict(factory.__kibench__)
@@ -321,6 +323,11 @@ class PythonLane:
     def _loss(self, loss):
         if isinstance(loss, (int, float)):
             return float(loss)
+        # A number, a NumPy scalar or a one-element tensor: float("3.0") of a
+        # string would take text for a loss.
+        if isinstance(loss, (str, bytes)) or not (hasattr(loss, "item") or hasattr(loss, "__float__")):
+            raise LaneError(capi.INCORRECT_DTYPE, f"loss is a {type(loss).__name__}; a run returns a number "
+                                                  "(a float, a NumPy scalar or a one-element tensor)")
         size = getattr(loss, "size", None)
         numel = loss.numel() if hasattr(loss, "numel") else getattr(loss, "size", 1)
         if numel != 1:
@@ -462,6 +469,9 @@ def resolve(spec):
     if module_name.endswith(".py") or os.sep in module_name:
         if not os.path.isfile(module_name):
             raise LookupError(f"py:{spec}: no file {module_name}")
+        if not module_name.endswith(".py"):
+            raise LookupError(f"py:{spec}: {module_name} is not a .py file (name a Python source file, or a "
+                              "module by its dotted name)")
         loader_name = "kibench_user_" + hashlib.sha256(os.path.abspath(module_name).encode()).hexdigest()[:12]
         module_spec = importlib.util.spec_from_file_location(loader_name, module_name)
         module = importlib.util.module_from_spec(module_spec)
@@ -483,4 +493,38 @@ def resolve(spec):
         target = getattr(target, part)
     if not callable(target):
         raise LookupError(f"py:{spec}: {attribute} is a {type(target).__name__}, not callable")
+    # kibench records the callable's source and declarations on it: a
+    # built-in (print, math.sqrt) or compiled callable has neither.
+    if getattr(target, "__kibench__", None) is None and _python_source(target) is None:
+        raise LookupError(f"py:{spec}: {attribute} is a built-in or compiled {type(target).__name__}, not a "
+                          "Python function or class; name one defined in Python (def or class in a .py file)")
     return target, symbol
+
+
+def _python_source(target):
+    """The .py file a Python function or class was defined in; None for a
+    built-in or compiled callable."""
+    if not (inspect.isfunction(target) or inspect.ismethod(target) or inspect.isclass(target)):
+        return None
+    try:
+        return inspect.getsourcefile(target)
+    except TypeError:
+        return None
+
+
+def gpu_default_problem(lane):
+    """Why a lane that runs on CUDA only because no device was declared (the
+    default) cannot run here, with the fix; None when it can, or when the
+    lane declared its device."""
+    if lane.device != "cuda" or lane.declared_device:
+        return None
+    try:
+        import torch
+    except ImportError:
+        why = "torch is not installed"
+    else:
+        why = None if torch.cuda.is_available() else "torch sees no CUDA device"
+    if why is None:
+        return None
+    return (f"{lane.symbol}: declared device=cuda (the default), and that cannot run here ({why}); add "
+            '@kibench.implementation(device="cpu", tensors="numpy") to run it on the CPU')

@@ -80,3 +80,22 @@ def jsd_wrong_gradient(inputs):
         return loss / inputs.tokens, grad
 
     return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def loss_as_text(inputs):
+    x, w = _shapes(inputs)
+
+    def run(pass_):
+        return "3.0", np.zeros(x, np.float32), np.zeros(w, np.float32)
+
+    return run
+
+
+def undeclared(inputs):
+    """No @kibench.implementation: a CUDA implementation by default."""
+
+    def run(pass_):
+        return 0.0
+
+    return run

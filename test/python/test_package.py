@@ -159,6 +159,44 @@ class Package(unittest.TestCase):
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
             self.assertFalse(os.path.exists(out))
 
+    def test_builtins_and_files_that_are_not_python_are_refused_in_one_line(self):
+        out = os.path.join(self.tmp.name, "runs-not-python")
+        cases = {
+            "py:builtins:print": "print is a built-in or compiled builtin_function_or_method, not a Python",
+            "py:math:sqrt": "sqrt is a built-in or compiled",
+            "py:../../etc/passwd:fn": "../../etc/passwd is not a .py file",
+        }
+        for impl, reason in cases.items():
+            result = self.kibench_py("run", SMALL, "--impl", f"cpu-reference,{impl}", "--out", out, "--capi", CAPI)
+            self.assertEqual(result.returncode, 2, impl + result.stderr)
+            self.assertIn(reason, result.stderr)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+            self.assertNotIn("Traceback", result.stderr)
+            self.assertFalse(os.path.exists(out))
+
+    def test_a_loss_given_as_text_is_an_incorrect_dtype(self):
+        out = os.path.join(self.tmp.name, "runs-text-loss")
+        result = self.kibench_py("run", SMALL, "--impl", f"cpu-reference,py:{BAD}:loss_as_text", "--out", out,
+                                 "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        with open(os.path.join(self.run_dir(out), "run.loss-as-text.json")) as f:
+            manifest = json.load(f)
+        self.assertEqual(manifest["spec"]["status"], "incorrect_dtype")
+        self.assertIn("loss is a str; a run returns a number", manifest["metadata"]["description"])
+
+    def test_an_undeclared_callable_that_cannot_run_here_is_refused_with_the_fix(self):
+        probe = run([self.python, "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"])
+        if probe.returncode == 0:
+            self.skipTest("torch sees a CUDA device: the undeclared (CUDA) callable can run here")
+        out = os.path.join(self.tmp.name, "runs-undeclared")
+        result = self.kibench_py("run", SMALL, "--impl", f"cpu-reference,py:{BAD}:undeclared", "--out", out,
+                                 "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("declared device=cuda (the default), and that cannot run here", result.stderr)
+        self.assertIn('add @kibench.implementation(device="cpu", tensors="numpy")', result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertFalse(os.path.exists(out))
+
     def test_a_jsd_lane_runs_on_jsd_workloads_through_the_gate_and_the_timer(self):
         out = os.path.join(self.tmp.name, "runs-jsd")
         result = self.kibench_py("run", JSD_SMALL, JSD_IGNORED, JSD_BETA0, "--impl",
