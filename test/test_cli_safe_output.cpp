@@ -270,6 +270,27 @@ TEST_CASE("a staged run directory keeps its lock file until it has its name", "[
   CHECK_FALSE(fs::exists(staged));
 }
 
+TEST_CASE("an implementation named in --impl that cannot run here is exit 2 before any work",
+          "[cli][safe-output][impl]") {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "runs";
+  // No device visible: fused needs one.
+  const auto r = run_command("CUDA_VISIBLE_DEVICES= '" + std::string(KIBENCH_BINARY) + "' run " +
+                             quoted(kSmallWorkload) + " --impl cpu-reference,fused --out " + quoted(out) +
+                             " " + kQuickSampling);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--impl fused: needs a GPU and cannot run here"));
+  CHECK(lines_in(r.err) == 1);
+  CHECK_FALSE(fs::exists(out));
+  // The default list only says what it skips.
+  const auto defaults = run_command("CUDA_VISIBLE_DEVICES= '" + std::string(KIBENCH_BINARY) + "' run " +
+                                    quoted(kSmallWorkload) + " --out " + quoted(out) + " " + kQuickSampling);
+  INFO(defaults.err);
+  CHECK(defaults.exit_code == 0);
+  CHECK_THAT(defaults.err, Contains("GPU implementations skipped"));
+}
+
 TEST_CASE("--axis sweeps jsd and fused_linear_jsd on their own axes; an axis they lack is exit 2",
           "[cli][sweep][safe-output]") {
   TempDir tmp;

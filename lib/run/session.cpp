@@ -368,6 +368,13 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       throw InputError(fmt::format("--impl: unknown implementation \"{}\" (known: {})", name, known));
     }
     if (it->needs_gpu && gpu_missing) {
+      // Named in --impl, it was asked for: a run that silently never ran
+      // it would pass. The default list only notes what it skips.
+      if (!options.implementations.empty())
+        throw InputError(
+            fmt::format("--impl {}: needs a GPU and cannot run here ({}); leave it out of --impl, "
+                        "or run it where a GPU is (`kibench list` shows what runs here)",
+                        name, *gpu_missing));
       gpu_skipped.push_back(name);
       continue;
     }
