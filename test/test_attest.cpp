@@ -357,3 +357,20 @@ TEST_CASE("Key files of the earlier format are still read and checked", "[attest
     CHECK_THROWS_WITH(read_public_key(pub), Contains("does not match the key it holds"));
   }
 }
+
+TEST_CASE("a key file with two PEM blocks is refused, not read as its first", "[attest][keys]") {
+  kibench::test::TempDir tmp;
+  const KeyPairPaths paths = key_pair_paths(tmp.path() / "ci");
+  write_key_pair(rfc_key(), paths, false);
+  const std::string one = kibench::test::read_text(paths.public_key);
+  const SecretKey other = SecretKey::generate();
+  const KeyPairPaths other_paths = key_pair_paths(tmp.path() / "other");
+  write_key_pair(other, other_paths, false);
+  std::ofstream(paths.public_key, std::ios::trunc) << one << kibench::test::read_text(other_paths.public_key);
+  CHECK_THROWS_WITH(read_public_key(paths.public_key),
+                    Contains("PEM: a second block (\"-----BEGIN PUBLIC KEY-----\") after \"-----BEGIN PUBLIC "
+                             "KEY-----\"; a key file holds one key"));
+  // Text around the one block is still ignored, as OpenSSL ignores it.
+  std::ofstream(paths.public_key, std::ios::trunc) << "a comment\n" << one << "trailing words\n";
+  CHECK(read_public_key(paths.public_key) == rfc_key().public_key());
+}

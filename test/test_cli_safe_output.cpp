@@ -344,3 +344,43 @@ TEST_CASE("an output whose reference is zero records no relative error", "[cli][
   CHECK(csv.exit_code == 0);
   CHECK(csv.out.find("1.7976931348623157e+308") == std::string::npos);
 }
+
+TEST_CASE("smaller refusals: an empty --lock-clocks, a long --impl name, a --plugin that is no file, a run "
+          "given twice",
+          "[cli][safe-output][small]") {
+  TempDir tmp;
+  const fs::path run = quick_run(tmp.path() / "runs");
+  const auto empty_lock =
+      run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --lock-clocks '' --out " +
+                  quoted(tmp.path() / "x"));
+  CHECK(empty_lock.exit_code == 2);
+  CHECK_THAT(empty_lock.err, Contains("--lock-clocks: \"\" is not base or max"));
+
+  const auto long_name = run_kibench("run " + quoted(kSmallWorkload) + " --impl " + std::string(100000, 'n') +
+                                     " --out " + quoted(tmp.path() / "x"));
+  CHECK(long_name.exit_code == 2);
+  CHECK_THAT(long_name.err, Contains("(100000 bytes)"));
+  CHECK(long_name.err.size() < 400);
+
+  const fs::path fifo = tmp.path() / "plugin-fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const fs::path &plugin : {fifo, tmp.path()}) {
+    const auto r = run_kibench_within(30, "run " + quoted(kSmallWorkload) + " --plugin " + quoted(plugin) +
+                                              " --impl cpu-reference --out " + quoted(tmp.path() / "x"));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--plugin: is a"));
+    CHECK_THAT(r.err, !Contains("no such file"));
+  }
+  CHECK_FALSE(fs::exists(tmp.path() / "x"));
+
+  // The same run twice: read once, with a note.
+  for (const std::string command : {"export", "compare"}) { // NOLINT(performance-for-range-copy)
+    const auto twice = run_kibench(command + " " + quoted(run) + " " + quoted(run / kRunFile));
+    INFO(command << ": " << twice.err);
+    CHECK(twice.exit_code == 0);
+    CHECK_THAT(twice.out + twice.err, Contains("named again (" + (run / kRunFile).string() + "): read once"));
+  }
+  const auto csv = run_kibench("export " + quoted(run) + " " + quoted(run));
+  CHECK(lines_in(csv.out) == 2); // the header and one row
+}

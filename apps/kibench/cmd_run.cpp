@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "lib/harness/power_state.hpp"
 #include "lib/harness/setting_ranges.hpp"
 #include "lib/io/terminal_text.hpp"
+#include "lib/io/text_rules.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/run/progress_line.hpp"
 #include "lib/run/run_printer.hpp"
@@ -47,7 +50,7 @@ struct RunArgs {
   std::vector<std::string> plugins;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
-  std::string lock_clocks; // "" (leave them), base or max
+  std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
   std::string power_state{to_string(kDefaultPowerState)};
   std::string gpus = "1";
 };
@@ -110,12 +113,17 @@ int run_command(const RunArgs &args, const CliContext &context) {
   const ProtocolSettings &s = options.settings;
   for (const auto &w : args.workloads) options.workload_files.emplace_back(w);
   options.axes = parse_axes(args.axes);
-  if (!args.lock_clocks.empty()) {
-    options.lock_clocks = clock_target_from_string(args.lock_clocks);
+  if (args.lock_clocks) {
+    options.lock_clocks = clock_target_from_string(*args.lock_clocks);
     if (!options.lock_clocks)
-      throw InputError(fmt::format("--lock-clocks: {:?} is not base or max", args.lock_clocks));
+      throw InputError(fmt::format("--lock-clocks: {:?} is not base or max", io::excerpt(*args.lock_clocks)));
   }
   options.implementations = args.implementations;
+  // No implementation has a longer name; a 2 MB one is not echoed back.
+  for (const std::string &name : options.implementations)
+    if (name.size() > 200)
+      throw InputError(fmt::format("--impl: \"{}\" is not an implementation name (at most 200 characters)",
+                                   io::printable(io::excerpt(name))));
   options.out_dir = args.out;
   if (!args.save_tensors.empty()) options.save_tensors = args.save_tensors;
   if (args.labels.size() > 1)

@@ -54,8 +54,13 @@ std::map<std::string, std::string> pairs(const kibench_plugin_pair *items, std::
 // named on the command line is opened as a file.
 std::shared_ptr<const void> open_library(const fs::path &path) {
   std::error_code error;
-  if (!fs::is_regular_file(path, error))
-    throw InputError(fmt::format("{}: --plugin: no such file", path.string()));
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) throw InputError(fmt::format("{}: --plugin: no such file", path.string()));
+  if (!fs::is_regular_file(status))
+    throw InputError(fmt::format("{}: --plugin: is {}, not a shared library file", path.string(),
+                                 fs::is_directory(status) ? "a folder"
+                                 : fs::is_fifo(status)    ? "a FIFO"
+                                                          : "not a regular file"));
   const fs::path absolute = fs::absolute(path);
   void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

@@ -56,9 +56,10 @@ std::optional<std::string_view> begin_label(std::string_view line) {
   return line.substr(begin.size(), line.size() - begin.size() - dashes.size());
 }
 
-// The first PEM block of `text`; text outside it is ignored, as OpenSSL
-// ignores it (RFC 7468 section 5.2).
-PemBlock first_block(std::string_view text, const fs::path &path) {
+// The one PEM block of `text`; text outside it is ignored, as OpenSSL
+// ignores it (RFC 7468 section 5.2). A second block is refused: which key
+// was meant is not for kibench to guess.
+PemBlock only_block(std::string_view text, const fs::path &path) {
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
@@ -71,8 +72,18 @@ PemBlock first_block(std::string_view text, const fs::path &path) {
     std::size_t scan = body_start;
     while (scan < text.size()) {
       const std::size_t stop = std::min(text.find('\n', scan), text.size());
-      if (trim_line_end(text.substr(scan, stop - scan)) == end_line)
+      if (trim_line_end(text.substr(scan, stop - scan)) == end_line) {
+        for (std::size_t rest = stop + 1; rest < text.size();) {
+          const std::size_t next = std::min(text.find('\n', rest), text.size());
+          if (const auto other = begin_label(text.substr(rest, next - rest)))
+            throw InputError(
+                fmt::format("{}: PEM: a second block (\"-----BEGIN {}-----\") after \"-----BEGIN "
+                            "{}-----\"; a key file holds one key",
+                            path.string(), *other, *label));
+          rest = next + 1;
+        }
         return PemBlock{*label, text.substr(body_start, scan - body_start)};
+      }
       scan = stop + 1;
     }
     throw InputError(
@@ -180,7 +191,7 @@ bool looks_like_pem(std::string_view text) {
 }
 
 PublicKey parse_public_key_pem(std::string_view text, const fs::path &path) {
-  const PemBlock block = first_block(text, path);
+  const PemBlock block = only_block(text, path);
   require_label(block, public_label, path);
   std::array<unsigned char, 512> der{};
   const std::size_t size = decode_body(block, der, path);
@@ -192,7 +203,7 @@ PublicKey parse_public_key_pem(std::string_view text, const fs::path &path) {
 }
 
 SecretKey parse_private_key_pem(std::string_view text, const fs::path &path) {
-  const PemBlock block = first_block(text, path);
+  const PemBlock block = only_block(text, path);
   require_label(block, private_label, path);
   SecretBuffer<private_key_pem_capacity> der;
   der.resize(decode_body(block, der.unused(), path));

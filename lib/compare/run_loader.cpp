@@ -326,20 +326,36 @@ std::optional<double> latency_ns(const json::Value &value) {
 std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {
   if (arguments.empty()) throw InputError("compare: no RUN given");
   ManifestSet set;
-  for (const fs::path &path : arguments) {
-    const std::size_t before = set.entries().size();
+  // Runs named again (the same directory twice, a run file and its
+  // directory): read once, and the run says so.
+  std::map<fs::path, std::string> repeated;
+  const auto identity = [](const fs::path &file) {
+    std::error_code ignored;
+    const fs::path canonical = fs::weakly_canonical(file, ignored);
+    return canonical.empty() ? fs::absolute(file).lexically_normal() : canonical;
+  };
+  const auto add = [](ManifestSet &into, const fs::path &path) {
     if (fs::is_directory(path)) {
-      add_run_directory(set, path);
+      add_run_directory(into, path);
     } else if (fs::exists(path)) {
-      set.add_file(path);
+      into.add_file(path);
     } else {
       throw InputError(fmt::format("{}: no such file or directory", path.string()));
     }
-    if (count_runs(set, before) == 0) {
-      throw InputError(fmt::format("{}: no BenchmarkRun in it not read already (give a run manifest, a run "
-                                   "directory or an imported record directory)",
+  };
+  for (const fs::path &path : arguments) {
+    const std::size_t before = set.entries().size();
+    add(set, path);
+    if (count_runs(set, before) > 0) continue;
+    ManifestSet alone;
+    add(alone, path);
+    if (count_runs(alone, 0) == 0)
+      throw InputError(fmt::format("{}: no BenchmarkRun in it (give a run manifest, a run directory or an "
+                                   "imported record directory)",
                                    path.string()));
-    }
+    for (const ManifestEntry &entry : alone.entries())
+      if (entry.kind == "BenchmarkRun")
+        repeated.emplace(identity(entry.file), fmt::format("named again ({}): read once", path.string()));
   }
   const std::size_t named = set.entries().size();
   // Neighbours after every named path, so that a named file is never
@@ -354,6 +370,9 @@ std::vector<ComparedRun> load_runs(const std::vector<fs::path> &arguments) {
     const ManifestEntry &entry = set.entries()[i];
     if (entry.kind == "BenchmarkRun") runs.push_back(reader.read(entry));
   }
+  for (ComparedRun &run : runs)
+    if (const auto note = repeated.find(identity(run.file)); note != repeated.end())
+      run.caveats.push_back(io::printable(note->second));
   assign_ids(runs);
   return runs;
 }
