@@ -17,9 +17,17 @@ std::uint64_t lane_slack_bytes(std::uint64_t device_bytes) {
 
 std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneNeed> &needs,
                                                          std::uint64_t room_bytes) {
+  // Smallest first: the kernels and the floors they are held to share one
+  // group's rounds, and the lanes that materialize [T, V] tensors get the
+  // groups that are left. Ties keep the given order.
+  std::vector<std::size_t> order(needs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return needs[a].device_bytes < needs[b].device_bytes;
+  });
   std::vector<std::vector<std::size_t>> groups;
   std::vector<std::uint64_t> used;
-  for (std::size_t lane = 0; lane < needs.size(); ++lane) {
+  for (const std::size_t lane : order) {
     const std::uint64_t need = needs[lane].device_bytes + lane_slack_bytes(needs[lane].device_bytes);
     bool placed = false;
     for (std::size_t g = 0; g < groups.size() && !placed; ++g) {

@@ -17,11 +17,12 @@ struct LaneNeed {
   std::uint64_t device_bytes = 0; // the lane's own peak on the device (0 for a host lane)
 };
 
-// Each group is a list of indices into `needs`, in their order. A lane
-// joins the first group whose needs, each with its slack (lane_slack_bytes),
-// still fit `room_bytes`, else starts a new group; a lane larger than the
-// room gets a group of its own (it was checked alone, so it fits alone).
-// With no room limit (a host run) every lane is in one group.
+// Each group is a list of indices into `needs`. Lanes are placed smallest
+// need first (ties in their given order): each joins the first group whose
+// needs, each with its slack (lane_slack_bytes), still fit `room_bytes`,
+// else starts a new group; a lane larger than the room gets a group of its
+// own (it was checked alone, so it fits alone). Host lanes need nothing
+// and always share the first group.
 std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneNeed> &needs,
                                                          std::uint64_t room_bytes);
 
