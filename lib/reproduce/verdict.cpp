@@ -15,11 +15,14 @@
 namespace kibench::reproduce {
 namespace {
 
+// Lowercase, each run of spaces, '-' and '_' one space: "NVIDIA
+// A100-SXM4-80GB" (nvidia-smi) and "NVIDIA A100 SXM4-80GB" (product and form
+// factor) are one name.
 std::string lowercase_words(std::string_view text) {
   std::string out;
   bool space = false;
   for (const char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '-' || c == '_') {
       space = !out.empty();
       continue;
     }
@@ -182,7 +185,10 @@ Verdict make_verdict(const OriginalRun &original, const ResolvedRun &resolved, c
   v.original.samples = original.raw ? original.raw->samples.size() : 0;
   v.original.raw_missing = original.raw_missing;
   if (original.environment) {
-    v.original.sku = sku_of(original.environment->manifest);
+    // A curated environment's key is the GPU's name as nvidia-smi gives it,
+    // as kibench's own environments name it.
+    v.original.sku = original.environment->curated_key.empty() ? sku_of(original.environment->manifest)
+                                                               : original.environment->curated_key;
     v.original.environment_summary = environment_summary(original.environment->manifest);
   }
 

@@ -7,8 +7,8 @@
 //   deviation  D = max(|low - 1|, |high - 1|) of the ratio's 95 % interval,
 //              or |ratio - 1| where there is no interval (a record without
 //              raw samples): the largest departure the evidence allows
-//   equivalent environment (the same GPU SKU: vendor, product and form
-//   factor; on the CPU path, the same processor):
+//   equivalent environment (the same GPU SKU: vendor, and product with form
+//   factor or the curated gpu_name; on the CPU path, the same processor):
 //       D <= tolerance                   reproduced ("reproduced within D %")
 //       D >  tolerance, or the run here
 //       failed or did not pass its check could_not_reproduce
