@@ -14,12 +14,15 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_allocator.hpp"
+#include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_environment.hpp"
+#include "kernels/cuda/input_fingerprint.hpp"
 #include "kernels/cuda/nccl.hpp"
 #include "kernels/cuda/nvml.hpp"
 #include "kernels/cuda/nvml_clock_control.hpp"
 #include "kernels/cuda/nvml_power_telemetry.hpp"
+#include "kernels/cuda/stream.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/plugin/plugin_backend.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
@@ -47,6 +50,38 @@ public:
     const auto &a = gpu::gpu_availability();
     if (a.available) return std::nullopt;
     return a.reason;
+  }
+
+  [[nodiscard]] std::vector<InputFingerprint> input_fingerprints(InputSet &inputs) const override {
+    std::vector<InputFingerprint> out = inputs.host_fingerprints();
+    if (!inputs.device_slot()) return out;
+    const gpu::DeviceInputs &d = gpu::device_inputs(inputs);
+    // Whatever a lane left queued on any stream has finished first.
+    CUDA_CHECK(cudaDeviceSynchronize());
+    gpu::Stream stream;
+    const auto add = [&](const char *name, const auto &buffer) {
+      if (!buffer.empty())
+        out.push_back(
+            {name, "device", gpu::fingerprint_device_bytes(buffer.data(), buffer.bytes(), stream.get())});
+    };
+    add("student_input", d.student_input);
+    add("student_weight", d.student_weight);
+    add("teacher_input", d.teacher_input);
+    add("teacher_weight", d.teacher_weight);
+    add("target", d.target);
+    add("student_bias", d.student_bias);
+    add("teacher_bias", d.teacher_bias);
+    add("student_log_probs", d.student_log_probs);
+    add("teacher_log_probs", d.teacher_log_probs);
+    return out;
+  }
+
+  void restore_inputs(InputSet &inputs) const override {
+    inputs.restore_host();
+    if (inputs.device_slot()) {
+      CUDA_CHECK(cudaDeviceSynchronize());
+      gpu::fill_device_inputs(gpu::device_inputs(inputs), inputs.workload());
+    }
   }
 
   [[nodiscard]] std::optional<DeviceMemory> device_memory() const override {

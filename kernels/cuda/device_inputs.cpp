@@ -46,7 +46,16 @@ std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
   if (w.student_bias) d.student_bias = Bf16Buffer(d.allocator, n(w.vocab), MemoryTag::input);
   if (w.teacher_bias) d.teacher_bias = Bf16Buffer(d.allocator, n(w.vocab), MemoryTag::input);
   d.target = DeviceBuffer<std::int64_t>(d.allocator, n(w.tokens), MemoryTag::input);
+  if (w.is_jsd()) {
+    d.student_log_probs = DeviceBuffer<float>(d.allocator, n(w.tokens, w.vocab), MemoryTag::input);
+    d.teacher_log_probs = DeviceBuffer<float>(d.allocator, n(w.tokens, w.vocab), MemoryTag::input);
+  }
+  fill_device_inputs(d, w);
+  return inputs;
+}
 
+void fill_device_inputs(DeviceInputs &d, const Workload &w) {
+  const auto n = [](std::int64_t a, std::int64_t b = 1) { return static_cast<std::size_t>(a * b); };
   Stream stream;
   if (w.is_jsd()) {
     // Row-wise log_softmax in double on the host's cores, then one copy each.
@@ -56,7 +65,6 @@ std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
         throw std::invalid_argument(fmt::format("generator '{}' cannot fill log-probabilities", spec->name));
       std::vector<float> host(n(w.tokens, w.vocab));
       fill_log_softmax_rows(*spec, w.vocab, host);
-      *buffer = DeviceBuffer<float>(d.allocator, host.size(), MemoryTag::input);
       CUDA_CHECK(cudaMemcpy(buffer->data(), host.data(), buffer->bytes(), cudaMemcpyHostToDevice));
     }
   }
@@ -77,7 +85,6 @@ std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
   // The inputs are complete before any implementation's stream sees them.
   stream.synchronize();
   d.valid_tokens = static_cast<std::int64_t>(valid_host);
-  return inputs;
 }
 
 DeviceInputs &device_inputs(InputSet &inputs) {

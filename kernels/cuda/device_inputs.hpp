@@ -57,5 +57,10 @@ DeviceInputs &device_inputs(InputSet &inputs);
 
 // A fresh device copy, not cached anywhere.
 std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &workload);
+// Generates `workload`'s inputs into `inputs`' buffers as they are
+// (allocated for that workload): what generate_device_inputs fills, and
+// what restores a copy a lane wrote into (implementations keep pointers to
+// these buffers).
+void fill_device_inputs(DeviceInputs &inputs, const Workload &workload);
 
 } // namespace kibench::gpu

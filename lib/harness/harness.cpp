@@ -64,8 +64,17 @@ template <typename Step> bool guarded(Lane &lane, Step &&step) {
 
 // `conditioner` (timed samples only) runs after the flush and the untimed
 // work and before the timer starts: neither its load nor its wait is timed.
+// A guard's verdict on the invocation just made, as the lane's failure.
+void check_invocation(Lane &lane, SampleGuard *guard, std::optional<std::size_t> timed_sample) {
+  if (guard == nullptr) return;
+  if (auto failure = guard->after_invocation(*lane.impl, timed_sample))
+    throw ImplementationFailure(failure->status, failure->reason);
+}
+
+// `guard` runs after the timer has stopped: its checks are never timed.
 double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample,
-                   PowerConditioner *conditioner = nullptr) {
+                   PowerConditioner *conditioner = nullptr, SampleGuard *guard = nullptr,
+                   std::optional<std::size_t> timed_sample = std::nullopt) {
   if (settings.cold) lane.impl->flush_caches();
   lane.impl->before_sample(settings.pass);
   if (conditioner) sample.rest = conditioner->condition(*lane.impl);
@@ -75,6 +84,7 @@ double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample,
   sample.ns = lane.timer->elapsed_ns();
   sample.clock_mhz = lane.timer->clock_mhz();
   sample.power_w = lane.timer->power_w();
+  check_invocation(lane, guard, timed_sample);
   return sample.ns;
 }
 
@@ -90,7 +100,7 @@ double median_ns(const Measurement &m) {
 
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
                                  const ProtocolSettings &settings, const ProgressCallback &progress,
-                                 PowerConditioner *conditioner) {
+                                 PowerConditioner *conditioner, SampleGuard *guard) {
   if (settings.power_state != PowerState::as_is && conditioner == nullptr)
     throw std::logic_error(
         fmt::format("measure: --power-state {} without a conditioner", to_string(settings.power_state)));
@@ -139,7 +149,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     guarded(lane, [&] {
       for (std::size_t i = 0; i < settings.warmup_runs; ++i) {
         Sample discarded;
-        take_sample(lane, settings, discarded);
+        take_sample(lane, settings, discarded, nullptr, guard);
       }
     });
   }
@@ -157,7 +167,10 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     Sample s;
     s.round = round;
     const auto before = std::chrono::steady_clock::now();
-    if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings, s, conditioner)); })) return;
+    const std::size_t index = lane.result.samples.size();
+    if (!guarded(lane,
+                 [&] { lane.rule.add_sample(take_sample(lane, settings, s, conditioner, guard, index)); }))
+      return;
     lane.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
     lane.result.samples.push_back(s);
     report(Phase::sampling, lane, round);
@@ -200,6 +213,14 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
       guarded(lane, [&] {
         lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
       });
+    }
+    // The outputs of the lane's last invocation, whatever it was.
+    if (guard != nullptr && !lane.result.failure && !lane.result.samples.empty()) {
+      const bool kept = guarded(lane, [&] {
+        if (auto failure = guard->after_last(*lane.impl))
+          throw ImplementationFailure(failure->status, failure->reason);
+      });
+      if (!kept) lane.result.sustained.reset();
     }
     lane.sustained_s = 0.0;
     if (!lane.result.failure)

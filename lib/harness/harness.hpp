@@ -12,6 +12,7 @@
 #include "lib/harness/power_conditioner.hpp"
 #include "lib/harness/progress.hpp"
 #include "lib/harness/protocol_settings.hpp"
+#include "lib/harness/sample_guard.hpp"
 #include "lib/harness/sustained.hpp"
 #include "lib/implementation/implementation.hpp"
 #include "lib/implementation/implementation_failure.hpp"
@@ -45,9 +46,10 @@ struct Measurement {
 // rule is met and sustained phase (Progress's workload fields left to the
 // caller). `conditioner` brings the power state settings.power_state names
 // before every timed sample (not the warm-ups); it is required unless that
-// state is as-is (std::logic_error otherwise).
+// state is as-is (std::logic_error otherwise). `guard`, where given, runs
+// after every invocation and after each lane's last (sample_guard.hpp).
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
                                  const ProtocolSettings &settings, const ProgressCallback &progress = {},
-                                 PowerConditioner *conditioner = nullptr);
+                                 PowerConditioner *conditioner = nullptr, SampleGuard *guard = nullptr);
 
 } // namespace kibench

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/workload/workload.hpp"
@@ -25,6 +26,14 @@ struct HostInputs {
   std::vector<float> teacher_log_probs;      // jsd: log p [T, V]
 };
 
+// One copy of one input tensor, fingerprinted (lib/inputs/fingerprint.hpp).
+struct InputFingerprint {
+  std::string tensor; // "teacher_weight"
+  std::string copy;   // "host" or "device"
+  std::uint64_t value = 0;
+  bool operator==(const InputFingerprint &) const = default;
+};
+
 class InputSet {
 public:
   explicit InputSet(const Workload &workload) : workload_(workload) {}
@@ -33,6 +42,14 @@ public:
   // Generated on the CPU at first call.
   const HostInputs &host();
   [[nodiscard]] bool has_host() const { return host_ != nullptr; }
+  // Every host tensor's fingerprint (none before the host copy is made).
+  [[nodiscard]] std::vector<InputFingerprint> host_fingerprints() const;
+  // The host tensors' fingerprints as generated (made afresh, not read
+  // from the copy a lane may have written into).
+  [[nodiscard]] std::vector<InputFingerprint> generated_host_fingerprints() const;
+  // Generates the host copy again into the same buffers (implementations
+  // hold views of them): what a lane that wrote into them changed is undone.
+  void restore_host();
 
   // The device copy is owned here but typed in kernels/ (device_inputs.hpp),
   // so this library stays free of CUDA types.

@@ -14,6 +14,7 @@
 #include "lib/environment/environment.hpp"
 #include "lib/environment/power_telemetry.hpp"
 #include "lib/implementation/implementation.hpp"
+#include "lib/inputs/input_set.hpp"
 
 namespace kibench {
 
@@ -46,6 +47,13 @@ public:
   [[nodiscard]] virtual int gpu_count() const { return 0; }
   // GPU 0's memory now; nullopt without a usable GPU.
   [[nodiscard]] virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
+  // Every existing copy of every input tensor, fingerprinted (the host
+  // copy here; a GPU backend adds the device copy).
+  [[nodiscard]] virtual std::vector<InputFingerprint> input_fingerprints(InputSet &inputs) const {
+    return inputs.host_fingerprints();
+  }
+  // Every existing copy generated again in place: undoes a lane's writes.
+  virtual void restore_inputs(InputSet &inputs) const { inputs.restore_host(); }
   [[nodiscard]] virtual std::vector<ImplementationEntry> implementations() const = 0;
   // nullptr for an unknown name.
   [[nodiscard]] virtual std::unique_ptr<Implementation> make(std::string_view name) const = 0;

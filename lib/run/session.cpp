@@ -22,6 +22,7 @@
 #include "lib/run/memory_plan.hpp"
 #include "lib/run/run_directory_name.hpp"
 #include "lib/run/tensor_dump.hpp"
+#include "lib/run/trusted_samples.hpp"
 
 namespace kibench {
 
@@ -162,7 +163,7 @@ KeptOutputs run_oracle(WorkloadRun &run, const std::string &oracle, InputSet &in
 // and it is released. A lane that throws fails alone (status and reason
 // recorded) and is not timed; nullopt for a lane that does not run here.
 std::optional<Candidate> check_lane(WorkloadRun &run, const std::string &name, InputSet &inputs,
-                                    const OutputView &truth, TensorDump *dump) {
+                                    InputGuard &input_guard, const OutputView &truth, TensorDump *dump) {
   Candidate c{name, run.backend.make(name), {}, {}, {}, 0, {}};
   c.revision = implementation_manifest(c.impl->revision_for(run.workload.operation_kind));
   c.revision_digest = manifest_digest(c.revision);
@@ -199,15 +200,26 @@ std::optional<Candidate> check_lane(WorkloadRun &run, const std::string &name, I
     if (failure.status == RunStatus::resource_exceeded) failure.reason += device_footprint(run);
     fail(c, failure);
   }
+  // Whatever else it did, a lane that wrote into the shared inputs fails
+  // for it, and the inputs are restored before the next lane is checked.
+  if (const auto changed = input_guard.check_and_restore()) {
+    const std::string reason = input_write_reason(*changed, "its check");
+    if (c.facts.failed())
+      c.facts.failure += "; it also " + reason;
+    else
+      fail(c, LaneFailure{RunStatus::runtime_error, reason});
+  }
   release_quietly(run, c);
   return c;
 }
 
 // 4. Timing: the lanes that have not failed, in groups that fit the device
 // together (memory_plan.hpp), each group prepared afresh and timed
-// interleaved, then released. Returns the groups' description when there
-// is more than one ("" otherwise), for the protocol.
-std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, InputSet &inputs) {
+// interleaved, then released. Between invocations the inputs and the
+// timed outputs are checked (trusted_samples.hpp). Returns the groups'
+// description when there is more than one ("" otherwise), for the protocol.
+std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, InputSet &inputs,
+                       InputGuard &input_guard, const OutputView &truth) {
   std::vector<Candidate *> lanes;
   std::vector<LaneNeed> needs;
   for (Candidate &c : candidates) {
@@ -234,6 +246,7 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
     for (std::size_t i = 0; i < lanes.size(); ++i) groups.back().push_back(i);
   }
 
+  TrustedSamples guard(run.backend, inputs, input_guard, truth, run.settings.pass);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     std::vector<Candidate *> group;
     std::vector<Implementation *> timed;
@@ -248,7 +261,8 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
         release_quietly(run, c);
       }
     }
-    std::vector<Measurement> measurements = measure(timed, run.settings, run.progress, run.conditioner);
+    std::vector<Measurement> measurements =
+        measure(timed, run.settings, run.progress, run.conditioner, &guard);
     const std::string observed_at = utc_timestamp_now();
     for (std::size_t k = 0; k < group.size(); ++k) {
       Candidate &c = *group[k];
@@ -260,6 +274,7 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
         try {
           f.memory = c.impl->memory();
           f.labels = c.impl->run_labels();
+          f.labels.set("timed_checks", guard.checked(*c.impl));
           if (groups.size() > 1) f.labels.set("timing_group", fmt::format("{} of {}", g + 1, groups.size()));
         } catch (const std::exception &e) {
           fail(c, failure_of(e));
@@ -497,11 +512,13 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
       dump->add_inputs(inputs);
     }
     const KeptOutputs truth = run_oracle(run, oracle, inputs, dump.get());
+    InputGuard input_guard(backend, inputs);
     std::vector<Candidate> candidates;
     for (const auto &name : runnable)
-      if (auto c = check_lane(run, name, inputs, truth.view, dump.get())) candidates.push_back(std::move(*c));
+      if (auto c = check_lane(run, name, inputs, input_guard, truth.view, dump.get()))
+        candidates.push_back(std::move(*c));
     if (dump) dump->commit();
-    const std::string timing_groups = time_lanes(run, candidates, inputs);
+    const std::string timing_groups = time_lanes(run, candidates, inputs, input_guard, truth.view);
 
     ProtocolSettings workload_settings = settings;
     workload_settings.timing_groups = timing_groups;

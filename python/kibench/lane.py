@@ -172,6 +172,11 @@ class PythonLane:
             oom = self.torch is not None and isinstance(error, getattr(self.torch.cuda, "OutOfMemoryError", ()))
             _write(message, f"{type(error).__name__}: {error}")
             return capi.RESOURCE_EXCEEDED if oom else capi.RUNTIME_ERROR
+        except BaseException as error:  # SystemExit, KeyboardInterrupt, GeneratorExit, a user's own
+            # Left to ctypes, it would be printed and the call would count as a success.
+            _write(message, f"raised {type(error).__name__}{f': {error}' if str(error) else ''} "
+                            "(a BaseException; the lane stops here)")
+            return capi.RUNTIME_ERROR
 
     def unsupported(self, info, pass_code, message):
         pass_name = capi.PASS_NAMES.get(pass_code, str(pass_code))

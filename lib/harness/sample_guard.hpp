@@ -1,0 +1,29 @@
+// What the harness checks between invocations, so that nothing it times is
+// taken on trust (lib/run/trusted_samples.hpp is kibench's): the shared
+// inputs are as generated after every invocation, and the outputs of timed
+// invocations are right. The checks run between samples, outside the
+// timer. A failure ends that lane alone: its samples are dropped and the
+// failure is recorded with its named reason.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "lib/implementation/implementation.hpp"
+#include "lib/implementation/implementation_failure.hpp"
+
+namespace kibench {
+
+class SampleGuard {
+public:
+  virtual ~SampleGuard() = default;
+  // After one invocation of `impl`: a warm-up (`timed_sample` nullopt) or
+  // timed sample number `*timed_sample` (0-based, per lane).
+  virtual std::optional<LaneFailure> after_invocation(Implementation &impl,
+                                                      std::optional<std::size_t> timed_sample) = 0;
+  // After the lane's last invocation (its sustained phase where it ran,
+  // else its last sample).
+  virtual std::optional<LaneFailure> after_last(Implementation &impl) = 0;
+};
+
+} // namespace kibench

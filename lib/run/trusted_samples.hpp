@@ -1,0 +1,70 @@
+// kibench's SampleGuard (lib/harness/sample_guard.hpp): what the harness
+// checks between the invocations it times, so that no lane's word is taken.
+//
+//   - Inputs (input_guard.hpp), after each invocation, warm-ups included.
+//     A lane that changed one is failed, naming the tensor, the copy and
+//     the invocation; the inputs are generated again in place before any
+//     other lane runs, so the lanes after it are not affected.
+//   - Outputs. The outputs of timed invocations are compared with the
+//     oracle's under the workload's policy: every sample where they are
+//     small (under 1 M elements), else the first sample, each later one
+//     with probability 1/8 (drawn from the OS's entropy as each is taken,
+//     so no lane can know which), and the lane's last invocation (its
+//     sustained phase's, where it ran). A lane whose timed outputs fail is
+//     recorded incorrect_numerical with the invocation and the output named,
+//     and never ranked.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lib/harness/sample_guard.hpp"
+#include "lib/inputs/input_set.hpp"
+#include "lib/run/backend.hpp"
+#include "lib/run/input_guard.hpp"
+
+namespace kibench {
+
+// The failure reason of a lane that changed `changed` (InputGuard's words)
+// during `when` ("timed sample 3", "its check").
+std::string input_write_reason(const std::string &changed, const std::string &when);
+
+class TrustedSamples final : public SampleGuard {
+public:
+  // `truth` (the oracle's outputs), `inputs` and `input_guard` must
+  // outlive it.
+  TrustedSamples(const Backend &backend, InputSet &inputs, InputGuard &input_guard, const OutputView &truth,
+                 Pass pass);
+
+  std::optional<LaneFailure> after_invocation(Implementation &impl,
+                                              std::optional<std::size_t> timed_sample) override;
+  std::optional<LaneFailure> after_last(Implementation &impl) override;
+
+  // "5 timed invocations' outputs and 44 input fingerprints checked": what
+  // was checked of `impl`'s invocations, for its run's labels.
+  [[nodiscard]] std::string checked(const Implementation &impl) const;
+
+  // Outputs with fewer elements than this are checked at every sample.
+  static constexpr std::int64_t kCheapOutputElements = std::int64_t{1} << 20;
+
+private:
+  std::optional<LaneFailure> check_inputs(const std::string &when);
+  std::optional<LaneFailure> check_outputs(Implementation &impl, const std::string &when);
+
+  const Backend &backend_;
+  InputSet &inputs_;
+  const OutputView &truth_;
+  Pass pass_;
+  InputGuard &input_guard_;
+  bool every_sample_ = false;
+  std::random_device entropy_;
+  struct Counts {
+    std::size_t outputs = 0, inputs = 0;
+  };
+  std::map<const Implementation *, Counts> counts_;
+};
+
+} // namespace kibench

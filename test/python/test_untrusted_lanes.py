@@ -1,0 +1,83 @@
+"""The harness trusts no lane (docs/protocol.md, "What the harness checks"),
+on the CPU: a lane whose timed outputs go wrong after its check, one that
+writes into the shared inputs, and one that raises a BaseException in its
+timed calls are each failed with a named reason, while cpu-reference and an
+honest lane beside them in the same rounds pass and are measured.
+
+    test_untrusted_lanes.py SOURCE_DIR BUILD_DIR"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE, BUILD = (os.path.abspath(a) for a in sys.argv[1:3])
+CAPI = os.path.join(BUILD, "libkibench_capi.so")
+KIBENCH = os.path.join(BUILD, "kibench")
+SMALL = os.path.join(SOURCE, "workloads", "small", "small-v1000-h64-t32.json")
+HONEST = os.path.join(SOURCE, "examples", "python", "numpy_jsd.py") + ":numpy_jsd"
+UNTRUSTED = os.path.join(SOURCE, "test", "python", "untrusted_lanes.py")
+QUICK = ["--min-samples", "12", "--max-samples", "20", "--min-time", "0", "--warmup", "2"]
+
+
+class UntrustedLanes(unittest.TestCase):
+    def run_lanes(self, *lanes):
+        tmp = tempfile.mkdtemp(prefix="kibench-untrusted-")
+        out = os.path.join(tmp, "runs")
+        impl = ",".join(["cpu-reference", *[f"py:{UNTRUSTED}:{lane}" for lane in lanes], f"py:{HONEST}"])
+        env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "python"))
+        result = subprocess.run(["/usr/bin/python3", "-m", "kibench", "run", SMALL, "--impl", impl, "--out", out,
+                                 "--capi", CAPI, *QUICK], capture_output=True, text=True, env=env, cwd=tmp,
+                                timeout=600)
+        dirs = os.listdir(out) if os.path.isdir(out) else []
+        self.assertEqual(len(dirs), 1, result.stdout + result.stderr)
+        directory = os.path.join(out, dirs[0])
+
+        def manifest(name):
+            with open(os.path.join(directory, f"run.{name}.json")) as f:
+                return json.load(f)
+
+        return result, directory, manifest
+
+    def assert_innocent_lanes_pass(self, manifest):
+        for lane in ("cpu-reference", "numpy-jsd"):
+            run = manifest(lane)
+            self.assertEqual(run["spec"]["status"], "passed", lane)
+            self.assertIn("timing", run["spec"], lane)
+            self.assertIn("timed_checks", run["metadata"]["labels"], lane)
+
+    def test_outputs_that_go_wrong_after_the_check_are_caught_in_the_timed_samples(self):
+        result, directory, manifest = self.run_lanes("right_three_times")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        run = manifest("right-three-times")
+        self.assertEqual(run["spec"]["status"], "incorrect_numerical")
+        self.assertNotIn("timing", run["spec"])
+        self.assertIn("the outputs of timed sample 2 fail the check", run["metadata"]["description"])
+        self.assertIn("grad_student", run["metadata"]["description"])
+        self.assert_innocent_lanes_pass(manifest)
+        verify = subprocess.run([KIBENCH, "digest", "--verify", directory], capture_output=True, text=True)
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+    def test_a_lane_that_writes_into_the_shared_inputs_fails_and_its_neighbours_do_not(self):
+        result, _, manifest = self.run_lanes("writes_teacher_weight")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        run = manifest("writes-teacher-weight")
+        self.assertEqual(run["spec"]["status"], "runtime_error")
+        self.assertIn("wrote into the shared input teacher_weight (host copy) during its check",
+                      run["metadata"]["description"])
+        self.assert_innocent_lanes_pass(manifest)
+
+    def test_a_base_exception_in_the_timed_calls_fails_the_lane_alone(self):
+        result, _, manifest = self.run_lanes("exits_in_timed_calls")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        run = manifest("exits-in-timed-calls")
+        self.assertEqual(run["spec"]["status"], "runtime_error")
+        self.assertIn("raised SystemExit", run["metadata"]["description"])
+        self.assertNotIn("timing", run["spec"])
+        self.assert_innocent_lanes_pass(manifest)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
