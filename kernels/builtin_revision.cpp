@@ -32,6 +32,7 @@ RevisionFacts builtin_revision(const BuiltinCallable &c, std::string_view langua
   f.architectures = {std::string(architecture)};
   f.dtypes = {c.operation == OperationKind::jsd ? "fp32" : "bf16"};
   f.layouts = {"row_major"};
+  f.licence = std::string(kKibenchLicence);
   const BuildSource &source = build_source();
   f.source = source.revision;
   // Not identity (the tree digest is): a reader's hint that the commit

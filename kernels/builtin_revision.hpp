@@ -24,6 +24,10 @@ inline constexpr std::string_view kFusedLinearJsdOperationDigest =
 // The curated OperationSpec digest of `kind`.
 [[nodiscard]] std::string_view operation_digest(OperationKind kind);
 
+// kibench's licence (LICENSE), which every built-in implementation's
+// revision declares (spec.licensing.declared), as an SPDX identifier.
+inline constexpr std::string_view kKibenchLicence = "Apache-2.0";
+
 // CMAKE_CUDA_ARCHITECTURES is 90a: the GPU code runs on Hopper only.
 inline constexpr std::string_view kCompiledCudaArchitecture = "sm_90a";
 

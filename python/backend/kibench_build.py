@@ -2,8 +2,9 @@
 the standard library, so `pip install .` works offline (no setuptools to
 fetch into an isolated build environment). It packs python/kibench into a
 wheel, with the absolute path of this source tree written into
-kibench/_source.py (where libkibench_capi.so is looked for last), and
-reads the metadata from pyproject.toml's [project] table."""
+kibench/_source.py (where libkibench_capi.so is looked for last) and the
+licence files (LICENSE, NOTICE) in its .dist-info, and reads the metadata
+from pyproject.toml's [project] table."""
 
 import base64
 import hashlib
@@ -18,7 +19,7 @@ PACKAGE = os.path.join(ROOT, "python", "kibench")
 
 def _project():
     """The string keys of pyproject.toml's [project] table (name, version,
-    description, requires-python: all this package declares)."""
+    description, requires-python, license: all this package declares)."""
     with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
         text = f.read()
     try:
@@ -34,7 +35,19 @@ def _metadata(p):
              f"Summary: {p.get('description', '')}"]
     if p.get("requires-python"):
         lines.append(f"Requires-Python: {p['requires-python']}")
+    if p.get("license"):
+        lines.append(f"License: {p['license']}")
     return "\n".join(lines) + "\n"
+
+
+LICENCE_FILES = ("LICENSE", "NOTICE")
+
+
+def _licence_files():
+    """(name, bytes) of the licence files at the tree's root."""
+    for name in LICENCE_FILES:
+        with open(os.path.join(ROOT, name), "rb") as f:
+            yield name, f.read()
 
 
 def _files(editable):
@@ -68,6 +81,7 @@ def _wheel(wheel_directory, editable):
     wheel_name = f"{p['name']}-{p['version']}-{tag}.whl"
     entries = list(_files(editable))
     entries.append((f"{dist_info}/METADATA", _metadata(p).encode()))
+    entries.extend((f"{dist_info}/{name}", data) for name, data in _licence_files())
     entries.append((f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: kibench_build\nRoot-Is-Purelib: true\n"
                                            f"Tag: {tag}\n").encode()))
     record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in entries)
@@ -114,7 +128,7 @@ def build_sdist(sdist_directory, config_settings=None):
     os.makedirs(sdist_directory, exist_ok=True)
     name = f"{base}.tar.gz"
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz") as tar:
-        for relative in ("pyproject.toml", "python/kibench", "python/backend", "docs/extending.md"):
+        for relative in ("pyproject.toml", *LICENCE_FILES, "python/kibench", "python/backend", "docs/extending.md"):
             tar.add(os.path.join(ROOT, relative), arcname=f"{base}/{relative}",
                     filter=lambda t: None if "__pycache__" in t.name else t)
         info = tarfile.TarInfo(f"{base}/PKG-INFO")

@@ -48,6 +48,12 @@ REQUIRES = {"torch-eager": ("torch",), "torch-compile": ("torch", "triton"),
             "liger-jsd": ("torch", "triton", "liger_kernel"), "torch-eager-fused-linear-jsd": ("torch",),
             "liger-fused-linear-jsd": ("torch", "triton", "liger_kernel")}
 PIP_NAME = {"torch": "torch", "triton": "triton", "liger_kernel": "liger-kernel"}
+# What each lane declares as its licence (spec.licensing.declared, SPDX):
+# that of the project whose code it times. The torch lanes run PyTorch's
+# ops (PyTorch's LICENSE: BSD-3-Clause); the Liger lanes run Liger-Kernel
+# (its LICENSE: BSD-2-Clause).
+TORCH_LICENCE = "BSD-3-Clause"
+LIGER_LICENCE = "BSD-2-Clause"
 
 
 def missing(lane):
@@ -148,7 +154,7 @@ def _scalars(inputs):
                             "(teacher under no_grad), fp32 upcast of both [T, V] logit matrices, CrossEntropyLoss, "
                             "division by tau, log_softmax, the beta mixture by logsumexp of the stacked "
                             "log-probabilities, kl_div twice, masked mean; autograd backward",
-                package="kibench")
+                package="kibench", licence=TORCH_LICENCE)
 def torch_eager(inputs):
     import torch
 
@@ -162,7 +168,7 @@ def torch_eager(inputs):
                 description="torch.compile (default mode, dynamic=False) of the torch-eager function (the division "
                             "by tau out of place, which compile's autograd needs); compiled and warmed up for the "
                             "measured pass in prepare, untimed",
-                package="kibench")
+                package="kibench", licence=TORCH_LICENCE)
 def torch_compile(inputs):
     import torch
 
@@ -179,7 +185,7 @@ def torch_compile(inputs):
                             "it (what LigerFusedLinearJSDLoss wraps): per chunk of 1024 tokens the logits, the "
                             "loss and its gradients via torch.compile, grad W accumulated across chunks; the "
                             "workload's beta, ignore_index and temperature; warmed up in prepare",
-                package="kibench")
+                package="kibench", licence=LIGER_LICENCE)
 def liger(inputs):
     import torch
     from liger_kernel.chunked_loss.jsd_loss import LigerFusedLinearJSDFunction
@@ -273,7 +279,7 @@ def liger_test_lm_head_jsd(torch, student_input, student_weight, teacher_input, 
                             "provider), op by op on the fp32 [T, V] log-probabilities: lerp of the probabilities, "
                             "log, kl_div twice, sums over the vocabulary, the label mask with its count read on the "
                             "host; autograd backward",
-                package="kibench")
+                package="kibench", licence=TORCH_LICENCE)
 def torch_eager_jsd(inputs):
     import torch
 
@@ -291,7 +297,7 @@ def torch_eager_jsd(inputs):
                             "Liger-Kernel's benchmark_jsd.py calls it: input = the student log-probabilities, target "
                             "= the teacher's, shift_labels = the workload's labels where it has them; the gradient "
                             "is computed in the forward's Triton kernel; warmed up in prepare",
-                package="kibench")
+                package="kibench", licence=LIGER_LICENCE)
 def liger_jsd(inputs):
     import torch
     from liger_kernel.transformers.jsd import LigerJSD
@@ -309,7 +315,7 @@ def liger_jsd(inputs):
                             "provider without its bf16 log_softmax), op by op: bias-free linear layers in bf16, "
                             "fp32 logits divided by tau, log_softmax, the JSD module, the loss cast to bf16; autograd "
                             "backward, which (as the benchmark's teacher Linear is a parameter) also computes grad W_t",
-                package="kibench")
+                package="kibench", licence=TORCH_LICENCE)
 def torch_eager_fused_linear_jsd(inputs):
     import torch
 
@@ -332,7 +338,7 @@ def torch_eager_fused_linear_jsd(inputs):
                             "Liger-Kernel's benchmark_fused_linear_jsd.py calls it, with the workload's labels "
                             "where it has them: per chunk of tokens the logits, the Triton JSD kernel and the "
                             "gradients, computed in the forward; warmed up in prepare",
-                package="kibench")
+                package="kibench", licence=LIGER_LICENCE)
 def liger_fused_linear_jsd(inputs):
     import torch
     from liger_kernel.transformers.fused_linear_jsd import LigerFusedLinearJSD

@@ -6,7 +6,9 @@ timer into one run directory that `kibench digest --verify` accepts and
 can fail is recorded for it alone, and what can be refused before work is
 refused (exit 2). A numpy implementation of jsd runs on jsd workloads the
 same way; one of another operation is skipped with the reason; the shipped
-jsd lanes say what they need where torch is missing.
+jsd lanes say what they need where torch is missing. The package declares
+kibench's licence and the shipped lanes those of the projects they time;
+a user's lane that declares none keeps the export's note.
 
     test_package.py SOURCE_DIR BUILD_DIR"""
 
@@ -95,6 +97,41 @@ class Package(unittest.TestCase):
         self.assertEqual(compare.returncode, 0, compare.stderr)
         self.assertIn("2 runs in 1 cohort", compare.stdout)
         self.assertIn("paired", compare.stdout)
+        # The built-in declares kibench's licence; the example declares none, and keeps the note.
+        bundle = os.path.join(self.tmp.name, "bundle-good.yaml")
+        exported = run([KIBENCH, "export", directory, "--format", "kernelindex-submission", "--out", bundle])
+        self.assertEqual(exported.returncode, 0, exported.stderr)
+        notes = [line for line in exported.stderr.splitlines() if "licence" in line]
+        self.assertEqual(len(notes), 1, exported.stderr)
+        self.assertIn("implementation example-numpy-jsd (sha256:", notes[0])
+        with open(bundle) as f:
+            header = f.read()
+        self.assertIn("#   kibench-cpu-reference: Apache-2.0\n", header)
+        self.assertIn("#   example-numpy-jsd: none declared", header)
+
+    def test_the_package_and_the_shipped_lanes_declare_their_licences(self):
+        # kibench's own metadata, and LICENSE and NOTICE in the installed .dist-info; each shipped lane the
+        # licence of the project it times (PyTorch BSD-3-Clause, Liger-Kernel BSD-2-Clause).
+        script = ("import json, os, importlib.metadata as m, kibench.lanes as lanes\n"
+                  "d = m.distribution('kibench')\n"
+                  "files = sorted(os.path.basename(str(f)) for f in d.files if '.dist-info/' in str(f))\n"
+                  "declared = {n: getattr(lanes, a).__kibench__ for n, a in lanes.SHIPPED.items()}\n"
+                  "print(json.dumps({'license': d.metadata['License'], 'files': files,\n"
+                  "                  'lanes': {n: [f['name'], f['licence']] for n, f in declared.items()}}))\n")
+        result = run([self.python, "-c", script], cwd=self.tmp.name)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        facts = json.loads(result.stdout)
+        self.assertEqual(facts["license"], "Apache-2.0")
+        self.assertIn("LICENSE", facts["files"])
+        self.assertIn("NOTICE", facts["files"])
+        self.assertEqual(facts["lanes"], {
+            "torch-eager": ["torch-eager", "BSD-3-Clause"],
+            "torch-compile": ["torch-compile", "BSD-3-Clause"],
+            "torch-eager-jsd": ["torch-eager-jsd", "BSD-3-Clause"],
+            "torch-eager-fused-linear-jsd": ["torch-eager-fused-linear-jsd", "BSD-3-Clause"],
+            "liger": ["liger", "BSD-2-Clause"],
+            "liger-jsd": ["liger-jsd", "BSD-2-Clause"],
+            "liger-fused-linear-jsd": ["liger-fused-linear-jsd", "BSD-2-Clause"]})
 
     def test_capi_from_the_environment_and_its_absence(self):
         env = dict(os.environ, KIBENCH_CAPI=CAPI)
