@@ -6,6 +6,10 @@
 #   DEST/kibench, DEST/kibench_tests, DEST/kibench_dev (the dev/ studies),
 #   DEST/libkibench_capi.so, DEST/kibench_capi_test, DEST/libkibench_example_plugin.so,
 #   DEST/lib/*.so.*  (their RPATH is $ORIGIN/lib)
+#   DEST/share/kibench/  the data (workloads, KernelIndex tables, LICENSE,
+#                        NOTICE), where kibench and libkibench_capi.so look
+#                        beside themselves (lib/io/data_dir.hpp): a carried
+#                        build runs from any folder
 # A DEST ending in .tar.xz is that folder as one xz archive instead (about a
 # quarter of the size: the binaries' device code compresses well), for a
 # machine that takes a limited number of bytes; unpack it there with
@@ -31,6 +35,8 @@ cp "$build/kibench" "$dest/"
 cp "$build/test/kibench_tests" "$build/dev/kibench_dev" "$dest/"
 cp "$build/libkibench_capi.so" "$build/test/kibench_capi_test" "$dest/"
 cp "$build/examples/plugin/libkibench_example_plugin.so" "$dest/"
+mkdir -p "$dest/share"
+cp -r "$build/share/kibench" "$dest/share/"
 for binary in "$dest/kibench" "$dest/kibench_tests" "$dest/kibench_dev" "$dest/libkibench_capi.so"; do
   ldd "$binary" | awk '/=> \// {print $3}' | while read -r library; do
     case "$(basename "$library")" in

@@ -11,10 +11,11 @@
 #include <catch2/catch.hpp>
 
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace kibench::test {
 
-inline const std::filesystem::path kSourceDir = KIBENCH_SOURCE_DIR;
+inline const std::filesystem::path kSourceDir = kibench::test::source_dir();
 inline const std::filesystem::path kSmallWorkload = kSourceDir / "workloads/small/small-v1000-h64-t32.json";
 inline const std::string kQuickSampling = "--min-samples 3 --max-samples 3 --min-time 0 --warmup 0";
 

@@ -16,6 +16,7 @@
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;
@@ -24,7 +25,7 @@ using kibench::json::Value;
 
 namespace {
 
-const fs::path kSource = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+const fs::path kSource = kibench::test::source_dir();
 const fs::path kSmall = kSource / "workloads/small/small-v1000-h64-t32.json";
 
 // One run directory, two key pairs and one attestation, made once for the

@@ -16,6 +16,7 @@
 #include "lib/json/path.hpp"
 #include "lib/workload/axis_sweep.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
@@ -24,7 +25,7 @@ using Values = std::vector<std::int64_t>;
 
 namespace {
 
-const fs::path kWorkloads = fs::path(KIBENCH_SOURCE_DIR) / "workloads";
+const fs::path kWorkloads = kibench::test::source_dir() / "workloads";
 
 } // namespace
 

@@ -14,6 +14,7 @@
 #include "kernels/builtin_revision.hpp"
 #include "lib/json/parse.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;
@@ -21,7 +22,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const fs::path kSource = fs::path(KIBENCH_SOURCE_DIR);
+const fs::path kSource = kibench::test::source_dir();
 const std::string kQuick = "--min-samples 5 --max-samples 10 --min-time 0 --warmup 1";
 
 std::vector<fs::path> subdirectories(const fs::path &dir) {

@@ -7,13 +7,14 @@
 #include <fstream>
 
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;
 
 namespace {
 
-const fs::path kSource = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+const fs::path kSource = kibench::test::source_dir();
 const fs::path kSmall = kSource / "workloads/small/small-v1000-h64-t32.json";
 
 // Quick sampling so the suite stays fast; the protocol records these values.

@@ -10,6 +10,7 @@
 #include "lib/json/parse.hpp"
 #include "test/cli_process.hpp"
 #include "test/test_compare_support.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -24,7 +25,7 @@ using kibench::test::TempDir;
 
 namespace {
 
-const fs::path kSmall = fs::path(KIBENCH_SOURCE_DIR) / "workloads/small/small-v1000-h64-t32.json";
+const fs::path kSmall = kibench::test::source_dir() / "workloads/small/small-v1000-h64-t32.json";
 
 // Quick sampling so the suite stays fast; both invocations use the same
 // settings, so they share a protocol (and a cohort).
@@ -65,7 +66,7 @@ struct GateFixture {
                                        {FixtureRun("cpu-reference", quiet_samples(1000, 1)),
                                         FixtureRun("candidate", quiet_samples(candidate_median, 2))});
     FixtureCase case_b = FixtureCase::standard();
-    case_b.workload = kibench::json::parse_file(fs::path(KIBENCH_SOURCE_DIR) /
+    case_b.workload = kibench::json::parse_file(kibench::test::source_dir() /
                                                 "workloads/small/small-v1000-h64-t32-tau2.json");
     kibench::test::write_run_directory(other, case_b, {FixtureRun("elsewhere", quiet_samples(800, 3))});
   }

@@ -13,6 +13,7 @@
 #include "lib/error.hpp"
 #include "test/test_compare_support.hpp"
 #include "test/test_digest_support.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -144,7 +145,7 @@ TEST_CASE("every reason code comes from an actual difference", "[compare][reason
 
   SECTION("WORKLOAD_MISMATCH alone: another workload of the same operation and policy") {
     FixtureCase other = standard;
-    other.workload = kibench::json::parse_file(fs::path(KIBENCH_SOURCE_DIR) / "workloads" / "small" /
+    other.workload = kibench::json::parse_file(kibench::test::source_dir() / "workloads" / "small" /
                                                "small-v1000-h64-t32-ignore25.json");
     CHECK(reasons_for(other) == std::set<std::string>{"WORKLOAD_MISMATCH"});
   }

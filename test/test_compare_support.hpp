@@ -22,6 +22,7 @@
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
 #include "lib/stats/summary.hpp"
+#include "test/source_tree.hpp"
 
 namespace kibench::test {
 
@@ -95,7 +96,7 @@ struct FixtureCase {
 
   // The small CPU workload, kibench's CPU protocol, a test host.
   static FixtureCase standard() {
-    const std::filesystem::path workloads = std::filesystem::path(KIBENCH_SOURCE_DIR) / "workloads";
+    const std::filesystem::path workloads = kibench::test::source_dir() / "workloads";
     FixtureCase c;
     c.operation = json::parse_file(workloads / "operations" / "distill_jsd_loss.json");
     c.workload = json::parse_file(workloads / "small" / "small-v1000-h64-t32.json");

@@ -20,6 +20,7 @@
 #include "lib/inputs/input_set.hpp"
 #include "lib/json/parse.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 
@@ -327,8 +328,8 @@ TEST_CASE("CPU implementations' revisions follow the ImplementationRevision sche
 }
 
 TEST_CASE("the CPU revisions name the distill_jsd_loss OperationSpec by its digest", "[cpu_impl]") {
-  const json::Value operation =
-      json::parse_file(KIBENCH_SHARED_DIR "/kernelindex/liger/operation-distill_jsd_loss.json");
+  const json::Value operation = json::parse_file(
+      kibench::test::source_dir() / "workloads/kernelindex/liger/operation-distill_jsd_loss.json");
   CHECK(manifest_digest(operation) == kDistillJsdLossOperationDigest);
 }
 

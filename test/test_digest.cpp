@@ -7,6 +7,7 @@
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
 #include "lib/json/parse.hpp"
+#include "test/source_tree.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::canonical_digest;
@@ -17,9 +18,8 @@ using kibench::json::parse_file;
 
 namespace {
 
-const std::filesystem::path kSharedDir = KIBENCH_SHARED_DIR;
 const std::filesystem::path kSeedRecord =
-    std::filesystem::path(KIBENCH_TEST_DATA) / "seed" / "seed-record.json";
+    kibench::test::test_data_dir() / "seed" / "seed-record.json";
 
 std::string spec_string(const kibench::json::Value &manifest, const char *field) {
   return manifest.find("spec")->find(field)->as_string();
@@ -82,7 +82,7 @@ TEST_CASE("the seed record's digests", "[digest][seed]") {
 TEST_CASE("the committed seed record is the one the seed page embeds", "[digest][seed]") {
   // The page holds the manifest between "Show manifest" and the next
   // top-level closing brace.
-  std::ifstream page(kSharedDir / "seed" / "000_35d0718ed19ba77a.txt");
+  std::ifstream page(kibench::test::test_data_dir() / "seed" / "000_35d0718ed19ba77a.txt");
   REQUIRE(page);
   std::string line, embedded;
   bool after_marker = false, inside = false;
@@ -96,7 +96,8 @@ TEST_CASE("the committed seed record is the one the seed page embeds", "[digest]
 }
 
 TEST_CASE("the Liger seed row's canonical bodies hash to what the seed run references", "[digest][seed]") {
-  const auto bodies = parse_file(kSharedDir / "kernelindex" / "liger" / "seed-row-canonical-manifests.json");
+  const auto bodies =
+      parse_file(kibench::test::test_data_dir() / "liger" / "seed-row-canonical-manifests.json");
   const auto seed_run = *parse_file(kSeedRecord).find("run");
   const auto &run = *bodies.find("BenchmarkRun");
   const auto &workload = *bodies.find("WorkloadCase");

@@ -10,6 +10,7 @@
 
 #include "lib/json/parse.hpp"
 #include "test/test_digest_support.hpp"
+#include "test/source_tree.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::test::ScratchDirectory;
@@ -18,7 +19,7 @@ using kibench::test::write_text;
 namespace {
 
 const std::filesystem::path kSeedRecord =
-    std::filesystem::path(KIBENCH_TEST_DATA) / "seed" / "seed-record.json";
+    kibench::test::test_data_dir() / "seed" / "seed-record.json";
 
 struct Completed {
   int exit_code = -1;

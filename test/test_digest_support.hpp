@@ -14,6 +14,7 @@
 #include "lib/digest/digest.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "test/source_tree.hpp"
 
 namespace kibench::test {
 
@@ -53,8 +54,8 @@ inline std::string read_text(const std::filesystem::path &path) {
 }
 
 inline const std::filesystem::path &liger_seed_row_file() {
-  static const std::filesystem::path file = std::filesystem::path(KIBENCH_SHARED_DIR) / "kernelindex" /
-                                            "liger" / "seed-row-canonical-manifests.json";
+  static const std::filesystem::path file =
+      kibench::test::test_data_dir() / "liger" / "seed-row-canonical-manifests.json";
   return file;
 }
 

@@ -9,6 +9,7 @@
 #include "lib/digest/verify.hpp"
 #include "lib/error.hpp"
 #include "test/test_digest_support.hpp"
+#include "test/source_tree.hpp"
 
 using Catch::Matchers::Contains;
 using kibench::ManifestOrigin;
@@ -20,7 +21,7 @@ using kibench::test::write_text;
 namespace {
 
 const std::filesystem::path kSeedRecord =
-    std::filesystem::path(KIBENCH_TEST_DATA) / "seed" / "seed-record.json";
+    kibench::test::test_data_dir() / "seed" / "seed-record.json";
 
 const kibench::ManifestVerification &report_for(const VerifyReport &report, std::string_view label_suffix) {
   const auto it = std::find_if(report.manifests.begin(), report.manifests.end(),

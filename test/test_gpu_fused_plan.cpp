@@ -27,6 +27,7 @@
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/run/session.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu::fused;
@@ -265,8 +266,8 @@ int validate_manifest(const json::Value &manifest, const std::string &label) {
     std::ofstream out(file);
     out << json::pretty(manifest);
   }
-  const std::string command = std::string("/usr/bin/python3 ") + KIBENCH_SOURCE_DIR +
-                              "/test/schema/validate.py " + KIBENCH_SOURCE_DIR +
+  const std::string source = kibench::test::source_dir().string();
+  const std::string command = "/usr/bin/python3 " + source + "/test/schema/validate.py " + source +
                               "/test/data/kernelindex/schemas " + file.string() + " > /dev/null";
   const int status = std::system(command.c_str());
   std::filesystem::remove(file);

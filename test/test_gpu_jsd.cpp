@@ -23,13 +23,14 @@
 #include "lib/run/backend.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/test_gpu_support.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
 
 namespace {
 
-const fs::path kWorkloads = fs::path(KIBENCH_SOURCE_DIR) / "workloads";
+const fs::path kWorkloads = kibench::test::source_dir() / "workloads";
 
 // A jsd workload built in code: fp32 log-probabilities of this shape.
 Workload jsd_workload(std::int64_t tokens, std::int64_t vocab, double beta, double ignore_fraction,

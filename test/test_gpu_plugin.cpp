@@ -8,6 +8,7 @@
 
 #include "test/cli_process.hpp"
 #include "test/test_gpu_support.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;
@@ -25,7 +26,7 @@ fs::path beside_tests(const fs::path &built) {
 fs::path workload(const char *name) {
   const fs::path local = fs::path("workloads") / name;
   return fs::exists(local) ? local
-                           : fs::path(KIBENCH_TEST_DATA).parent_path().parent_path() / "workloads" / name;
+                           : kibench::test::source_dir() / "workloads" / name;
 }
 
 } // namespace

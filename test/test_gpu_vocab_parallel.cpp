@@ -42,6 +42,7 @@
 #include "lib/workload/workload.hpp"
 #include "test/test_gpu_checks.hpp"
 #include "test/test_gpu_support.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 using kibench::test::host_view;
@@ -62,7 +63,7 @@ constexpr double kFewLogitsLossBound = 1e-4;
 // From the checkout the tests run in (the repository root), else the source tree.
 fs::path small_workloads() {
   const fs::path local = fs::path("workloads") / "small";
-  return fs::exists(local) ? local : fs::path(KIBENCH_SOURCE_DIR) / "workloads" / "small";
+  return fs::exists(local) ? local : kibench::test::source_dir() / "workloads" / "small";
 }
 
 // The workload, its inputs, the oracle's answer, and `fused`'s loss.

@@ -10,8 +10,10 @@
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
 #include "lib/implementation/build_source.hpp"
+#include "lib/json/path.hpp"
 #include "lib/manifest/envelope.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 
@@ -99,8 +101,29 @@ TEST_CASE("the build records its source: a tree digest always, a commit from a c
   CHECK(source.revision.version == KIBENCH_VERSION);
   CHECK(std::regex_match(source.revision.tree_digest, std::regex("^sha256:[0-9a-f]{64}$")));
   CHECK(std::regex_match(source.revision.commit, std::regex("^([0-9a-f]{40})?$")));
-  if (std::filesystem::exists(std::filesystem::path(KIBENCH_SOURCE_DIR) / ".git"))
+  if (std::filesystem::exists(kibench::test::source_dir() / ".git"))
     CHECK_FALSE(source.revision.commit.empty());
+}
+
+TEST_CASE("every built-in implementation declares kibench's licence, Apache-2.0", "[manifest][licence]") {
+  // What KernelIndex reads (spec.licensing.declared): without it a revision
+  // shows as "unknown", never as usable.
+  REQUIRE_FALSE(implementation_registry().empty());
+  for (const auto &entry : implementation_registry()) {
+    const auto impl = entry.make();
+    for (const auto kind : {OperationKind::distill_jsd_loss, OperationKind::jsd, OperationKind::fused_linear_jsd}) {
+      if (!impl->runs(kind)) continue;
+      INFO(entry.name << " " << to_string(kind));
+      const RevisionFacts facts = impl->revision_for(kind);
+      CHECK(facts.licence == "Apache-2.0");
+      const json::Value m = implementation_manifest(facts);
+      const json::Value *declared = json::member_at(m, "spec.licensing.declared");
+      REQUIRE(declared != nullptr);
+      CHECK(declared->as_string() == "Apache-2.0");
+    }
+    INFO(entry.name);
+    CHECK(impl->revision().licence == "Apache-2.0");
+  }
 }
 
 TEST_CASE("every registered implementation's revision is valid and names a file that exists", "[manifest]") {
@@ -115,7 +138,7 @@ TEST_CASE("every registered implementation's revision is valid and names a file 
       const RevisionFacts facts = impl->revision_for(kind);
       const json::Value m = implementation_manifest(facts);
       CHECK(m.find("metadata")->find("name")->as_string() == "kibench-" + entry.name);
-      CHECK(std::filesystem::is_regular_file(std::filesystem::path(KIBENCH_SOURCE_DIR) / facts.source_path));
+      CHECK(std::filesystem::is_regular_file(kibench::test::source_dir() / facts.source_path));
       CHECK(facts.source.tree_digest == build_source().revision.tree_digest);
       CHECK(facts.operation_digest == operation_digest(kind));
     }

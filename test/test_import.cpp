@@ -1,5 +1,5 @@
 // `kibench import liger` end to end, against KernelIndex's published record
-// of the seed row (../shared/seed, copied as test/data/seed/seed-record.json)
+// of the seed row (test/data/seed/seed-record.json, the manifest its record page embeds)
 // and its canonical identity bodies (test/data/liger/seed-row-canonical-
 // manifests.json): every digest is computed here from what the importer
 // wrote, then compared with the published value.
@@ -22,6 +22,7 @@
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -33,7 +34,7 @@ using kibench::test::TempDir;
 
 namespace {
 
-const fs::path kTestData = KIBENCH_TEST_DATA;
+const fs::path kTestData = kibench::test::test_data_dir();
 const fs::path kRowsCsv = kTestData / "liger" / "jsd-family-rows.csv";
 
 // What the seed record (KernelIndex run 01a0202b) prints.
@@ -306,7 +307,7 @@ TEST_CASE("imports are deterministic: two imports write byte-identical files", "
 TEST_CASE("every imported manifest validates against the KernelIndex schemas", "[import][schema]") {
   TempDir dir;
   REQUIRE(import_rows(kRowsCsv, dir.path() / "out").exit_code == 0);
-  const fs::path source = KIBENCH_SOURCE_DIR;
+  const fs::path source = kibench::test::source_dir();
   const auto result =
       run_command("/usr/bin/python3 " + quoted(source / "test" / "schema" / "validate.py") + " " +
                   quoted(kTestData / "kernelindex" / "schemas") + " " + quoted(dir.path() / "out"));

@@ -26,6 +26,7 @@
 #include "lib/run/outcome_summary.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -42,7 +43,7 @@ using kibench::test::TempDir;
 
 namespace {
 
-const fs::path kSource = KIBENCH_SOURCE_DIR;
+const fs::path kSource = kibench::test::source_dir();
 const fs::path kSmall = kSource / "workloads/small/small-v1000-h64-t32.json";
 const std::string kQuick = "--min-samples 10 --max-samples 40 --min-time 0 --warmup 1";
 constexpr const char *kInvocation = "2026-12-02T15:40:00.123Z";

@@ -26,14 +26,15 @@
 #include "lib/json/parse.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
 
 namespace {
 
-const fs::path kWorkloads = fs::path(KIBENCH_SOURCE_DIR) / "workloads";
-const fs::path kLiger = fs::path(KIBENCH_SHARED_DIR) / "kernelindex" / "liger";
+const fs::path kWorkloads = kibench::test::source_dir() / "workloads";
+const fs::path kLiger = kWorkloads / "kernelindex" / "liger";
 
 std::string read_bytes(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);

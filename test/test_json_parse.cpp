@@ -10,6 +10,7 @@
 #include "lib/error.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
+#include "test/source_tree.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -61,12 +62,12 @@ TEST_CASE("invalid JSON is an InputError naming the source", "[json][parse]") {
 }
 
 TEST_CASE("parse_file reads files and names the unreadable ones", "[json][parse]") {
-  const auto seed = std::filesystem::path(KIBENCH_TEST_DATA) / "seed" / "seed-record.json";
+  const auto seed = kibench::test::test_data_dir() / "seed" / "seed-record.json";
   const auto record = kibench::json::parse_file(seed);
   CHECK(record.find("run") != nullptr);
   CHECK_THROWS_WITH(kibench::json::parse_file("/nonexistent/kibench/x.json"),
                     "/nonexistent/kibench/x.json: cannot read: No such file or directory");
-  CHECK_THROWS_WITH(kibench::json::parse_file(KIBENCH_TEST_DATA), Contains("cannot read"));
+  CHECK_THROWS_WITH(kibench::json::parse_file(kibench::test::test_data_dir()), Contains("cannot read"));
 }
 
 TEST_CASE("integers beyond 64 bits read back as the doubles JCS wrote", "[json][parse]") {

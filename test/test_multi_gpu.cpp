@@ -32,6 +32,7 @@
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 namespace fs = std::filesystem;
@@ -140,7 +141,7 @@ TEST_CASE("a multi-GPU environment records the interconnect and NCCL's variables
   test::TempDir tmp;
   const fs::path file = tmp.path() / "environment.json";
   std::ofstream(file) << canonical(manifest);
-  const fs::path source = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+  const fs::path source = kibench::test::source_dir();
   const std::string validate = "/usr/bin/python3 " + test::quoted(source / "test/schema/validate.py") + " " +
                                test::quoted(source / "test/data/kernelindex/schemas") + " " + test::quoted(file) +
                                " >/dev/null";
@@ -150,7 +151,7 @@ TEST_CASE("a multi-GPU environment records the interconnect and NCCL's variables
 TEST_CASE("kibench run --gpus refuses what it cannot hold, with exit 2 and nothing written", "[multi_gpu][cli]") {
   test::TempDir tmp;
   const fs::path out = tmp.path() / "runs";
-  const fs::path small = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path() /
+  const fs::path small = kibench::test::source_dir() /
                          "workloads/small/small-v1000-h64-t32.json";
   const std::string base = "run " + test::quoted(small) + " --impl cpu-reference --out " + test::quoted(out);
   SECTION("zero") {
@@ -289,7 +290,7 @@ TEST_CASE("the registry's fused-vocab-parallel is made for the run's GPUs", "[mu
   CHECK(four->computes_loss());
   CHECK(no_collectives->revision().description.find("Compute only") != std::string::npos);
   if (!gpu::gpu_available()) {
-    const Workload w = load_workload(fs::path(KIBENCH_TEST_DATA).parent_path().parent_path() /
+    const Workload w = load_workload(kibench::test::source_dir() /
                                      "workloads/small/small-v1000-h64-t32.json");
     const auto why = four->unsupported(w);
     REQUIRE(why.has_value());

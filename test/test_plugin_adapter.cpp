@@ -18,6 +18,7 @@
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
@@ -25,7 +26,7 @@ using namespace kibench::plugin;
 
 namespace {
 
-const fs::path kSource = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+const fs::path kSource = kibench::test::source_dir();
 
 // One lane whose outputs are a host buffer it owns; what it saw is kept
 // for the checks.

@@ -9,13 +9,14 @@
 #include "kernels/builtin_revision.hpp"
 #include "lib/digest/digest.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;
 
 namespace {
 
-const fs::path kSource = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+const fs::path kSource = kibench::test::source_dir();
 const fs::path kSmall = kSource / "workloads/small/small-v1000-h64-t32.json";
 const fs::path kPlugins = KIBENCH_TEST_PLUGIN_DIR;
 const fs::path kExample = KIBENCH_EXAMPLE_PLUGIN;

@@ -22,6 +22,7 @@
 #include "lib/report/slug.hpp"
 #include "test/cli_process.hpp"
 #include "test/test_compare_support.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -34,7 +35,7 @@ using kibench::test::TempDir;
 
 namespace {
 
-const fs::path kSource = fs::path(KIBENCH_TEST_DATA).parent_path().parent_path();
+const fs::path kSource = kibench::test::source_dir();
 const fs::path kSmall = kSource / "workloads/small/small-v1000-h64-t32.json";
 const std::string kQuick = "--min-samples 10 --max-samples 20 --min-time 0 --warmup 1";
 const std::vector<std::int64_t> kSweepTokens{8, 16, 64}; // with the small workload's 32

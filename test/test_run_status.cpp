@@ -9,6 +9,7 @@
 #include "lib/json/parse.hpp"
 #include "lib/json/path.hpp"
 #include "lib/manifest/run_status.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 
@@ -16,8 +17,8 @@ namespace {
 
 // spec.status's enum in the benchmark-run schema, in its order.
 std::vector<std::string> schema_statuses() {
-  const json::Value schema = json::parse_file(std::string(KIBENCH_TEST_DATA) +
-                                              "/kernelindex/schemas/benchmark-run.v1alpha1.schema.json");
+  const json::Value schema = json::parse_file(kibench::test::test_data_dir() / "kernelindex" / "schemas" /
+                                              "benchmark-run.v1alpha1.schema.json");
   const json::Value *values = json::member_at(schema, "properties.spec.properties.status.enum");
   REQUIRE(values != nullptr);
   std::vector<std::string> out;

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "lib/compare/protocol_terms.hpp"
 #include "lib/implementation/revision_facts.hpp"
 #include "lib/io/text_rules.hpp"
 #include "lib/json/canonical.hpp"
@@ -79,4 +80,19 @@ TEST_CASE("revision facts of any length are checked without a crash, and named b
   CHECK_THROWS_WITH(implementation_manifest(facts), Contains("metadata.labels key") &&
                                                         Contains("(50000 bytes)") &&
                                                         Contains("at most 100 characters"));
+}
+
+TEST_CASE("protocol notes too long to read are compared as text, without a crash", "[text-rules][compare]") {
+  // 100 000 characters inside the interleaving clause overflowed std::regex's
+  // stack (SIGSEGV) in compare, report and export.
+  const std::string notes =
+      "Samples interleaved round by round: yes, in a Williams-design order" + std::string(100000, 'x') + ").";
+  const compare::NotesReading reading = compare::read_notes_settings(notes);
+  CHECK(reading.settings.empty());
+  CHECK(reading.rest == notes);
+  CHECK_FALSE(compare::minimum_effect_in("smaller than 0." + std::string(100000, '1') + " relative"));
+  // Out of a double's range: no stated effect (std::stod threw, exit 3).
+  CHECK_FALSE(compare::minimum_effect_in("smaller than 1e999 relative"));
+  REQUIRE(compare::minimum_effect_in("smaller than 0.5 %"));
+  CHECK(*compare::minimum_effect_in("smaller than 0.5 %") == Approx(0.005));
 }

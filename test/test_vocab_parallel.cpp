@@ -14,6 +14,7 @@
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/test_gpu_support.hpp"
+#include "test/source_tree.hpp"
 
 using namespace kibench;
 using namespace kibench::vocab_parallel;
@@ -92,7 +93,7 @@ TEST_CASE("LocalCommunicator reduces every rank's buffer in rank order", "[vocab
 }
 
 TEST_CASE("the sharded loss matches the oracle on every small workload", "[vocab_parallel]") {
-  const std::filesystem::path dir = std::filesystem::path(KIBENCH_SOURCE_DIR) / "workloads" / "small";
+  const std::filesystem::path dir = kibench::test::source_dir() / "workloads" / "small";
   int checked = 0;
   for (const auto &file : list_workload_files(dir)) {
     check_against_oracle(load_workload(file));

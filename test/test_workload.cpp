@@ -18,8 +18,10 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/io/data_dir.hpp"
 #include "lib/json/parse.hpp"
 #include "lib/workload/workload.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using kibench::InputError;
@@ -28,8 +30,9 @@ namespace json = kibench::json;
 
 namespace {
 
-const fs::path workloads_root = fs::path(KIBENCH_SOURCE_DIR) / "workloads";
-const fs::path liger_dir = fs::path(KIBENCH_SHARED_DIR) / "kernelindex" / "liger";
+const fs::path workloads_root = kibench::test::source_dir() / "workloads";
+// KernelIndex's tables of the Liger import, as kibench ships them.
+const fs::path liger_dir = workloads_root / "kernelindex" / "liger";
 
 fs::path small_default() {
   return workloads_root / "small" / "small-v1000-h64-t32.json";
@@ -208,7 +211,8 @@ TEST_CASE("the operation file is KernelIndex's, byte for byte and by digest", "[
   const fs::path liger = liger_dir / "operation-distill_jsd_loss.json";
   CHECK(read_bytes(shipped) == read_bytes(liger));
 
-  const json::Value record = json::parse_file(liger_dir / "seed-row-canonical-manifests.json");
+  const json::Value record =
+      json::parse_file(kibench::test::test_data_dir() / "liger" / "seed-row-canonical-manifests.json");
   const std::string kernelindex_operation_digest =
       record.find("WorkloadCase")->find("spec")->find("operationSpecDigest")->as_string();
   CHECK(kibench::manifest_digest(json::parse_file(liger)) == kernelindex_operation_digest);
@@ -458,7 +462,13 @@ TEST_CASE("list_workload_files and default_workloads_dir", "[workload]") {
   {
     const ScopedEnv env("KIBENCH_WORKLOADS", std::nullopt);
     const ScopedCwd cwd(tree.path());
-    CHECK(kibench::default_workloads_dir() == workloads_root);
+    // kibench's own, found beside the binary: the build tree's mirror of
+    // the source's workloads (lib/io/data_dir.hpp).
+    const auto data = kibench::io::data_directory();
+    REQUIRE(data.has_value());
+    CHECK(kibench::default_workloads_dir() == *data / "workloads");
+    CHECK(read_bytes(*data / "workloads" / "small" / "small-v1000-h64-t32.json") ==
+          read_bytes(workloads_root / "small" / "small-v1000-h64-t32.json"));
     fs::create_directories(tree.path() / "workloads");
     CHECK(kibench::default_workloads_dir() == fs::path("workloads"));
   }

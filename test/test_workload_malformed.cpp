@@ -16,6 +16,7 @@
 #include "lib/error.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,7 +29,7 @@ struct MalformedCase {
 };
 
 const fs::path &corpus_dir() {
-  static const fs::path dir = fs::path(KIBENCH_TEST_DATA) / "malformed";
+  static const fs::path dir = kibench::test::test_data_dir() / "malformed";
   return dir;
 }
 

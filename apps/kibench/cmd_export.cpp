@@ -97,7 +97,8 @@ void add_export(CLI::App &app, Action &action) {
   command
       ->add_option("--curated", args->curated,
                    "liger-csv: the curated Liger manifests that name its kernels (default: "
-                   "$KIBENCH_LIGER_DATA, else workloads/kernelindex/liger of the source tree)")
+                   "$KIBENCH_LIGER_DATA, else kernelindex/liger of the workloads folder, else of "
+                   "kibench's data)")
       ->type_name("DIR");
   command->footer(R"(RUN arguments are read as `kibench compare` reads them: every digest reference
 resolved, raw samples checked against their sha256. Numbers in the CSVs are written as JSON

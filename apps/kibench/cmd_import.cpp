@@ -218,7 +218,8 @@ void add_import(CLI::App &app, Action &action) {
   liger->add_flag("--json", options->json, "Print the summary as JSON (runs with digests, skipped rows)");
   liger->add_option("--curated", options->curated,
                     "Directory of KernelIndex's curated Liger manifests (default: $KIBENCH_LIGER_DATA, else "
-                    "workloads/kernelindex/liger of the source tree)");
+                    "kernelindex/liger of the workloads folder, else of kibench's data: share/kibench/workloads "
+                    "beside the binary or in its install prefix)");
   liger->footer(R"(Rows of jsd, fused_linear_jsd and distill_jsd_loss become records with the digests
 KernelIndex publishes for them. Each run's directory, named after its metadata.name, holds
 run.json, workload.json, operation.json, protocol.json, environment.json,

@@ -57,7 +57,8 @@ void add_list(CLI::App &app, Action &action, const CliContext &context) {
   CLI::App *list =
       app.add_subcommand("list", "List workloads, implementations and what this machine can run");
   list->add_option("--workloads", args->workloads,
-                   "Workloads folder (default: $KIBENCH_WORKLOADS or ./workloads)");
+                   "Workloads folder (default: $KIBENCH_WORKLOADS, else ./workloads, else kibench's own in "
+                   "share/kibench beside the binary or in its install prefix)");
   list->add_option("--plugin", args->plugins,
                    "A plugin library whose implementations to list too; repeatable");
   list->footer("Examples:\n  kibench list\n  kibench list --workloads workloads/small\n"

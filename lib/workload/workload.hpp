@@ -113,8 +113,9 @@ Workload workload_from_json(const json::Value &manifest, const json::Value &oper
 // Every *.json under dir (not operations/), sorted by path.
 std::vector<std::filesystem::path> list_workload_files(const std::filesystem::path &dir);
 
-// The workloads folder: $KIBENCH_WORKLOADS, else ./workloads, else the
-// source tree's.
+// The workloads folder: $KIBENCH_WORKLOADS, else ./workloads, else
+// kibench's data folder's (lib/io/data_dir.hpp: share/kibench beside the
+// binary, or in <prefix>/share/kibench when installed).
 std::filesystem::path default_workloads_dir();
 
 } // namespace kibench

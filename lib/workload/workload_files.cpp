@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "lib/error.hpp"
+#include "lib/io/data_dir.hpp"
 #include "lib/workload/workload.hpp"
 
 namespace kibench {
@@ -38,7 +39,11 @@ fs::path default_workloads_dir() {
     return fs::path(env);
   std::error_code error;
   if (fs::is_directory("workloads", error)) return fs::path("workloads");
-  return fs::path(KIBENCH_SOURCE_DIR) / "workloads";
+  if (const auto data = io::data_directory()) return *data / "workloads";
+  // None found: where an installed kibench keeps them, so that the error
+  // names a folder worth looking at.
+  const auto candidates = io::data_directory_candidates();
+  return candidates.empty() ? fs::path("workloads") : candidates.back() / "workloads";
 }
 
 } // namespace kibench

@@ -102,8 +102,9 @@ class Plugin(ctypes.Structure):
 def candidates(explicit=None):
     """Where libkibench_capi.so is looked for, in order: --capi PATH,
     $KIBENCH_CAPI (either, when given, is the only place), the folder of the
-    `kibench` executable on PATH, and build/ of the source tree this package
-    was installed from."""
+    `kibench` executable on PATH and, for an installed kibench
+    (PREFIX/bin/kibench), PREFIX/lib, and build/ of the source tree this
+    package was installed from."""
     if explicit:
         yield explicit, "--capi"
         return
@@ -112,7 +113,9 @@ def candidates(explicit=None):
         return
     executable = shutil.which("kibench")
     if executable:
-        yield os.path.join(os.path.dirname(os.path.realpath(executable)), "libkibench_capi.so"), "kibench on PATH"
+        folder = os.path.dirname(os.path.realpath(executable))
+        yield os.path.join(folder, "libkibench_capi.so"), "kibench on PATH"
+        yield os.path.join(os.path.dirname(folder), "lib", "libkibench_capi.so"), "kibench on PATH, installed"
     if _source.SOURCE_TREE:
         yield os.path.join(_source.SOURCE_TREE, "build", "libkibench_capi.so"), "the source tree's build/"
 

@@ -37,14 +37,14 @@ build_dir=$(cd "$build_dir" && pwd)
 # The library sources the targets reach: JSON (and the file reading it
 # uses), digests, workloads.
 cd "$source_dir"
-library_sources=(lib/json/*.cpp lib/io/input_file.cpp lib/io/text_rules.cpp lib/digest/digest.cpp lib/workload/*.cpp)
+library_sources=(lib/json/*.cpp lib/io/input_file.cpp lib/io/data_dir.cpp lib/io/text_rules.cpp lib/digest/digest.cpp lib/workload/*.cpp)
 compile_flags=(
   -std=c++20 -g -O1 -fno-omit-frame-pointer
   "-fsanitize=fuzzer-no-link,address,undefined" -fno-sanitize-recover=all
   -I"$source_dir"
   "-DKIBENCH_SOURCE_DIR=\"$source_dir\""
 )
-link_flags=("-fsanitize=fuzzer,address,undefined" -lfmt -lsimdjson -lsodium)
+link_flags=("-fsanitize=fuzzer,address,undefined" -lfmt -lsimdjson -lsodium -ldl)
 
 objects=()
 for source in "${library_sources[@]}"; do

@@ -9,7 +9,9 @@
 #include "lib/digest/digest.hpp"
 #include "lib/digest/manifest_set.hpp"
 #include "lib/error.hpp"
+#include "lib/io/data_dir.hpp"
 #include "lib/json/parse.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench::importers::liger {
 namespace fs = std::filesystem;
@@ -92,7 +94,14 @@ CuratedTables CuratedTables::load(const fs::path &directory, std::span<const std
 fs::path CuratedTables::default_directory() {
   if (const char *env = std::getenv("KIBENCH_LIGER_DATA"); env != nullptr && *env != '\0')
     return fs::path(env);
-  return fs::path(KIBENCH_SOURCE_DIR) / "workloads" / "kernelindex" / "liger";
+  // The tables are data kibench ships: those of the workloads folder in
+  // use ($KIBENCH_WORKLOADS, ./workloads) when it has them, else the data
+  // folder's.
+  const fs::path tables = fs::path("kernelindex") / "liger";
+  std::error_code error;
+  if (const fs::path in_use = default_workloads_dir() / tables; fs::is_directory(in_use, error)) return in_use;
+  if (const auto data = io::data_directory()) return *data / "workloads" / tables;
+  return default_workloads_dir() / tables;
 }
 
 const CuratedManifest *CuratedTables::lookup(const Table &table, std::string_view key) {

@@ -33,8 +33,9 @@ public:
   static CuratedTables load(const std::filesystem::path &directory,
                             std::span<const std::string_view> kernels);
 
-  // $KIBENCH_LIGER_DATA when set, else workloads/kernelindex/liger of the
-  // source tree kibench was built from.
+  // $KIBENCH_LIGER_DATA when set, else kernelindex/liger of the workloads
+  // folder in use (default_workloads_dir) when it has one, else of
+  // kibench's data folder (lib/io/data_dir.hpp).
   static std::filesystem::path default_directory();
 
   // nullptr when not curated.
