@@ -184,6 +184,16 @@ TEST_CASE("reproduce: a kibench run directory on the same machine is judged by t
   CHECK_THAT(string_at(verdict, "ratio.interval"), Contains("bootstrap"));
   check_rule(verdict);
   CHECK(string_at(attestation, "type") == string_at(verdict, "type"));
+  // The one setting that differs (warm-up 0 there, 1 here), named field by
+  // field in the verdict and the body.
+  const auto &protocol = kibench::json::member_at(verdict, "differences.protocol")->as_array();
+  REQUIRE(protocol.size() == 1);
+  CHECK(string_at(protocol.front(), "field") == "measurement.warmupIterations");
+  CHECK(string_at(protocol.front(), "original") == "0");
+  CHECK(string_at(protocol.front(), "here") == "1");
+  CHECK_THAT(string_at(attestation, "body"),
+             Contains("Protocol differs: measurement.warmupIterations 0 ≠ 1"));
+  CHECK(kibench::json::member_at(verdict, "differences.environment")->as_array().empty());
   CHECK(kibench::json::member_at(attestation, "observedNs")->as_number() ==
         kibench::json::member_at(verdict, "here.medianNs")->as_number());
 

@@ -49,6 +49,7 @@ ProtocolSettings read_settings(const ReproduceArgs &args) {
   namespace ranges = setting_ranges;
   ProtocolSettings s;
   s.cold = !args.hot;
+  s.share_rounds = kShareRoundsByDefault; // as `kibench run` without --own-rounds
   s.warmup_runs = count_flag("--warmup", args.warmup, 0, ranges::kMaxWarmupRuns);
   s.min_samples = count_flag("--min-samples", args.min_samples, 1, ranges::kMaxSamples);
   s.max_samples = std::max<std::size_t>(count_flag("--max-samples", args.max_samples, 1, ranges::kMaxSamples),
