@@ -233,7 +233,10 @@ void use_file(ResolvedRun &out, const fs::path &file, std::string from) {
 }
 
 void resolve_workload(const OriginalRun &original, ResolvedRun &out) {
-  if (original.workload && is_generatable(original.workload->manifest) && !original.workload->file.empty()) {
+  // A WorkloadCase that is a file of its own (not a member of a file of
+  // manifests, "record.json#workload") is what `kibench run` is given.
+  if (original.workload && is_generatable(original.workload->manifest) && !original.workload->file.empty() &&
+      original.workload->label.find('#') == std::string::npos) {
     use_file(out, original.workload->file,
              fmt::format("{}: the record's own WorkloadCase (its generators)", original.workload->label));
     return;
