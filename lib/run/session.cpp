@@ -252,6 +252,7 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
     std::vector<Implementation *> timed;
     for (const std::size_t i : groups[g]) {
       Candidate &c = *lanes[i];
+      if (c.facts.verdict && !c.facts.verdict->passed) guard.already_incorrect(*c.impl);
       try {
         c.impl->prepare(run.workload, inputs);
         group.push_back(&c);

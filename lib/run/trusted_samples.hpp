@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ public:
                                               std::optional<std::size_t> timed_sample) override;
   std::optional<LaneFailure> after_last(Implementation &impl) override;
 
+  // An implementation that already failed its check is timed as it is
+  // (recorded incorrect_numerical): its timed outputs are not compared.
+  void already_incorrect(const Implementation &impl) { already_incorrect_.insert(&impl); }
+
   // "5 timed invocations' outputs and 44 input fingerprints checked": what
   // was checked of `impl`'s invocations, for its run's labels.
   [[nodiscard]] std::string checked(const Implementation &impl) const;
@@ -65,6 +70,7 @@ private:
     std::size_t outputs = 0, inputs = 0;
   };
   std::map<const Implementation *, Counts> counts_;
+  std::set<const Implementation *> already_incorrect_;
 };
 
 } // namespace kibench
