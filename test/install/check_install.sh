@@ -5,7 +5,8 @@
 # unset, no ./workloads). Every command must find what it needs in the
 # prefix alone: list (the installed workloads), import liger (the
 # KernelIndex tables in share/kibench/workloads/kernelindex), run (a small
-# workload on the CPU, its OperationSpec found in share/kibench).
+# workload on the CPU, its OperationSpec found in share/kibench); and
+# python -m kibench list over the installed libkibench_capi.so.
 #   test/install/check_install.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source_dir="$(cd "${1:?usage: check_install.sh SOURCE_DIR BUILD_DIR}" && pwd)"
@@ -77,4 +78,15 @@ compgen -G "runs/*/run.cpu-reference.json" > /dev/null || {
   cat run.txt >&2
   fail "kibench run wrote no run.cpu-reference.json"
 }
-echo "installed kibench ran list, import liger and run from $elsewhere"
+# The Python package through the installed C library (PREFIX/lib, found
+# from kibench on PATH), which finds the data beside itself too.
+PATH="$prefix/bin:$PATH" PYTHONPATH="$source_dir/python" KIBENCH_CAPI="" \
+  python3 -m kibench list > python-list.txt 2>&1 || {
+  cat python-list.txt >&2
+  fail "python -m kibench list over the installed libkibench_capi.so failed"
+}
+grep -q "^workloads in $prefix/share/kibench/workloads:" python-list.txt || {
+  cat python-list.txt >&2
+  fail "python -m kibench list did not list the installed workloads"
+}
+echo "installed kibench ran list, import liger and run from $elsewhere, and python -m kibench list"
