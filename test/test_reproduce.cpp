@@ -235,8 +235,14 @@ TEST_CASE("reproduce: a record without raw samples gets a verdict without an int
   const auto verdict = read_json(dir / "verdict.json");
   CHECK(kibench::json::member_at(verdict, "ratio.low")->is_null());
   CHECK(kibench::json::member_at(verdict, "ratio.high")->is_null());
-  CHECK_THAT(string_at(verdict, "ratio.interval"), Contains("no interval: the record has no raw samples"));
-  CHECK_THAT(r.out, Contains("no interval: the record has no raw samples"));
+  CHECK_THAT(
+      string_at(verdict, "ratio.interval"),
+      Contains(
+          "no interval, the record has none to resample: no raw samples (spec.timing.rawSamples absent)"));
+  CHECK_THAT(
+      r.out,
+      Contains(
+          "no interval, the record has none to resample: no raw samples (spec.timing.rawSamples absent)"));
   CHECK(string_at(verdict, "attestation.idOrDigest") == kibench::manifest_digest(run));
   check_rule(verdict);
   const auto valid = validate({dir});

@@ -249,9 +249,9 @@ Verdict make_verdict(const OriginalRun &original, const ResolvedRun &resolved, c
                       "resampled independently ({} and {}), {} resamples, seed {}",
                       bootstrap.confidence * 100, a.size(), b.size(), bootstrap.resamples, bootstrap.seed);
     } else if (!original.raw) {
-      v.interval_note = fmt::format("no interval: the record has no raw samples ({}); the ratio is of the "
-                                    "median it reports",
-                                    original.raw_missing);
+      // raw_missing says why ("no raw samples (spec.timing.rawSamples
+      // absent): ...", "raw samples at <uri> are not a local file: ...").
+      v.interval_note = fmt::format("no interval, the record has none to resample: {}", original.raw_missing);
     } else if (!run->raw) {
       v.interval_note = fmt::format("no interval: the run here has no raw samples ({})", run->raw_missing);
     } else {
