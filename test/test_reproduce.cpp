@@ -565,3 +565,24 @@ TEST_CASE("reproduce: the attestation check rejects what KernelIndex rejects", "
   CHECK(kibench::reproduce::fit_utf16("≠≠≠", 2) == "≠…");
   CHECK(kibench::reproduce::fit_utf16("😀😀", 3) == "😀…");
 }
+
+TEST_CASE("reproduce: the H100 verdicts in docs/runs follow the rule and their attestations validate",
+          "[reproduce]") {
+  const fs::path measured = kSource / "docs/runs/h100-2026-12-06/reproduce";
+  const std::vector<fs::path> directories = kibench::test::directories_in(measured);
+  REQUIRE(directories.size() == 3);
+  for (const fs::path &dir : directories) {
+    INFO(dir);
+    const auto verdict = read_json(dir / "verdict.json");
+    CHECK(kibench::json::member_at(verdict, "equivalentEnvironment")->as_bool());
+    check_rule(verdict);
+  }
+  // The seed's: posted to the seed run's digest, its median as observedNs.
+  const auto seed = read_json(measured / "seed/verdict.json");
+  CHECK(string_at(seed, "attestation.idOrDigest") ==
+        kibench::manifest_digest(*read_json(kSeedRecord).find("run")));
+  CHECK(string_at(seed, "resolved.implementation") == "torch-eager");
+  const auto valid = validate(directories);
+  INFO(valid.out);
+  CHECK(valid.exit_code == 0);
+}
