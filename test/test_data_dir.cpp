@@ -52,19 +52,21 @@ TEST_CASE("a carried build finds its data beside itself, from any folder", "[dat
   fs::copy(*data, carry / "share" / "kibench", fs::copy_options::recursive);
   const fs::path elsewhere = tmp.path() / "elsewhere";
   fs::create_directories(elsewhere);
-  const std::string prefix = "cd " + quoted(elsewhere) + " && env -u KIBENCH_WORKLOADS -u KIBENCH_LIGER_DATA " +
+  const std::string prefix = "cd " + quoted(elsewhere) +
+                             " && env -u KIBENCH_WORKLOADS -u KIBENCH_LIGER_DATA " +
                              quoted(carry / "kibench") + " ";
 
   const auto listed = run_command(prefix + "list");
   INFO(listed.err);
   CHECK(listed.exit_code == 0);
-  CHECK_THAT(listed.out, Contains("workloads in " + (carry / "share" / "kibench" / "workloads").string() + ":"));
+  CHECK_THAT(listed.out,
+             Contains("workloads in " + (carry / "share" / "kibench" / "workloads").string() + ":"));
   CHECK_THAT(listed.out, Contains("small/small-v1000-h64-t32.json"));
   CHECK_THAT(listed.out, !Contains("INVALID"));
 
-  const auto imported =
-      run_command(prefix + "import liger " +
-                  quoted(kibench::test::test_data_dir() / "liger" / "jsd-family-rows.csv") + " --out imported");
+  const auto imported = run_command(prefix + "import liger " +
+                                    quoted(kibench::test::test_data_dir() / "liger" / "jsd-family-rows.csv") +
+                                    " --out imported");
   INFO(imported.err);
   CHECK(imported.exit_code == 0);
   CHECK(fs::is_directory(elsewhere / "imported"));

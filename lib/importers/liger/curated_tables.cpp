@@ -99,7 +99,8 @@ fs::path CuratedTables::default_directory() {
   // folder's.
   const fs::path tables = fs::path("kernelindex") / "liger";
   std::error_code error;
-  if (const fs::path in_use = default_workloads_dir() / tables; fs::is_directory(in_use, error)) return in_use;
+  if (const fs::path in_use = default_workloads_dir() / tables; fs::is_directory(in_use, error))
+    return in_use;
   if (const auto data = io::data_directory()) return *data / "workloads" / tables;
   return default_workloads_dir() / tables;
 }
