@@ -291,7 +291,7 @@ TEST_CASE("an implementation named in --impl that cannot run here is exit 2 befo
   CHECK_THAT(defaults.err, Contains("GPU implementations skipped"));
 }
 
-TEST_CASE("--axis sweeps jsd and fused_linear_jsd on their own axes; an axis they lack is exit 2",
+TEST_CASE("axis sweeps (--axis) of jsd and fused_linear_jsd on their own axes; an axis they lack is exit 2",
           "[cli][sweep][safe-output]") {
   TempDir tmp;
   const fs::path jsd = kSourceDir / "workloads/jsd/small/jsd-small-t32-v1000.json";
