@@ -4,6 +4,11 @@ writes into the shared inputs, and one that raises a BaseException in its
 timed calls are each failed with a named reason, while cpu-reference and an
 honest lane beside them in the same rounds pass and are measured.
 
+With KIBENCH_UNTRUSTED_DEVICE=cuda the same lanes, written with torch on
+kibench's device buffers (untrusted_torch_lanes.py), run beside the
+reference and torch-eager on a GPU: the device copy of the inputs is the
+one written into.
+
     test_untrusted_lanes.py SOURCE_DIR BUILD_DIR"""
 
 import json
@@ -17,8 +22,14 @@ SOURCE, BUILD = (os.path.abspath(a) for a in sys.argv[1:3])
 CAPI = os.path.join(BUILD, "libkibench_capi.so")
 KIBENCH = os.path.join(BUILD, "kibench")
 SMALL = os.path.join(SOURCE, "workloads", "small", "small-v1000-h64-t32.json")
-HONEST = os.path.join(SOURCE, "examples", "python", "numpy_jsd.py") + ":numpy_jsd"
-UNTRUSTED = os.path.join(SOURCE, "test", "python", "untrusted_lanes.py")
+ON_GPU = os.environ.get("KIBENCH_UNTRUSTED_DEVICE") == "cuda"
+if ON_GPU:
+    BASE, HONEST, INNOCENT, COPY = "reference", "torch-eager", ("reference", "torch-eager"), "device"
+    UNTRUSTED = os.path.join(SOURCE, "test", "python", "untrusted_torch_lanes.py")
+else:
+    BASE, HONEST, INNOCENT, COPY = "cpu-reference", "py:" + os.path.join(
+        SOURCE, "examples", "python", "numpy_jsd.py") + ":numpy_jsd", ("cpu-reference", "numpy-jsd"), "host"
+    UNTRUSTED = os.path.join(SOURCE, "test", "python", "untrusted_lanes.py")
 QUICK = ["--min-samples", "12", "--max-samples", "20", "--min-time", "0", "--warmup", "2"]
 
 
@@ -26,9 +37,11 @@ class UntrustedLanes(unittest.TestCase):
     def run_lanes(self, *lanes):
         tmp = tempfile.mkdtemp(prefix="kibench-untrusted-")
         out = os.path.join(tmp, "runs")
-        impl = ",".join(["cpu-reference", *[f"py:{UNTRUSTED}:{lane}" for lane in lanes], f"py:{HONEST}"])
-        env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "python"))
-        result = subprocess.run(["/usr/bin/python3", "-m", "kibench", "run", SMALL, "--impl", impl, "--out", out,
+        impl = ",".join([BASE, *[f"py:{UNTRUSTED}:{lane}" for lane in lanes], HONEST])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [os.path.join(SOURCE, "python")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+        python = "python3" if ON_GPU else "/usr/bin/python3"
+        result = subprocess.run([python, "-m", "kibench", "run", SMALL, "--impl", impl, "--out", out,
                                  "--capi", CAPI, *QUICK], capture_output=True, text=True, env=env, cwd=tmp,
                                 timeout=600)
         dirs = os.listdir(out) if os.path.isdir(out) else []
@@ -42,7 +55,7 @@ class UntrustedLanes(unittest.TestCase):
         return result, directory, manifest
 
     def assert_innocent_lanes_pass(self, manifest):
-        for lane in ("cpu-reference", "numpy-jsd"):
+        for lane in INNOCENT:
             run = manifest(lane)
             self.assertEqual(run["spec"]["status"], "passed", lane)
             self.assertIn("timing", run["spec"], lane)
@@ -65,7 +78,7 @@ class UntrustedLanes(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stderr)
         run = manifest("writes-teacher-weight")
         self.assertEqual(run["spec"]["status"], "runtime_error")
-        self.assertIn("wrote into the shared input teacher_weight (host copy) during its check",
+        self.assertIn(f"wrote into the shared input teacher_weight ({COPY} copy) during its check",
                       run["metadata"]["description"])
         self.assert_innocent_lanes_pass(manifest)
 
