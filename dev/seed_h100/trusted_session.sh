@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the trusted harness and the seed's reproduction:
+#   0. the torch-eager and liger lanes' functions timed outside kibench
+#      (scripts/time_outside_kibench.py);
 #   1. what the checks cost: `kibench run SEED --impl fused,cublas-floor`
 #      with the build before the checks (ARCHIVE_BEFORE) and after (ARCHIVE),
 #      wall time of each;
@@ -10,9 +12,9 @@
 #      against KernelIndex's request schema;
 #   5. the [gpu] test suite, as far as the call's time allows.
 # Logs, and the run folders as one archive, go to $OUT.
-#   [STEPS="overhead cohort untrusted reproduce tests"] dev/seed_h100/trusted_session.sh ARCHIVE ARCHIVE_BEFORE
+#   [STEPS="outside overhead cohort untrusted reproduce tests"] dev/seed_h100/trusted_session.sh ARCHIVE ARCHIVE_BEFORE
 set -uo pipefail
-steps=" ${STEPS:-overhead cohort untrusted reproduce tests} "
+steps=" ${STEPS:-outside overhead cohort untrusted reproduce tests} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 archive="${1:?archive}"
 before="${2:?archive before}"
@@ -27,6 +29,10 @@ bin="$work/after/gpu"
 seed=workloads/seed-distill-jsd-h4096-t8192-v128256.json
 log="$out/session.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$log"
+
+want outside && for impl in torch-eager liger; do
+  python3 scripts/time_outside_kibench.py --impl "$impl" 2>&1 | tail -n 2 | tee -a "$log"
+done
 
 want overhead && for build in before after; do
   start=$(date +%s%N)
