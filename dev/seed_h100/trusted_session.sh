@@ -44,7 +44,7 @@ done
 want cohort && python3 -m kibench run "$seed" --impl reference,fused,cublas-floor,torch-eager,liger --capi "$bin/libkibench_capi.so" \
   --out "$work/runs/cohort" 2>&1 | grep -vE " · [0-9]+/~|warm-up|checking|computing|back to back" | tee -a "$log"
 
-want untrusted && KIBENCH_UNTRUSTED_DEVICE=cuda python3 test/python/test_untrusted_lanes.py "$PWD" "$bin" 2>&1 | tail -n 12 | tee -a "$log"
+want untrusted && KIBENCH_WORKLOADS="$PWD/workloads" KIBENCH_UNTRUSTED_DEVICE=cuda python3 test/python/test_untrusted_lanes.py "$PWD" "$bin" 2>&1 | tail -n 12 | tee -a "$log"
 
 if want reproduce; then
 python3 -m kibench reproduce test/data/seed/seed-record.json --capi "$bin/libkibench_capi.so" \

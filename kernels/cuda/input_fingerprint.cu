@@ -47,21 +47,29 @@ __global__ void fingerprint_kernel(const unsigned char *data, unsigned long long
 
 } // namespace
 
-std::uint64_t fingerprint_device_bytes(const void *data, std::size_t bytes, cudaStream_t stream) {
-  if (bytes == 0) return 0;
-  DeviceBuffer<unsigned long long> sum(DeviceAllocator::process(), 1, MemoryTag::workspace);
-  CUDA_CHECK(cudaMemsetAsync(sum.data(), 0, sizeof(unsigned long long), stream));
+std::vector<std::uint64_t>
+fingerprint_device_buffers(const std::vector<std::pair<const void *, std::size_t>> &buffers,
+                           cudaStream_t stream) {
+  std::vector<std::uint64_t> out(buffers.size(), 0);
+  if (buffers.empty()) return out;
+  DeviceBuffer<unsigned long long> sums(DeviceAllocator::process(), buffers.size(), MemoryTag::workspace);
+  CUDA_CHECK(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
   constexpr int kThreads = 256;
-  const unsigned long long words = (bytes + 7) / 8;
-  const int blocks =
-      static_cast<int>(std::min<unsigned long long>((words + kThreads - 1) / kThreads, 132 * 8));
-  fingerprint_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const unsigned char *>(data), bytes,
-                                                      sum.data());
-  CUDA_CHECK(cudaGetLastError());
-  unsigned long long host = 0;
-  CUDA_CHECK(cudaMemcpyAsync(&host, sum.data(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const auto [data, bytes] = buffers[i];
+    if (bytes == 0) continue;
+    const unsigned long long words = (bytes + 7) / 8;
+    const int blocks =
+        static_cast<int>(std::min<unsigned long long>((words + kThreads - 1) / kThreads, 132 * 8));
+    fingerprint_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const unsigned char *>(data), bytes,
+                                                        sums.data() + i);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  std::vector<unsigned long long> host(buffers.size());
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), sums.data(), sums.bytes(), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
+  for (std::size_t i = 0; i < host.size(); ++i) out[i] = host[i];
+  return out;
 }
 
 } // namespace kibench::gpu

@@ -208,19 +208,20 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
 
   std::vector<Measurement> results;
   for (auto &lane : lanes) {
+    // The outputs of the lane's last timed sample, before the sustained
+    // phase: that phase runs back to back without before_sample(), so a
+    // lane that accumulates into its gradients (autograd's .grad) sums there.
+    if (guard != nullptr && !lane.result.failure && !lane.result.samples.empty()) {
+      guarded(lane, [&] {
+        if (auto failure = guard->after_last(*lane.impl))
+          throw ImplementationFailure(failure->status, failure->reason);
+      });
+    }
     if (!lane.result.failure && !lane.result.samples.empty()) {
       if (lane.sustained_s > 0.0) report(Phase::sustained, lane, 0);
       guarded(lane, [&] {
         lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
       });
-    }
-    // The outputs of the lane's last invocation, whatever it was.
-    if (guard != nullptr && !lane.result.failure && !lane.result.samples.empty()) {
-      const bool kept = guarded(lane, [&] {
-        if (auto failure = guard->after_last(*lane.impl))
-          throw ImplementationFailure(failure->status, failure->reason);
-      });
-      if (!kept) lane.result.sustained.reset();
     }
     lane.sustained_s = 0.0;
     if (!lane.result.failure)

@@ -21,8 +21,8 @@ public:
   // timed sample number `*timed_sample` (0-based, per lane).
   virtual std::optional<LaneFailure> after_invocation(Implementation &impl,
                                                       std::optional<std::size_t> timed_sample) = 0;
-  // After the lane's last invocation (its sustained phase where it ran,
-  // else its last sample).
+  // After the lane's last timed sample, before its sustained phase (which
+  // runs back to back, without before_sample()).
   virtual std::optional<LaneFailure> after_last(Implementation &impl) = 0;
 };
 

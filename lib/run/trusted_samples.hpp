@@ -7,10 +7,10 @@
 //     other lane runs, so the lanes after it are not affected.
 //   - Outputs. The outputs of timed invocations are compared with the
 //     oracle's under the workload's policy: every sample where they are
-//     small (under 1 M elements), else the first sample, each later one
-//     with probability 1/8 (drawn from the OS's entropy as each is taken,
-//     so no lane can know which), and the lane's last invocation (its
-//     sustained phase's, where it ran). A lane whose timed outputs fail is
+//     small (under 1 M elements), else sample k (0-based) with
+//     probability 1/(k + 1) (drawn from the OS's entropy as each is taken,
+//     so no lane can know which: the first always, about ln n + 1 of n),
+//     and the lane's last timed sample. A lane whose timed outputs fail is
 //     recorded incorrect_numerical with the invocation and the output named,
 //     and never ranked.
 #pragma once
