@@ -15,15 +15,6 @@ namespace kibench::gpu {
 
 namespace {
 
-__device__ __forceinline__ unsigned long long mix(unsigned long long x) {
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return x;
-}
-
 __global__ void fingerprint_kernel(const unsigned char *data, unsigned long long bytes,
                                    unsigned long long *sum) {
   const unsigned long long words = (bytes + 7) / 8;
@@ -39,7 +30,7 @@ __global__ void fingerprint_kernel(const unsigned char *data, unsigned long long
       for (unsigned long long b = 0; b < 8 && 8 * i + b < bytes; ++b)
         w |= static_cast<unsigned long long>(data[8 * i + b]) << (8 * b);
     }
-    local += mix(w ^ ((i + 1) * kFingerprintGolden));
+    local += fingerprint_mix(w ^ ((i + 1) * kFingerprintGolden));
   }
   for (int offset = 16; offset > 0; offset /= 2) local += __shfl_down_sync(0xffffffffu, local, offset);
   if ((threadIdx.x & 31) == 0) atomicAdd(sum, local);

@@ -15,7 +15,14 @@ namespace kibench {
 
 inline constexpr std::uint64_t kFingerprintGolden = 0x9E3779B97F4A7C15ull;
 
-constexpr std::uint64_t fingerprint_mix(std::uint64_t x) {
+// The device's reduction (kernels/cuda/input_fingerprint.cu) calls it too.
+#if defined(__CUDACC__)
+#define KIBENCH_FINGERPRINT_HOST_DEVICE __host__ __device__
+#else
+#define KIBENCH_FINGERPRINT_HOST_DEVICE
+#endif
+
+KIBENCH_FINGERPRINT_HOST_DEVICE constexpr std::uint64_t fingerprint_mix(std::uint64_t x) {
   x ^= x >> 30;
   x *= 0xBF58476D1CE4E5B9ull;
   x ^= x >> 27;
