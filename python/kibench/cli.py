@@ -73,6 +73,10 @@ def _run_lanes(argv):
             problem = gpu_default_problem(lane)
             if problem:
                 raise LookupError(f"--impl {entry}: {problem}")
+            # A shipped lane whose library is missing is skipped in a default
+            # list; named, it is refused with what to install.
+            if lane.missing:
+                raise LookupError(f"--impl {entry}: cannot run here: it {lane.missing}")
             if lane.name in python_lanes and python_lanes[lane.name].symbol != lane.symbol:
                 raise LookupError(f"--impl {entry}: the name {lane.name!r} is taken by "
                                   f"{python_lanes[lane.name].symbol}")

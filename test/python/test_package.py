@@ -311,6 +311,16 @@ class Package(unittest.TestCase):
         self.assertIn("operations ['softmax']: each one of", lines[2])
 
     @unittest.skipIf(importlib.util.find_spec("torch") is not None, "torch is installed here")
+    def test_a_shipped_lane_named_where_its_library_is_missing_is_refused_with_what_to_install(self):
+        if importlib.util.find_spec("torch") is not None:
+            self.skipTest("torch is installed here: torch-eager-jsd can run")
+        out = os.path.join(self.tmp.name, "runs-missing")
+        result = self.kibench_py("run", JSD_SMALL, "--impl", "torch-eager-jsd", "--out", out, "--capi", CAPI)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.strip(),
+                         "kibench: --impl torch-eager-jsd: cannot run here: it needs torch (pip install torch)")
+        self.assertFalse(os.path.exists(out))
+
     def test_the_shipped_jsd_lanes_say_what_they_need(self):
         env = dict(os.environ, KIBENCH_CAPI=CAPI)
         listed = self.kibench_py("list", env=env)
