@@ -350,32 +350,29 @@ std::vector<std::string> default_implementations(const Backend &backend) {
   return {"reference", "fused", "cublas-floor", "wgmma-floor"};
 }
 
-std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options) {
-  auto note = [&](const std::string &line) {
-    if (options.note) options.note(line);
-  };
-  const auto gpu_missing = backend.gpu_unavailable_reason();
+namespace {
 
-  // 1. Everything that can be refused is refused before any work: workloads,
-  // implementation names, cases too big for the machine, and output folders
-  // that cannot be written.
-  if (const int gpus = backend.run_gpus(); gpus > 1) {
-    if (gpu_missing) throw InputError(fmt::format("--gpus {}: no GPU: {}", gpus, *gpu_missing));
-    if (backend.gpu_count() < gpus)
-      throw InputError(fmt::format("--gpus {}: this machine has {} GPU{}", gpus, backend.gpu_count(),
-                                   backend.gpu_count() == 1 ? "" : "s"));
-  }
-  std::vector<fs::path> files = options.workload_files;
-  if (files.empty()) files.push_back(default_workload(backend));
+using Note = std::function<void(const std::string &)>;
+
+// What step 1 settles before any work: the workloads (sweeps expanded), the
+// implementations that run here, the oracle, and NVML's telemetry where the
+// power state needs it.
+struct SessionPlan {
   std::vector<Workload> workloads;
-  for (const auto &file : files)
-    for (Workload &w : expand_sweep(load_workload(file), options.axes)) workloads.push_back(std::move(w));
+  std::vector<std::string> runnable;
+  std::string oracle;
+  std::unique_ptr<PowerTelemetry> telemetry;
+};
 
+// --impl's names resolved: unknown ones and, when named, ones that cannot
+// run here are refused; GPU ones of the default list are noted and left out.
+std::vector<std::string> runnable_implementations(const Backend &backend, const SessionOptions &options,
+                                                  const Note &note) {
+  const auto gpu_missing = backend.gpu_unavailable_reason();
   std::vector<std::string> names = options.implementations;
   if (names.empty()) names = default_implementations(backend);
   const auto entries = backend.implementations();
-  std::vector<std::string> runnable;
-  std::vector<std::string> gpu_skipped;
+  std::vector<std::string> runnable, gpu_skipped;
   for (const auto &name : names) {
     auto it = std::find_if(entries.begin(), entries.end(), [&](const auto &e) { return e.name == name; });
     if (it == entries.end()) {
@@ -396,72 +393,136 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     }
     if (std::find(runnable.begin(), runnable.end(), name) == runnable.end()) runnable.push_back(name);
   }
-  // A power state is brought about on a GPU: without one in the run the
-  // setting would be recorded but not done, so it is refused.
-  const PowerState power_state = options.settings.power_state;
-  std::unique_ptr<PowerTelemetry> telemetry;
-  if (power_state != PowerState::as_is) {
-    const bool any_gpu = std::any_of(runnable.begin(), runnable.end(), [&](const std::string &name) {
-      return std::find_if(entries.begin(), entries.end(),
-                          [&](const auto &e) { return e.name == name && e.needs_gpu; }) != entries.end();
-    });
-    if (!any_gpu)
-      throw InputError(fmt::format("--power-state {}: needs a GPU: {}", to_string(power_state),
-                                   gpu_missing ? *gpu_missing : "no GPU implementation in this run"));
-    if (power_state == PowerState::rested) {
-      telemetry = backend.power_telemetry();
-      const BoardReading now = telemetry ? telemetry->read() : BoardReading{};
-      if (!now.sm_clock_mhz || !now.power_w)
-        throw InputError(fmt::format("--power-state rested: needs a GPU: {}",
-                                     telemetry ? "NVML gives no SM clock or no instantaneous board power"
-                                               : "NVML is not available"));
-    }
-  }
   if (!gpu_skipped.empty()) {
     std::string list;
     for (const auto &n : gpu_skipped) list += (list.empty() ? "" : ", ") + n;
     note(fmt::format("GPU implementations skipped ({}): {}", list, *gpu_missing));
   }
-  const std::string oracle = oracle_name(backend);
-  for (const auto &w : workloads) {
-    auto probe = backend.make(oracle);
+  return runnable;
+}
+
+// A power state is brought about on a GPU: without one in the run the
+// setting would be recorded but not done, so it is refused. Returns NVML's
+// telemetry for `rested`.
+std::unique_ptr<PowerTelemetry> power_state_telemetry(const Backend &backend, const SessionOptions &options,
+                                                      const std::vector<std::string> &runnable) {
+  const PowerState power_state = options.settings.power_state;
+  if (power_state == PowerState::as_is) return nullptr;
+  const auto gpu_missing = backend.gpu_unavailable_reason();
+  const auto entries = backend.implementations();
+  const bool any_gpu = std::any_of(runnable.begin(), runnable.end(), [&](const std::string &name) {
+    return std::find_if(entries.begin(), entries.end(),
+                        [&](const auto &e) { return e.name == name && e.needs_gpu; }) != entries.end();
+  });
+  if (!any_gpu)
+    throw InputError(fmt::format("--power-state {}: needs a GPU: {}", to_string(power_state),
+                                 gpu_missing ? *gpu_missing : "no GPU implementation in this run"));
+  if (power_state != PowerState::rested) return nullptr;
+  auto telemetry = backend.power_telemetry();
+  const BoardReading now = telemetry ? telemetry->read() : BoardReading{};
+  if (!now.sm_clock_mhz || !now.power_w)
+    throw InputError(fmt::format("--power-state rested: needs a GPU: {}",
+                                 telemetry ? "NVML gives no SM clock or no instantaneous board power"
+                                           : "NVML is not available"));
+  return telemetry;
+}
+
+// 1. Everything that can be refused is refused before any work: workloads,
+// implementation names, cases too big for the machine, and output folders
+// that cannot be written.
+SessionPlan plan_session(const Backend &backend, const SessionOptions &options, const Note &note) {
+  const auto gpu_missing = backend.gpu_unavailable_reason();
+  if (const int gpus = backend.run_gpus(); gpus > 1) {
+    if (gpu_missing) throw InputError(fmt::format("--gpus {}: no GPU: {}", gpus, *gpu_missing));
+    if (backend.gpu_count() < gpus)
+      throw InputError(fmt::format("--gpus {}: this machine has {} GPU{}", gpus, backend.gpu_count(),
+                                   backend.gpu_count() == 1 ? "" : "s"));
+  }
+  SessionPlan plan;
+  std::vector<fs::path> files = options.workload_files;
+  if (files.empty()) files.push_back(default_workload(backend));
+  for (const auto &file : files)
+    for (Workload &w : expand_sweep(load_workload(file), options.axes))
+      plan.workloads.push_back(std::move(w));
+  plan.runnable = runnable_implementations(backend, options, note);
+  plan.telemetry = power_state_telemetry(backend, options, plan.runnable);
+  plan.oracle = oracle_name(backend);
+  for (const auto &w : plan.workloads) {
+    auto probe = backend.make(plan.oracle);
     if (auto why = other_operation(*probe, w))
       throw InputError(fmt::format("{}: {}", w.source.string(), *why));
     if (auto why = probe->unsupported(w)) throw InputError(fmt::format("{}: {}", w.source.string(), *why));
   }
-  if (runnable.empty()) throw InputError("no implementation can run on this machine; see `kibench list`");
+  if (plan.runnable.empty())
+    throw InputError("no implementation can run on this machine; see `kibench list`");
   std::vector<io::OutputFolder> folders{{options.out_dir, "--out"}};
   if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
   io::prepare_output_directories(folders);
+  return plan;
+}
 
-  // The clocks, locked before anything is measured or probed, for as long
-  // as the session runs (the guard resets them, on signals too).
-  std::unique_ptr<ClockControl> clocks = backend.clock_control();
+// What every workload of the session shares: the clocks' lock (held while
+// the session runs; the guard resets it, on signals too), the protocol, the
+// environment and the power state's conditioner.
+struct SessionProtocol {
+  std::unique_ptr<ClockControl> clocks;
   std::optional<ClockLockGuard> clock_lock;
-  if (options.lock_clocks) {
-    if (gpu_missing) {
-      note(fmt::format("--lock-clocks {}: no GPU to lock ({})", to_string(*options.lock_clocks),
-                       *gpu_missing));
-    } else if (!clocks) {
-      note(fmt::format("--lock-clocks {}: NVML is not available; timing on the clocks as they are",
-                       to_string(*options.lock_clocks)));
-    } else {
-      clock_lock.emplace(*clocks, *options.lock_clocks, note);
-    }
-  }
+  ProtocolSettings settings;
+  json::Value protocol, environment;
+  std::string environment_digest;
+  std::unique_ptr<PowerConditioner> conditioner;
+  json::Object power_state_labels;
+};
 
-  ProtocolSettings settings = options.settings;
-  settings.timer = gpu_missing ? "steady_clock" : "cuda_events";
-  if (gpu_missing) settings.cold = false; // no device cache to flush on the CPU path
-  settings.clocks_locked = clock_lock && clock_lock->locked();
-  settings.gpus = backend.run_gpus();
-  const json::Value session_protocol = protocol_manifest(settings, oracle);
+void lock_clocks(const Backend &backend, const SessionOptions &options, const Note &note,
+                 SessionProtocol &p) {
+  const auto gpu_missing = backend.gpu_unavailable_reason();
+  p.clocks = backend.clock_control();
+  if (!options.lock_clocks) return;
+  if (gpu_missing) {
+    note(fmt::format("--lock-clocks {}: no GPU to lock ({})", to_string(*options.lock_clocks), *gpu_missing));
+  } else if (!p.clocks) {
+    note(fmt::format("--lock-clocks {}: NVML is not available; timing on the clocks as they are",
+                     to_string(*options.lock_clocks)));
+  } else {
+    p.clock_lock.emplace(*p.clocks, *options.lock_clocks, note);
+  }
+}
+
+// rested: the idle band, read once on the GPU before any work of the run
+// (and after the clocks are locked: the lock moves the idle clock).
+void condition_power_state(const SessionOptions &options, const Note &note, PowerTelemetry *telemetry,
+                           SessionProtocol &p) {
+  const PowerState power_state = options.settings.power_state;
+  if (power_state == PowerState::rested) {
+    const auto band = idle_band(read_idle(*telemetry, WaitClock::steady()));
+    if (!band)
+      throw std::runtime_error("--power-state rested: NVML stopped giving SM clock or power readings");
+    note(fmt::format("--power-state rested: each GPU sample starts once {} (at most {} s)", band->describe(),
+                     json::format_number(power_state::kRestBoundS)));
+    p.power_state_labels.set("power_state_idle_band", band->describe());
+    p.conditioner = std::make_unique<RestedConditioner>(*telemetry, *band);
+  } else if (power_state == PowerState::loaded) {
+    p.conditioner = std::make_unique<LoadedConditioner>();
+  }
+}
+
+void set_up_protocol(const Backend &backend, const SessionOptions &options, const Note &note,
+                     const SessionPlan &plan, SessionProtocol &p) {
+  const auto gpu_missing = backend.gpu_unavailable_reason();
+  lock_clocks(backend, options, note, p);
+  p.settings = options.settings;
+  p.settings.timer = gpu_missing ? "steady_clock" : "cuda_events";
+  if (gpu_missing) p.settings.cold = false; // no device cache to flush on the CPU path
+  p.settings.clocks_locked = p.clock_lock && p.clock_lock->locked();
+  p.settings.gpus = backend.run_gpus();
+  p.protocol = protocol_manifest(p.settings, plan.oracle);
   EnvironmentFacts facts = backend.environment();
-  if (settings.clocks_locked) {
+  if (p.settings.clocks_locked) {
     // A lock NVML cannot read back: what kibench set is what is known.
     ClockReadings readings;
     readings.locked_by_kibench = options.lock_clocks;
-    readings.locked_mhz = clock_lock->locked_mhz();
+    readings.locked_mhz = p.clock_lock->locked_mhz();
     facts.clocks_locked = true;
     facts.labels["clock_state"] = clock_state(readings).description;
   } else if (!gpu_missing && !facts.clocks_locked) {
@@ -470,64 +531,67 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
                      facts.labels.contains("clock_state") ? facts.labels.at("clock_state")
                                                           : "NVML not available"));
   }
-  // rested: the idle band, read once on the GPU before any work of the run
-  // (and after the clocks are locked: the lock moves the idle clock).
-  std::unique_ptr<PowerConditioner> conditioner;
-  json::Object power_state_labels;
-  if (power_state == PowerState::rested) {
-    const auto band = idle_band(read_idle(*telemetry, WaitClock::steady()));
-    if (!band)
-      throw std::runtime_error("--power-state rested: NVML stopped giving SM clock or power readings");
-    note(fmt::format("--power-state rested: each GPU sample starts once {} (at most {} s)", band->describe(),
-                     json::format_number(power_state::kRestBoundS)));
-    power_state_labels.set("power_state_idle_band", band->describe());
-    conditioner = std::make_unique<RestedConditioner>(*telemetry, *band);
-  } else if (power_state == PowerState::loaded) {
-    conditioner = std::make_unique<LoadedConditioner>();
+  condition_power_state(options, note, plan.telemetry.get(), p);
+  p.environment = environment_manifest(facts);
+  p.environment_digest = manifest_digest(p.environment);
+}
+
+// Steps 2 to 5 for one workload: the oracle, each lane's check, the timing
+// in memory groups, and the run directory.
+WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &options, const Note &note,
+                             const SessionPlan &plan, const SessionProtocol &p, std::size_t index) {
+  const Workload &workload = plan.workloads[index];
+  // The harness's reports, and the session's own phases, with the workload.
+  const ProgressCallback progress = [&](const Progress &report) {
+    if (!options.progress) return;
+    Progress with = report;
+    with.workload_index = index;
+    with.workload_count = plan.workloads.size();
+    with.workload = workload.name;
+    options.progress(with);
+  };
+  WorkloadRun run{backend, options, p.settings, workload, progress, note, p.conditioner.get(), {}, {}, {}};
+  run.outcome.workload = workload;
+  run.outcome.oracle = plan.oracle;
+  run.outcome.noise_target = p.settings.max_noise;
+  InputSet inputs(workload);
+  std::unique_ptr<TensorDump> dump;
+  if (options.save_tensors) {
+    dump = std::make_unique<TensorDump>(
+        *options.save_tensors / run_directory_name(workload.name, p.settings.pass, utc_timestamp_now()),
+        backend);
+    dump->add_inputs(inputs);
   }
-  const json::Value environment = environment_manifest(facts);
-  const std::string environment_digest = manifest_digest(environment);
+  const KeptOutputs truth = run_oracle(run, plan.oracle, inputs, dump.get());
+  InputGuard input_guard(backend, inputs);
+  std::vector<Candidate> candidates;
+  for (const auto &name : plan.runnable)
+    if (auto c = check_lane(run, name, inputs, input_guard, truth.view, dump.get()))
+      candidates.push_back(std::move(*c));
+  if (dump) dump->commit();
+  const std::string timing_groups = time_lanes(run, candidates, inputs, input_guard, truth.view);
 
+  ProtocolSettings workload_settings = p.settings;
+  workload_settings.timing_groups = timing_groups;
+  const json::Value protocol =
+      timing_groups.empty() ? p.protocol : protocol_manifest(workload_settings, plan.oracle);
+  write_run_directory(run, candidates, protocol, p.environment, p.environment_digest, p.power_state_labels);
+  return std::move(run.outcome);
+}
+
+} // namespace
+
+std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOptions &options) {
+  const Note note = [&](const std::string &line) {
+    if (options.note) options.note(line);
+  };
+  const SessionPlan plan = plan_session(backend, options, note);
+  SessionProtocol protocol;
+  set_up_protocol(backend, options, note, plan, protocol);
   std::vector<WorkloadOutcome> outcomes;
-  for (std::size_t index = 0; index < workloads.size(); ++index) {
-    const Workload &workload = workloads[index];
-    // The harness's reports, and the session's own phases, with the workload.
-    const ProgressCallback progress = [&](const Progress &p) {
-      if (!options.progress) return;
-      Progress with = p;
-      with.workload_index = index;
-      with.workload_count = workloads.size();
-      with.workload = workload.name;
-      options.progress(with);
-    };
-    WorkloadRun run{backend, options, settings, workload, progress, note, conditioner.get(), {}, {}, {}};
-    run.outcome.workload = workload;
-    run.outcome.oracle = oracle;
-    run.outcome.noise_target = settings.max_noise;
-    InputSet inputs(workload);
-    const std::string started_at = utc_timestamp_now();
-    std::unique_ptr<TensorDump> dump;
-    if (options.save_tensors) {
-      dump = std::make_unique<TensorDump>(
-          *options.save_tensors / run_directory_name(workload.name, settings.pass, started_at), backend);
-      dump->add_inputs(inputs);
-    }
-    const KeptOutputs truth = run_oracle(run, oracle, inputs, dump.get());
-    InputGuard input_guard(backend, inputs);
-    std::vector<Candidate> candidates;
-    for (const auto &name : runnable)
-      if (auto c = check_lane(run, name, inputs, input_guard, truth.view, dump.get()))
-        candidates.push_back(std::move(*c));
-    if (dump) dump->commit();
-    const std::string timing_groups = time_lanes(run, candidates, inputs, input_guard, truth.view);
-
-    ProtocolSettings workload_settings = settings;
-    workload_settings.timing_groups = timing_groups;
-    const json::Value protocol =
-        timing_groups.empty() ? session_protocol : protocol_manifest(workload_settings, oracle);
-    write_run_directory(run, candidates, protocol, environment, environment_digest, power_state_labels);
-    if (options.workload_done) options.workload_done(run.outcome);
-    outcomes.push_back(std::move(run.outcome));
+  for (std::size_t index = 0; index < plan.workloads.size(); ++index) {
+    outcomes.push_back(run_workload(backend, options, note, plan, protocol, index));
+    if (options.workload_done) options.workload_done(outcomes.back());
   }
   return outcomes;
 }
