@@ -3,8 +3,10 @@
 // recorded while the others are measured; plugins refused before any work.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "kernels/builtin_revision.hpp"
 #include "lib/digest/digest.hpp"
@@ -85,7 +87,8 @@ TEST_CASE("the example plugin's CPU lane runs beside a built-in and compare rank
   }
 }
 
-TEST_CASE("a plugin built against ABI version 1 still runs distill_jsd_loss, and only that", "[cli][plugin]") {
+TEST_CASE("a plugin built against ABI version 1 still runs distill_jsd_loss, and only that",
+          "[cli][plugin]") {
   const fs::path v1 = kPlugins / "libkibench_test_plugin_abi_v1.so";
   TempDir tmp;
   const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(v1) +
@@ -215,7 +218,7 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
     const fs::path garbage = tmp.path() / "libgarbage.so";
     std::ofstream(garbage) << "not a shared library\n";
     const auto r = refused(garbage, "x", out);
-    CHECK(r.err.find("libgarbage.so: --plugin: cannot load it: ") != std::string::npos);
+    CHECK(r.err.find("libgarbage.so: --plugin: not a loadable shared library: truncated") != std::string::npos);
   }
   SECTION("a file that does not exist") {
     const auto r = refused(tmp.path() / "libmissing.so", "x", out);
@@ -250,4 +253,24 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("example-cpu-fp32") != std::string::npos);
   }
+}
+
+TEST_CASE("a truncated plugin library is refused in one line, not a SIGBUS inside dlopen", "[cli][plugin]") {
+  TempDir tmp;
+  std::ifstream in(kExample, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 4096);
+  for (const std::size_t keep : {bytes.size() / 2, std::size_t{100}, std::size_t{10}}) {
+    INFO(keep << " bytes kept");
+    const fs::path cut = tmp.path() / "libtruncated.so";
+    std::ofstream(cut, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(keep));
+    const auto r = refused(cut, "example-cpu-fp32", tmp.path() / "out");
+    CHECK(r.err.find("--plugin: not a loadable shared library: truncated") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  const fs::path text = tmp.path() / "libtext.so";
+  std::ofstream(text) << "not a library at all, but long enough to hold an ELF header's sixty-four bytes.\n";
+  const auto r = refused(text, "example-cpu-fp32", tmp.path() / "out");
+  CHECK(r.err.find("not a loadable shared library: not an ELF file") != std::string::npos);
 }

@@ -1,4 +1,5 @@
 #include "kernels/plugin/plugin_catalog.hpp"
+#include "kernels/plugin/elf_check.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -61,6 +62,8 @@ std::shared_ptr<const void> open_library(const fs::path &path) {
                                  fs::is_directory(status) ? "a folder"
                                  : fs::is_fifo(status)    ? "a FIFO"
                                                           : "not a regular file"));
+  if (const auto problem = elf_problem(path))
+    throw InputError(fmt::format("{}: --plugin: not a loadable shared library: {}", path.string(), *problem));
   const fs::path absolute = fs::absolute(path);
   void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -119,7 +122,8 @@ const char *operation_name(OperationKind kind) {
   return "distill_jsd_loss";
 }
 
-std::vector<OperationKind> declared_operations(const kibench_plugin_implementation &i, const std::string &origin) {
+std::vector<OperationKind> declared_operations(const kibench_plugin_implementation &i,
+                                               const std::string &origin) {
   if (i.operations == nullptr) return {OperationKind::distill_jsd_loss};
   std::vector<OperationKind> out;
   for (std::size_t k = 0; i.operations[k] != nullptr; ++k) {
@@ -127,17 +131,19 @@ std::vector<OperationKind> declared_operations(const kibench_plugin_implementati
     const auto *kind = std::find_if(std::begin(kOperations), std::end(kOperations),
                                     [&](OperationKind o) { return name == operation_name(o); });
     if (kind == std::end(kOperations))
-      throw InputError(fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": not an operation kibench "
-                                   "runs (distill_jsd_loss, jsd, fused_linear_jsd)",
-                                   origin, text(i.name), k, name));
+      throw InputError(
+          fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": not an operation kibench "
+                      "runs (distill_jsd_loss, jsd, fused_linear_jsd)",
+                      origin, text(i.name), k, name));
     if (std::find(out.begin(), out.end(), *kind) != out.end())
       throw InputError(fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": listed twice", origin,
                                    text(i.name), k, name));
     out.push_back(*kind);
   }
   if (out.empty())
-    throw InputError(fmt::format("{}: implementation \"{}\": operations is empty (NULL means distill_jsd_loss)",
-                                 origin, text(i.name)));
+    throw InputError(
+        fmt::format("{}: implementation \"{}\": operations is empty (NULL means distill_jsd_loss)", origin,
+                    text(i.name)));
   return out;
 }
 
@@ -221,7 +227,8 @@ PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries,
 void PluginCatalog::add(const kibench_plugin &plugin, const std::string &origin,
                         const std::shared_ptr<const void> &library,
                         const std::vector<std::string> &reserved) {
-  if (plugin.abi_version < KIBENCH_PLUGIN_ABI_VERSION_OLDEST || plugin.abi_version > KIBENCH_PLUGIN_ABI_VERSION)
+  if (plugin.abi_version < KIBENCH_PLUGIN_ABI_VERSION_OLDEST ||
+      plugin.abi_version > KIBENCH_PLUGIN_ABI_VERSION)
     throw InputError(fmt::format("{}: {}: plugin ABI version {}, this kibench speaks {} to {} (rebuild it "
                                  "against this kibench's kibench_plugin.h)",
                                  origin, KIBENCH_PLUGIN_ENTRY_SYMBOL, plugin.abi_version,
