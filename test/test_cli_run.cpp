@@ -110,6 +110,14 @@ TEST_CASE("kibench run refuses bad requests with exit 2 and writes nothing", "[c
     const auto r = run_kibench("run " + quoted(kSmall) + " --impl no-such-impl --out " + quoted(out));
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("no-such-impl") != std::string::npos);
+    CHECK(r.err.find("did you mean") == std::string::npos);
+    CHECK(r.err.find("py:MODULE:CALLABLE") != std::string::npos);
+  }
+  SECTION("a mistyped implementation gets the nearest name") {
+    const auto r = run_kibench("run " + quoted(kSmall) + " --impl cpu-refrence --out " + quoted(out));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("unknown implementation \"cpu-refrence\"; did you mean \"cpu-reference\"?") !=
+          std::string::npos);
   }
   SECTION("missing workload file") {
     const auto r = run_kibench("run " + quoted(tmp.path() / "absent.json") + " --out " + quoted(out));

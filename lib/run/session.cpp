@@ -5,7 +5,10 @@
 #include <fmt/core.h>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
@@ -364,6 +367,39 @@ struct SessionPlan {
   std::unique_ptr<PowerTelemetry> telemetry;
 };
 
+// Levenshtein distance between two short names (insertions, deletions and
+// substitutions of one byte each).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known name nearest to a mistyped one: at most a third of its letters
+// (and 3) away; none for a name too long to be a typo of any.
+std::optional<std::string> closest_name(std::string_view typed, const std::vector<std::string> &known) {
+  if (typed.size() > 64) return std::nullopt;
+  std::optional<std::string> best;
+  std::size_t best_distance = std::min<std::size_t>(3, std::max<std::size_t>(1, typed.size() / 3)) + 1;
+  for (const std::string &name : known) {
+    const std::size_t d = edit_distance(typed, name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best;
+}
+
 // --impl's names resolved: unknown ones and, when named, ones that cannot
 // run here are refused; GPU ones of the default list are noted and left out.
 std::vector<std::string> runnable_implementations(const Backend &backend, const SessionOptions &options,
@@ -377,8 +413,15 @@ std::vector<std::string> runnable_implementations(const Backend &backend, const 
     auto it = std::find_if(entries.begin(), entries.end(), [&](const auto &e) { return e.name == name; });
     if (it == entries.end()) {
       std::string known;
-      for (const auto &e : entries) known += (known.empty() ? "" : ", ") + e.name;
-      throw InputError(fmt::format("--impl: unknown implementation \"{}\" (known: {})", name, known));
+      std::vector<std::string> names_known;
+      for (const auto &e : entries) {
+        known += (known.empty() ? "" : ", ") + e.name;
+        names_known.push_back(e.name);
+      }
+      const auto near = closest_name(name, names_known);
+      throw InputError(fmt::format("--impl: unknown implementation \"{}\"{} (known: {}; a Python "
+                                   "implementation is py:MODULE:CALLABLE under python -m kibench)",
+                                   name, near ? fmt::format("; did you mean \"{}\"?", *near) : "", known));
     }
     if (it->needs_gpu && gpu_missing) {
       // Named in --impl, it was asked for: a run that silently never ran
