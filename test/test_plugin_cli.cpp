@@ -144,6 +144,12 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
   INFO(run.out << run.err);
   CHECK(run.exit_code == 1);
   const fs::path dir = only_run_dir(tmp.path());
+  // The run ends with every failure in one place, the failing output named.
+  CHECK(run.out.find("implementation runs failed (exit 1):") != std::string::npos);
+  CHECK(run.out.find("· raises-in-run · runtime_error: raises-in-run: run: deliberate failure in run") !=
+        std::string::npos);
+  CHECK(run.out.find("· nan-outputs · incorrect_numerical: FAIL:") != std::string::npos);
+  CHECK(run.out.find("· cpu-reference ·") == std::string::npos);
 
   struct Expected {
     const char *lane;
@@ -218,7 +224,8 @@ TEST_CASE("plugins are refused before any work, naming the file and what is wron
     const fs::path garbage = tmp.path() / "libgarbage.so";
     std::ofstream(garbage) << "not a shared library\n";
     const auto r = refused(garbage, "x", out);
-    CHECK(r.err.find("libgarbage.so: --plugin: not a loadable shared library: truncated") != std::string::npos);
+    CHECK(r.err.find("libgarbage.so: --plugin: not a loadable shared library: truncated") !=
+          std::string::npos);
   }
   SECTION("a file that does not exist") {
     const auto r = refused(tmp.path() / "libmissing.so", "x", out);

@@ -147,6 +147,8 @@ int run_command(const RunArgs &args, const CliContext &context) {
   const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}), gpus);
   const auto outcomes = run_session(*backend, options);
   if (tty) fmt::print(stderr, "\r\033[K");
+  fmt::print("{}", render_failure_summary(outcomes));
+  flush_stdout();
   const bool all_passed = std::all_of(outcomes.begin(), outcomes.end(),
                                       [](const WorkloadOutcome &o) { return o.no_failed_check(); });
   return all_passed ? 0 : 1;
@@ -228,10 +230,11 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                               json::format_number(power_state::kLoadS)))
       ->type_name("as-is|rested|loaded")
       ->capture_default_str();
-  run->add_option("--gpus", args->gpus,
-                  fmt::format("GPUs the run holds, devices 0 to N-1 (1 to {}): single-GPU implementations run "
-                              "on device 0, fused-vocab-parallel shards the LM heads over all N through NCCL",
-                              setting_ranges::kMaxGpus))
+  run->add_option(
+         "--gpus", args->gpus,
+         fmt::format("GPUs the run holds, devices 0 to N-1 (1 to {}): single-GPU implementations run "
+                     "on device 0, fused-vocab-parallel shards the LM heads over all N through NCCL",
+                     setting_ranges::kMaxGpus))
       ->type_name("N")
       ->capture_default_str();
   run->add_option("--plugin", args->plugins,

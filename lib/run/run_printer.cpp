@@ -96,13 +96,14 @@ std::string render_run_table(const WorkloadOutcome &o) {
   std::string out;
   if (w.is_jsd()) {
     // No GEMM: the bytes bound it (two fp32 [T, V] reads, one write per full pass).
-    out += fmt::format("\n{}  (jsd: T={} V={}, β={}; {:.3g} GB read, {:.3g} GB written per full pass)\n", w.name,
-                       w.tokens, w.vocab, w.scalars.beta, 8e-9 * static_cast<double>(w.tokens * w.vocab),
-                       4e-9 * static_cast<double>(w.tokens * w.vocab));
+    out +=
+        fmt::format("\n{}  (jsd: T={} V={}, β={}; {:.3g} GB read, {:.3g} GB written per full pass)\n", w.name,
+                    w.tokens, w.vocab, w.scalars.beta, 8e-9 * static_cast<double>(w.tokens * w.vocab),
+                    4e-9 * static_cast<double>(w.tokens * w.vocab));
   } else {
-    out += fmt::format("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n", w.name,
-                       w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
-                       w.gemm_flops(true) * 1e-12);
+    out += fmt::format("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n",
+                       w.name, w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta,
+                       w.scalars.temperature, w.gemm_flops(true) * 1e-12);
   }
   out += fmt::format("checked against {} (loss {:.9g})\n\n", o.oracle, o.oracle_loss);
   // Names longer than the header (plugins') widen the first column.
@@ -136,6 +137,21 @@ std::string render_run_table(const WorkloadOutcome &o) {
   render_sustained(out, o);
   out += fmt::format("\nwritten: {}/\n", o.run_dir.string());
   return out;
+}
+
+std::string render_failure_summary(const std::vector<WorkloadOutcome> &outcomes) {
+  std::string lines;
+  std::size_t count = 0;
+  for (const WorkloadOutcome &o : outcomes)
+    for (const ImplementationOutcome &i : o.implementations) {
+      const ImplementationFacts &f = i.facts;
+      if (!is_failure(f.status)) continue;
+      const std::string reason = f.failed() ? f.failure : f.verdict ? f.verdict->summary : std::string();
+      lines += fmt::format("  {} · {} · {}: {}\n", o.workload.name, f.name, to_string(f.status), reason);
+      ++count;
+    }
+  if (count == 0) return "";
+  return fmt::format("\n{} implementation run{} failed (exit 1):\n{}", count, count == 1 ? "" : "s", lines);
 }
 
 } // namespace kibench

@@ -6,11 +6,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "lib/run/outcome.hpp"
 
 namespace kibench {
 
 std::string render_run_table(const WorkloadOutcome &outcome);
+
+// The end of a run: one line per implementation that failed, on every
+// workload ("workload · lane · status: reason", the failing output named
+// where the check failed), or "" when none did.
+std::string render_failure_summary(const std::vector<WorkloadOutcome> &outcomes);
 
 } // namespace kibench
