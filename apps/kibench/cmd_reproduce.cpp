@@ -12,6 +12,7 @@
 #include "apps/kibench/commands.hpp"
 #include "apps/kibench/flag_values.hpp"
 #include "apps/kibench/plugins.hpp"
+#include "apps/kibench/sampling_flags.hpp"
 #include "lib/error.hpp"
 #include "lib/harness/power_state.hpp"
 #include "lib/harness/setting_ranges.hpp"
@@ -30,15 +31,7 @@ struct ReproduceArgs {
   std::string out = "reproduced";
   std::string tolerance = "5%";
   std::string evidence_url;
-  bool hot = false;
-  std::string min_samples = "10";
-  std::string max_samples = "1000";
-  std::string min_time = "0.5";
-  std::string max_noise = "0.005";
-  std::string timeout = "60";
-  std::string warmup = "3";
-  std::string sustained = "1";
-  std::string power_state{to_string(kDefaultPowerState)};
+  SamplingFlags sampling;
   std::string lock_clocks;
   std::vector<std::string> labels;
   std::vector<std::string> plugins;
@@ -46,24 +39,9 @@ struct ReproduceArgs {
 };
 
 ProtocolSettings read_settings(const ReproduceArgs &args) {
-  namespace ranges = setting_ranges;
   ProtocolSettings s;
-  s.cold = !args.hot;
   s.share_rounds = kShareRoundsByDefault; // as `kibench run` without --own-rounds
-  s.warmup_runs = count_flag("--warmup", args.warmup, 0, ranges::kMaxWarmupRuns);
-  s.min_samples = count_flag("--min-samples", args.min_samples, 1, ranges::kMaxSamples);
-  s.max_samples = std::max<std::size_t>(count_flag("--max-samples", args.max_samples, 1, ranges::kMaxSamples),
-                                        s.min_samples);
-  s.min_time_s = number_flag("--min-time", args.min_time, 0.0, ranges::kMaxMinTimeS, true, "seconds");
-  s.max_noise = fraction_flag("--max-noise", args.max_noise, ranges::kMaxNoise);
-  s.timeout_s = number_flag("--timeout", args.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
-  const auto power_state = power_state_from_string(args.power_state);
-  if (!power_state)
-    throw InputError(
-        fmt::format("--power-state: {:?} is not as-is, rested or loaded", io::printable(args.power_state)));
-  s.power_state = *power_state;
-  s.sustained_time_s =
-      number_flag("--sustained", args.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
+  read_sampling_flags(args.sampling, s);
   return s;
 }
 
@@ -143,29 +121,7 @@ void add_reproduce(CLI::App &app, Action &action, const CliContext &context) {
       ->type_name("URL");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object per record: its directory, verdict and attestation");
-  cmd->add_flag("--hot", args->hot, "Do not flush the GPU L2 before each sample");
-  cmd->add_option("--warmup", args->warmup, "Untimed invocations first (as kibench run)")
-      ->type_name("N")
-      ->capture_default_str();
-  cmd->add_option("--min-samples", args->min_samples, "As kibench run")
-      ->type_name("N")
-      ->capture_default_str();
-  cmd->add_option("--max-samples", args->max_samples, "As kibench run")
-      ->type_name("N")
-      ->capture_default_str();
-  cmd->add_option("--min-time", args->min_time, "As kibench run")
-      ->type_name("SECONDS")
-      ->capture_default_str();
-  cmd->add_option("--max-noise", args->max_noise, "As kibench run")
-      ->type_name("NOISE")
-      ->capture_default_str();
-  cmd->add_option("--timeout", args->timeout, "As kibench run")->type_name("SECONDS")->capture_default_str();
-  cmd->add_option("--sustained", args->sustained, "As kibench run (0: skip the energy phase)")
-      ->type_name("SECONDS")
-      ->capture_default_str();
-  cmd->add_option("--power-state", args->power_state, "As kibench run")
-      ->type_name("as-is|rested|loaded")
-      ->capture_default_str();
+  add_sampling_options(*cmd, args->sampling);
   cmd->add_option("--lock-clocks", args->lock_clocks, "As kibench run")->type_name("base|max");
   cmd->add_option("--label", args->labels, "As kibench run: names the runs written")
       ->type_name("NAME")

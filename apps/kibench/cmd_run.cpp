@@ -14,6 +14,7 @@
 #include "apps/kibench/commands.hpp"
 #include "apps/kibench/flag_values.hpp"
 #include "apps/kibench/plugins.hpp"
+#include "apps/kibench/sampling_flags.hpp"
 #include "lib/error.hpp"
 #include "lib/harness/power_state.hpp"
 #include "lib/harness/setting_ranges.hpp"
@@ -36,22 +37,14 @@ struct RunArgs {
   std::vector<std::string> implementations;
   std::string out = "runs";
   std::string pass = "full";
-  bool hot = false;
-  std::string min_samples = "10";
-  std::string max_samples = "1000";
-  std::string min_time = "0.5";
-  std::string max_noise = "0.005";
-  std::string timeout = "60";
-  std::string warmup = "3";
+  SamplingFlags sampling;
   bool no_interleave = false;
   bool share_rounds = kShareRoundsByDefault;
-  std::string sustained = "1";
   std::string save_tensors;
   std::vector<std::string> plugins;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
-  std::string power_state{to_string(kDefaultPowerState)};
   std::string gpus = "1";
 };
 
@@ -81,29 +74,13 @@ ProgressCallback make_progress(bool tty) {
 
 // Every flag in its range (setting_ranges.hpp; docs/guide.md lists them).
 ProtocolSettings read_settings(const RunArgs &args) {
-  namespace ranges = setting_ranges;
   ProtocolSettings s;
   const auto pass = pass_from_string(args.pass);
   if (!pass) throw InputError(fmt::format("--pass: \"{}\" is not forward, backward or full", args.pass));
   s.pass = *pass;
-  s.cold = !args.hot;
-  s.warmup_runs = count_flag("--warmup", args.warmup, 0, ranges::kMaxWarmupRuns);
-  s.min_samples = count_flag("--min-samples", args.min_samples, 1, ranges::kMaxSamples);
-  // A maximum below the minimum is raised to it: `--min-samples 2000` alone
-  // asks for 2000 samples.
-  s.max_samples = std::max<std::size_t>(count_flag("--max-samples", args.max_samples, 1, ranges::kMaxSamples),
-                                        s.min_samples);
-  s.min_time_s = number_flag("--min-time", args.min_time, 0.0, ranges::kMaxMinTimeS, true, "seconds");
-  s.max_noise = fraction_flag("--max-noise", args.max_noise, ranges::kMaxNoise);
-  s.timeout_s = number_flag("--timeout", args.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
+  read_sampling_flags(args.sampling, s);
   s.interleave = !args.no_interleave;
   s.share_rounds = args.share_rounds;
-  const auto power_state = power_state_from_string(args.power_state);
-  if (!power_state)
-    throw InputError(fmt::format("--power-state: {:?} is not as-is, rested or loaded", args.power_state));
-  s.power_state = *power_state;
-  s.sustained_time_s =
-      number_flag("--sustained", args.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
   return s;
 }
 
@@ -167,37 +144,7 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
       ->delimiter(',');
   run->add_option("--out", args->out, "Parent folder of the run directories")->capture_default_str();
   run->add_option("--pass", args->pass, "Timed pass: forward, backward or full")->capture_default_str();
-  run->add_flag("--hot", args->hot, "Do not flush the GPU L2 before each sample");
-  run->add_option("--warmup", args->warmup,
-                  fmt::format("Untimed invocations first (0 to {})", setting_ranges::kMaxWarmupRuns))
-      ->type_name("N")
-      ->capture_default_str();
-  run->add_option("--min-samples", args->min_samples,
-                  fmt::format("Samples before stopping is considered (1 to {})", setting_ranges::kMaxSamples))
-      ->type_name("N")
-      ->capture_default_str();
-  run->add_option("--max-samples", args->max_samples,
-                  fmt::format("Stop at this many samples (1 to {}; raised to --min-samples)",
-                              setting_ranges::kMaxSamples))
-      ->type_name("N")
-      ->capture_default_str();
-  run->add_option("--min-time", args->min_time,
-                  fmt::format("Seconds of samples before stopping (0 to {})", setting_ranges::kMaxMinTimeS))
-      ->type_name("SECONDS")
-      ->capture_default_str();
-  run->add_option(
-         "--max-noise", args->max_noise,
-         fmt::format("Stop when the median's relative standard error is below: a fraction (0 to {}) or a "
-                     "percentage (0.5%)",
-                     setting_ranges::kMaxNoise))
-      ->type_name("NOISE")
-      ->capture_default_str();
-  run->add_option(
-         "--timeout", args->timeout,
-         fmt::format("Stop sampling one implementation after this many seconds (above 0, at most {})",
-                     setting_ranges::kMaxTimeoutS))
-      ->type_name("SECONDS")
-      ->capture_default_str();
+  add_sampling_options(*run, args->sampling);
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
   run->add_option("--axis", args->axes,
@@ -222,14 +169,6 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                 "--share-rounds (the default): every implementation samples in every round until the last "
                 "one stops, so paired comparisons and the medians beside them come from the same rounds; "
                 "--own-rounds: each stops at its own rule (docs/protocol.md)");
-  run->add_option("--power-state", args->power_state,
-                  fmt::format("The state each timed GPU sample starts from: as-is (as the last left it), "
-                              "rested (wait, at most {} s, until SM clock and board power are back at their "
-                              "idle readings) or loaded ({} s of tensor-core load first); docs/protocol.md",
-                              json::format_number(power_state::kRestBoundS),
-                              json::format_number(power_state::kLoadS)))
-      ->type_name("as-is|rested|loaded")
-      ->capture_default_str();
   run->add_option(
          "--gpus", args->gpus,
          fmt::format("GPUs the run holds, devices 0 to N-1 (1 to {}): single-GPU implementations run "
@@ -240,13 +179,6 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   run->add_option("--plugin", args->plugins,
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");
-  run->add_option(
-         "--sustained", args->sustained,
-         fmt::format("Seconds each GPU implementation then runs back to back while the board's energy is "
-                     "read (0 to {}; 0: skip)",
-                     setting_ranges::kMaxSustainedS))
-      ->type_name("SECONDS")
-      ->capture_default_str();
   run->footer(R"(Exit codes: 0 all checked outputs passed, 1 an implementation failed (its check, or it
 raised an error, returned outputs of the wrong shape or type, ran out of time or memory), 2 bad input (a
 flag out of its range, a workload, a plugin, an --out or --save-tensors folder that cannot be written:
