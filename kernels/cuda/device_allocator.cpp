@@ -68,15 +68,15 @@ private:
   const std::string &owner_;
 };
 
-DeviceAllocator::DeviceAllocator(std::string name, bool caching) : name_(std::move(name)), caching_(caching) {
-  if (caching_) {
+DeviceAllocator::DeviceAllocator(std::string name, bool caching) : name_(std::move(name)) {
+  if (caching) {
     own_source_ = std::make_unique<CudaSegments>(name_);
     pool_ = std::make_unique<BlockPool>(*own_source_);
   }
 }
 
 DeviceAllocator::DeviceAllocator(std::string name, SegmentSource &source)
-    : name_(std::move(name)), caching_(true), pool_(std::make_unique<BlockPool>(source)) {}
+    : name_(std::move(name)), pool_(std::make_unique<BlockPool>(source)) {}
 
 DeviceAllocator::DeviceAllocator(std::string name, ProcessTag) : name_(std::move(name)), is_process_(true) {}
 
@@ -101,18 +101,20 @@ void *DeviceAllocator::allocate(std::size_t bytes, MemoryTag tag) {
   const std::size_t size = rounded(bytes == 0 ? 1 : bytes);
   void *pointer = nullptr;
   cudaError_t status = cudaSuccess;
-  if (caching_) {
+  if (pool_ != nullptr) {
     std::lock_guard lock(mutex_);
     pointer = pool_->allocate(size);
     if (pointer == nullptr) status = cudaErrorMemoryAllocation;
   } else {
     status = cudaMalloc(&pointer, size);
-    if (status == cudaErrorMemoryAllocation) (void)cudaGetLastError(); // not sticky; clear it
-    else CUDA_CHECK(status);
+    if (status == cudaErrorMemoryAllocation)
+      (void)cudaGetLastError(); // not sticky; clear it
+    else
+      CUDA_CHECK(status);
   }
   if (pointer == nullptr) {
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (own_source_ != nullptr || !caching_) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (own_source_ != nullptr || pool_ == nullptr) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // Out of device memory is the lane's resource_exceeded, with the numbers.
     throw ImplementationFailure(
         RunStatus::resource_exceeded,
@@ -122,7 +124,7 @@ void *DeviceAllocator::allocate(std::size_t bytes, MemoryTag tag) {
                     process().reserved_bytes()));
   }
   count_allocation(size, tag);
-  if (caching_) {
+  if (pool_ != nullptr) {
     std::lock_guard lock(mutex_);
     sync_cached_locked();
   }
@@ -133,7 +135,7 @@ void DeviceAllocator::deallocate(void *pointer, std::size_t bytes, MemoryTag tag
   if (pointer == nullptr) return;
   const std::size_t size = rounded(bytes == 0 ? 1 : bytes);
   count_free(size, tag);
-  if (caching_) {
+  if (pool_ != nullptr) {
     std::lock_guard lock(mutex_);
     pool_->deallocate(pointer);
     sync_cached_locked();
@@ -143,7 +145,7 @@ void DeviceAllocator::deallocate(void *pointer, std::size_t bytes, MemoryTag tag
 }
 
 void DeviceAllocator::trim() noexcept {
-  if (!caching_) return;
+  if (pool_ == nullptr) return;
   std::lock_guard lock(mutex_);
   pool_->release_free_segments();
   sync_cached_locked();

@@ -76,14 +76,13 @@ private:
   void sync_cached_locked();
 
   std::string name_;
-  bool caching_ = false;
   bool is_process_ = false;
   mutable std::mutex mutex_;
   std::uint64_t live_[3] = {0, 0, 0};
   std::uint64_t peak_ = 0;
   std::uint64_t cached_bytes_ = 0;
   std::unique_ptr<SegmentSource> own_source_; // cudaMalloc, for a caching allocator
-  std::unique_ptr<BlockPool> pool_;           // caching allocators only
+  std::unique_ptr<BlockPool> pool_;           // caching allocators only (null: cudaMalloc each)
 };
 
 } // namespace kibench::gpu
