@@ -86,10 +86,67 @@ def _run_lanes(argv):
     return list(python_lanes.values())
 
 
+def _asks_for_run_help(subcommand, argv):
+    return subcommand == "run" and any(a in ("-h", "--help") for a in argv[argv.index("run") + 1:])
+
+
+def _python_run_help():
+    """What `python -m kibench run` adds to `kibench run`."""
+    shipped = []
+    for name, attribute in lanes.SHIPPED.items():
+        declared = getattr(lanes, attribute).__kibench__
+        why_not = lanes.missing(name)
+        shipped.append(f"  {name:<30} {', '.join(declared['operations'])}: {declared['title']}")
+        if why_not:
+            shipped.append(f"  {'':<30} (skipped here: it {why_not})")
+    return "\n".join([
+        "",
+        "Python implementations (python -m kibench run):",
+        "  --impl py:MODULE:CALLABLE          a callable in a module imported by its dotted name, from the",
+        "                                     current folder or the environment (e.g. py:mykernels.jsd:fused_jsd)",
+        "  --impl py:path/to/file.py:CALLABLE a callable in a .py file; the file's folder goes first on",
+        "                                     sys.path, so it imports the modules beside it",
+        "  --capi PATH                        libkibench_capi.so to run with (else $KIBENCH_CAPI, the folder of",
+        "                                     `kibench` on PATH or its ../lib, or build/ of the source tree this",
+        "                                     package came from)",
+        "  CALLABLE prepares and returns the function kibench times; @kibench.implementation declares its",
+        "  device, tensors, passes and operations (docs/extending.md). A numpy lane",
+        "  (device=\"cpu\", tensors=\"numpy\") needs numpy in this Python (pip install numpy); a torch lane",
+        "  needs torch. Its revision records the module's sha256, a digest over the local modules it",
+        "  imports, and the git commit of their repository.",
+        "",
+        "Shipped Python implementations (--impl NAME; `python -m kibench list` says which run here):",
+        *shipped,
+        "",
+        "Example:",
+        "  python -m kibench run workloads/small/small-v1000-h64-t32.json \\",
+        "      --impl cpu-reference,py:examples/python/numpy_jsd.py:numpy_jsd",
+        ""])
+
+
+def _run_help(explicit, argv):
+    """`kibench run`'s own help from the C library, then the Python lanes'."""
+    try:
+        lib, _ = capi.load(explicit)
+    except capi.CapiNotFound as error:
+        print(_python_run_help())
+        print(f"kibench: kibench run's own flags need the C library: {error}", file=sys.stderr)
+        return 2
+    arguments = [b"kibench"] + [a.encode() for a in argv]
+    sys.stdout.flush()
+    code = lib.kibench_cli_run(len(arguments), (ctypes.c_char_p * len(arguments))(*arguments), None, 0, b"python")
+    # The library writes through C's stdout buffer, this text through Python's.
+    ctypes.CDLL(None).fflush(None)
+    print(_python_run_help())
+    return code
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     explicit, argv = _split_capi(argv)
     subcommand = next((a for a in argv if not a.startswith("-")), None)
+    if _asks_for_run_help(subcommand, argv):
+        return _run_help(explicit, argv)
     try:
         if subcommand == "run":
             python_lanes = _run_lanes(argv)

@@ -13,9 +13,11 @@ import math
 import os
 import platform
 import signal
+import sys
 import threading
+import tracemalloc
 
-from . import capi
+from . import _provenance, capi
 from .api import Inputs, Outputs
 
 
@@ -68,10 +70,56 @@ def _version_of(distribution):
         return None
 
 
+def _is_commit(text):
+    return len(text) == 40 and all(c in "0123456789abcdef" for c in text)
+
+
+def _listing(names, limit):
+    """The names joined by commas in at most `limit` characters: whole
+    names, the first ones and a count where all do not fit."""
+    text = ", ".join(names)
+    if len(text) <= limit:
+        return text
+    kept = []
+    for name in names:
+        if len(", ".join(kept + [name]) + f", … ({len(names)} files)") > limit:
+            break
+        kept.append(name)
+    return ", ".join(kept + [f"… ({len(names)} files)"])
+
+
 def _file_digest(path):
     with open(path, "rb") as f:
         data = f.read()
     return "sha256:" + hashlib.sha256(data).hexdigest(), os.path.basename(path), len(data)
+
+
+def _inputs_key(raw):
+    """What tells one workload's inputs from another's: the operation, the
+    pass and every tensor's address and shape."""
+    tensors = tuple((t.data, t.dtype, t.rank, tuple(t.shape)) for t in
+                    (getattr(raw, name) for name in Inputs.TENSORS))
+    return raw.operation, raw.pass_, tensors
+
+
+def _traced(body):
+    """body()'s result and (bytes it allocated that are still held, its
+    peak), as tracemalloc counts them. Tracing runs only inside body, so
+    what other lanes do between two calls is never counted; where tracing
+    was already on (python -X tracemalloc) it is left on."""
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    else:
+        tracemalloc.reset_peak()
+    base, _ = tracemalloc.get_traced_memory()
+    try:
+        result = body()
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        if started:
+            tracemalloc.stop()
+    return result, (max(0, current - base), max(0, peak - base))
 
 
 class PythonLane:
@@ -102,6 +150,10 @@ class PythonLane:
         self.kept = []
         self.timeout_s = 0.0
         self.memory_base = 0
+        # numpy lanes: host bytes seen by tracemalloc (see _traced).
+        self.inputs_key = None       # which inputs the lane is prepared on
+        self.host_memory = None      # (inputs_key, peak) of a prepare and the run right after it
+        self.host_pending = None     # the prepare's (retained, peak), until that run
 
     # ------------------------------------------------------------ facts
     def revision(self):
@@ -109,7 +161,8 @@ class PythonLane:
         f = self.facts
         module = inspect.getmodule(self.factory)
         path = getattr(module, "__file__", None) or inspect.getsourcefile(self.factory)
-        top = (module.__name__ if module else self.symbol).split(".")[0]
+        # A module loaded from a path has no importable name: its file's is the package's.
+        top = (module.__name__ if module else self.symbol.partition(":")[0]).split(".")[0]
         distribution = f["package"] or top
         version = f["version"] or _version_of(distribution) or "unversioned"
         requirements = dict(f["requirements"])
@@ -144,7 +197,42 @@ class PythonLane:
         }
         if path and os.path.isfile(path):
             facts["source"] = _file_digest(path)
+            if _provenance.is_local(path):
+                self._add_local_provenance(facts, path, getattr(module, "__package__", None))
         return facts
+
+    # A label's value is at most this many characters (KernelIndex).
+    LABEL_CHARS = 200
+
+    def _add_local_provenance(self, facts, path, package):
+        """The user's code as it is on disk: projectRevision.treeDigest over
+        the module and every local module it imports (identity, so an edit to
+        any of them makes a new revision), the commit of the git repository
+        holding them, and labels a reader needs beside those: which files the
+        digest covers and whether they differ from the commit."""
+        module_file = os.path.realpath(path)
+        folder = os.path.dirname(module_file)
+        files = _provenance.local_files(module_file, package)
+        # Paths from the module's folder: the same digest with or without
+        # git, wherever the folder is.
+        facts["tree_digest"] = _provenance.tree_digest(files, folder)
+        imported = [_provenance.relative(f, folder) for f in files if f != module_file]
+        if imported:
+            facts["labels"]["local_imports"] = _listing(imported, self.LABEL_CHARS)
+        git = _provenance.git_revision(folder, files)
+        if git is None:
+            return
+        root, commit, dirty = git
+        facts["path"] = _provenance.relative(module_file, root)
+        if _is_commit(commit):
+            if not facts["commit"]:
+                facts["commit"] = commit
+            elif facts["commit"] != commit:
+                facts["labels"]["git_commit"] = commit
+        # Not identity (the tree digest is): a reader's hint that the commit
+        # alone does not reproduce this code, as for a built-in's dirty build.
+        if dirty:
+            facts["labels"]["source_tree"] = "differs from its commit"
 
     # ------------------------------------------------------ the callbacks
     # Preparing may compile and warm up (torch.compile, Triton autotuning):
@@ -200,11 +288,16 @@ class PythonLane:
     def prepare(self, raw):
         self.timeout_s = raw.timeout_s
         self.inputs = self._inputs(raw)
+        self.inputs_key = _inputs_key(raw)
+        self.host_pending = None
         with self._context():
             if self.torch is not None and self.device == "cuda":
                 self.torch.cuda.synchronize()
                 self.memory_base = self.torch.cuda.memory_allocated()
-            self.runner = self.factory(self.inputs)
+            if self.traces_host_memory():
+                self.runner, self.host_pending = _traced(lambda: self.factory(self.inputs))
+            else:
+                self.runner = self.factory(self.inputs)
             if not callable(self.runner):
                 raise LaneError(capi.RUNTIME_ERROR, f"{self.symbol} returned {type(self.runner).__name__}, not the "
                                                     "function to time")
@@ -217,7 +310,16 @@ class PythonLane:
             return contextlib.nullcontext()
         return self.torch.enable_grad() if pass_code != capi.PASS_FORWARD else self.torch.no_grad()
 
+    def traces_host_memory(self):
+        """Whether tracemalloc sees what this lane allocates: numpy's arrays
+        are traced, torch's allocator is not."""
+        return self.tensors == "numpy"
+
     def before_sample(self, pass_code):
+        # The harness calls before_sample before every warm-up and timed
+        # run; only the check runs straight after prepare. Tracing stops
+        # here, so no timed run pays tracemalloc's cost.
+        self.host_pending = None
         if self.tensors == "torch":
             for leaf in self.inputs.student_leaves():
                 leaf.grad = None
@@ -229,7 +331,13 @@ class PythonLane:
     def run(self, pass_code):
         self.result = None
         with self._context(), self._grad_mode(pass_code):
-            self.result = self.runner(capi.PASS_NAMES[pass_code])
+            if self.host_pending is None:
+                self.result = self.runner(capi.PASS_NAMES[pass_code])
+                return
+            prepared, self.host_pending = self.host_pending, None
+            self.result, ran = _traced(lambda: self.runner(capi.PASS_NAMES[pass_code]))
+            # What prepare kept, then the run's own high-water mark on top.
+            self.host_memory = (self.inputs_key, max(prepared[1], prepared[0] + ran[1]))
 
     def outputs(self, out):
         if self.stream is not None:
@@ -261,6 +369,13 @@ class PythonLane:
         torch = self.torch
         m.input_bytes = 0
         out_bytes = sum(int(t.nbytes) for t in self.kept)
+        if self.traces_host_memory() and self.host_memory and self.host_memory[0] == self.inputs_key:
+            # Measured on the check run (prepare, then one run with nothing
+            # between) of the inputs the timed runs used.
+            m.output_bytes = out_bytes
+            m.peak_bytes = max(self.host_memory[1], out_bytes)
+            m.workspace_bytes = m.peak_bytes - out_bytes
+            return
         if torch is None or self.device != "cuda":
             m.output_bytes = out_bytes
             m.workspace_bytes = 0
@@ -417,7 +532,7 @@ class LaneSet:
         slot.computes_loss = 1 if lane.facts["computes_loss"] else 0
         r = slot.revision
         for key in ("name", "title", "description", "language", "path", "symbol", "version", "repository",
-                    "commit", "licence", "package", "package_version"):
+                    "commit", "tree_digest", "licence", "package", "package_version"):
             setattr(r, key, self._text(facts.get(key)))
         r.architectures = self._list(facts["architectures"])
         slot.operations = self._list(lane.operations)
@@ -477,6 +592,11 @@ def resolve(spec):
         if not module_name.endswith(".py"):
             raise LookupError(f"py:{spec}: {module_name} is not a .py file (name a Python source file, or a "
                               "module by its dotted name)")
+        # As `python file.py` does: the file's folder first on sys.path, so
+        # that it imports the modules beside it.
+        folder = os.path.dirname(os.path.abspath(module_name))
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
         loader_name = "kibench_user_" + hashlib.sha256(os.path.abspath(module_name).encode()).hexdigest()[:12]
         module_spec = importlib.util.spec_from_file_location(loader_name, module_name)
         module = importlib.util.module_from_spec(module_spec)

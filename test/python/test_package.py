@@ -8,13 +8,20 @@ refused (exit 2). A numpy implementation of jsd runs on jsd workloads the
 same way; one of another operation is skipped with the reason; the shipped
 jsd lanes say what they need where torch is missing. The package declares
 kibench's licence and the shipped lanes those of the projects they time;
-a user's lane that declares none keeps the export's note.
+a user's lane that declares none keeps the export's note. A lane's
+revision changes when a module it imports is edited (tree digest, git
+commit and a dirty label), a numpy lane's host memory is measured, the
+README's Python examples run as written, and `run --help` explains the
+Python lanes.
 
     test_package.py SOURCE_DIR BUILD_DIR"""
 
 import importlib.util
 import json
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +40,32 @@ JSD_IGNORED = os.path.join(SOURCE, "workloads", "jsd", "small", "jsd-small-t32-v
 JSD_BETA0 = os.path.join(SOURCE, "workloads", "jsd", "small", "jsd-small-t32-v1000-beta0-forward-kl.json")
 JSD_OPERATION = "sha256:eccbf4150e60ad41ce52a4bd06fa582b8b4d5ed394fcd096f069b08eadf420e6"
 QUICK = ["--min-samples", "5", "--max-samples", "10", "--min-time", "0", "--warmup", "1"]
+
+
+# A lane in a folder of its own that imports the module beside it (the
+# example numpy implementation, copied there) and keeps a workspace of
+# known size.
+WRAPPED_LANE = """import numpy
+
+import kibench
+import neighbour
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="1.0.0")
+def wrapped_jsd(inputs):
+    held = numpy.ones(2_000_000, dtype=numpy.float32)  # 8 MB kept from prepare to release
+    run = neighbour.numpy_jsd(inputs)
+
+    def timed(pass_):
+        held[0] = 1.0
+        return run(pass_)
+
+    return timed
+"""
+HELD_BYTES = 8_000_000
+# README commands that cannot run on a CPU machine, with why.
+README_NEEDS_GPU = {"python -m kibench reproduce test/data/seed/seed-record.json":
+                    "the seed's implementation is torch-eager on CUDA"}
 
 
 def run(command, **kwargs):
@@ -334,6 +367,124 @@ class Package(unittest.TestCase):
             line = [l for l in lines if l.split() and l.split()[0] == lane]
             self.assertEqual(len(line), 1, listed.stdout)
             self.assertIn(f"[skipped here: {reason}]", line[0])
+
+    def lane_folder(self, name):
+        folder = os.path.join(self.tmp.name, name)
+        os.makedirs(folder)
+        shutil.copy(EXAMPLE, os.path.join(folder, "neighbour.py"))
+        with open(os.path.join(folder, "kernel.py"), "w") as f:
+            f.write(WRAPPED_LANE)
+        return folder
+
+    def run_lane(self, folder, out):
+        result = self.kibench_py("run", SMALL, "--impl", f"py:{folder}/kernel.py:wrapped_jsd", "--out", out,
+                                 "--capi", CAPI, *QUICK)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        directory = self.run_dir(out)
+        manifests = {}
+        for kind in ("implementation", "run"):
+            with open(os.path.join(directory, f"{kind}.wrapped-jsd.json")) as f:
+                manifests[kind] = json.load(f)
+        return manifests
+
+    def test_an_edit_to_an_imported_module_makes_a_new_revision(self):
+        folder = self.lane_folder("lane-edited")
+        git = shutil.which("git")
+        if git:
+            for command in (["init", "-q"], ["add", "."],
+                            ["-c", "user.name=kibench test", "-c", "user.email=test@kibench.invalid", "commit",
+                             "-q", "-m", "a lane"]):
+                made = run([git, "-C", folder, *command])
+                self.assertEqual(made.returncode, 0, made.stderr)
+            head = run([git, "-C", folder, "rev-parse", "HEAD"]).stdout.strip()
+        before = self.run_lane(folder, os.path.join(self.tmp.name, "runs-before-edit"))
+        revision = before["implementation"]
+        self.assertEqual(before["run"]["spec"]["status"], "passed")
+        self.assertRegex(revision["spec"]["projectRevision"]["treeDigest"], r"^sha256:[0-9a-f]{64}$")
+        self.assertEqual(revision["metadata"]["labels"]["local_imports"], "neighbour.py")
+        self.assertEqual(revision["spec"]["source"]["fileName"], "kernel.py")
+        self.assertEqual(revision["spec"]["buildVariants"][0]["install"]["package"], "kernel")
+        if git:
+            self.assertEqual(revision["spec"]["projectRevision"]["commit"], head)
+            self.assertEqual(revision["spec"]["callable"]["path"], "kernel.py")
+            self.assertNotIn("source_tree", revision["metadata"]["labels"])
+
+        with open(os.path.join(folder, "neighbour.py"), "a") as f:
+            f.write("\n# an edit to the imported module only\n")
+        after = self.run_lane(folder, os.path.join(self.tmp.name, "runs-after-edit"))
+        edited = after["implementation"]
+        self.assertEqual(edited["spec"]["source"], revision["spec"]["source"])  # kernel.py itself is unchanged
+        self.assertNotEqual(edited["spec"]["projectRevision"]["treeDigest"],
+                            revision["spec"]["projectRevision"]["treeDigest"])
+        self.assertNotEqual(after["run"]["spec"]["implementationDigest"],
+                            before["run"]["spec"]["implementationDigest"])
+        if git:
+            self.assertEqual(edited["spec"]["projectRevision"]["commit"], head)
+            self.assertEqual(edited["metadata"]["labels"]["source_tree"], "differs from its commit")
+
+    def test_a_numpy_lane_reports_the_host_memory_it_allocates(self):
+        measured = self.run_lane(self.lane_folder("lane-memory"), os.path.join(self.tmp.name, "runs-memory"))
+        memory = {m["metric"]: m["value"] for m in measured["run"]["spec"]["measurements"]
+                  if m["metric"] in ("peak_memory", "workspace_memory")}
+        self.assertGreaterEqual(memory["workspace_memory"], HELD_BYTES, memory)
+        self.assertGreater(memory["peak_memory"], memory["workspace_memory"], memory)
+
+    def readme_commands(self):
+        """Every `pip install` and `python -m kibench` command of the
+        README's code blocks, continuation lines joined, comments cut."""
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            lines = f.read().splitlines()
+        commands, k = [], 0
+        while k < len(lines):
+            line = lines[k].strip()
+            k += 1
+            if not lines[k - 1].startswith("    ") or not re.match(r"(python -m kibench|pip install) ", line):
+                continue
+            while line.endswith("\\") and k < len(lines):
+                line = line[:-1].rstrip() + " " + lines[k].strip()
+                k += 1
+            commands.append(line.split("  #")[0].strip())
+        return commands
+
+    def test_the_readme_python_examples_run_as_written(self):
+        commands = self.readme_commands()
+        self.assertIn("pip install .", commands)  # what setUpClass ran, offline
+        ran = 0
+        # The README's relative paths, from a folder that is not the source tree.
+        folder = os.path.join(self.tmp.name, "readme")
+        os.makedirs(folder)
+        for name in ("workloads", "examples", "test"):
+            os.symlink(os.path.join(SOURCE, name), os.path.join(folder, name))
+        for command in commands:
+            if command.startswith("pip install") or command in README_NEEDS_GPU:
+                continue
+            words = shlex.split(command)
+            self.assertEqual(words[:3], ["python", "-m", "kibench"], command)
+            result = run([self.python, *words[1:]], cwd=folder, env=dict(os.environ, KIBENCH_CAPI=CAPI))
+            self.assertEqual(result.returncode, 0, f"{command}\n{result.stdout}\n{result.stderr}")
+            ran += 1
+        self.assertGreaterEqual(ran, 1, commands)
+        for command in README_NEEDS_GPU:
+            self.assertIn(command, commands, "a README command this test skips is no longer in the README")
+            for word in shlex.split(command):
+                if "/" in word:
+                    self.assertTrue(os.path.exists(os.path.join(SOURCE, word)), word)
+
+    def test_run_help_explains_the_python_lanes(self):
+        result = self.kibench_py("run", "--help", "--capi", CAPI)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = result.stdout
+        # kibench's own flags first, from the C library, then the Python lanes'.
+        self.assertIn("--impl TEXT", text)
+        self.assertLess(text.index("--impl TEXT"), text.index("Python implementations (python -m kibench run)"))
+        for phrase in ("py:MODULE:CALLABLE", "py:path/to/file.py:CALLABLE", "--capi PATH", "$KIBENCH_CAPI",
+                       "needs numpy in this Python", "docs/extending.md"):
+            self.assertIn(phrase, text)
+        lines = text.splitlines()
+        for lane in ("torch-eager", "torch-compile", "liger", "torch-eager-jsd", "liger-jsd",
+                     "torch-eager-fused-linear-jsd", "liger-fused-linear-jsd"):
+            self.assertTrue(any(l.split()[:1] == [lane] for l in lines), lane)
+        self.assertNotIn("Traceback", result.stderr)
 
 
 if __name__ == "__main__":
