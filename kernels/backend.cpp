@@ -31,6 +31,7 @@
 #include "lib/environment/gpu_topology.hpp"
 #include "lib/environment/power_telemetry_set.hpp"
 #include "lib/run/backend.hpp"
+#include "lib/worker/remote_implementation.hpp"
 
 namespace kibench {
 
@@ -164,8 +165,13 @@ public:
     if (const RegisteredImplementation *r = find_implementation(name))
       return r->make_for_gpus ? r->make_for_gpus(run_gpus_) : r->make();
     if (plugins_)
-      if (auto entry = plugins_->find(name))
-        return plugin::make_plugin_implementation(entry, plugins_->settings());
+      if (auto entry = plugins_->find(name)) {
+        const plugin::PluginRunSettings &settings = plugins_->settings();
+        auto local = plugin::make_plugin_implementation(entry, settings);
+        if (!plugin::runs_in_worker(*entry, settings)) return local;
+        return worker::make_remote_implementation(std::move(local),
+                                                  {plugin::worker_argv(*entry, settings), settings.timeout_s});
+      }
     return nullptr;
   }
 

@@ -223,7 +223,7 @@ TEST_CASE("the host adapter calls the plugin on kibench's inputs and poisons wha
   const PluginCatalog catalog = catalog_of(lane());
   const Workload workload = load_workload(kSource / "workloads/small/small-v1000-h64-t32.json");
   InputSet inputs(workload);
-  auto impl = make_plugin_implementation(catalog.find("host-lane"), PluginRunSettings{Pass::full, 7.5});
+  auto impl = make_plugin_implementation(catalog.find("host-lane"), PluginRunSettings{Pass::full, 7.5, Isolation::automatic, {}});
   CHECK(impl->name() == "host-lane");
   CHECK_FALSE(impl->needs_gpu());
   CHECK_FALSE(impl->unsupported_for(workload, Pass::full));

@@ -139,7 +139,8 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
       run_kibench("run " + quoted(kSmall) + " --plugin " +
                   quoted(kPlugins / "libkibench_test_plugin_lanes.so") + " --plugin " + quoted(kExample) +
                   " --impl cpu-reference,raises-in-prepare,raises-in-run,raises-in-sample,wrong-shape,"
-                  "wrong-dtype,nan-outputs,aliases-input,host-on-gpu-lane,example-cpu-fp32 --out " +
+                  "wrong-dtype,nan-outputs,aliases-input,host-on-gpu-lane,exits-in-sample,segfaults-in-sample,"
+                  "example-cpu-fp32 --out " +
                   quoted(tmp.path()) + " " + kQuick);
   INFO(run.out << run.err);
   CHECK(run.exit_code == 1);
@@ -166,6 +167,11 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
       {"wrong-dtype", "incorrect_dtype", "grad_student_weight is int64; kibench compares bf16, fp32 or fp64"},
       {"aliases-input", "runtime_error", "grad_student_input overlaps kibench's input student_input"},
       {"host-on-gpu-lane", "runtime_error", "grad_student_input is in device memory"},
+      // Each runs in a worker process of its own (--isolation auto, host
+      // lanes): its end is its lane's failure, not the run's.
+      {"exits-in-sample", "runtime_error", "its worker process exited with code 0 during"},
+      {"segfaults-in-sample", "runtime_error",
+       "its worker process was killed by signal 11 (SIGSEGV, a segmentation fault) during"},
   };
   for (const auto &f : failures) {
     INFO(f.lane);
@@ -179,8 +185,15 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
     const std::size_t line = run.out.find("\n" + std::string(f.lane) + " ");
     REQUIRE(line != std::string::npos);
     const std::string row = run.out.substr(line + 1, run.out.find('\n', line + 1) - line - 1);
-    CHECK(row.find(std::string("FAILED (") + f.status + "): " + f.lane) != std::string::npos);
+    // The plugin's own messages start with the lane's name; a worker's end
+    // is told from the outside.
+    const std::string reason = f.reason;
+    const std::string starts = reason.rfind("its worker process", 0) == 0 ? reason.substr(0, 24) : f.lane;
+    CHECK(row.find(std::string("FAILED (") + f.status + "): " + starts) != std::string::npos);
   }
+  // Every plugin lane ran in a worker process, and says so.
+  CHECK(read_text(dir / "run.example-cpu-fp32.json").find("\"isolation\": \"worker_process\"") !=
+        std::string::npos);
   // NaN outputs are a failed check, measured like any other.
   const std::string nan = read_text(dir / "run.nan-outputs.json");
   CHECK(nan.find("\"status\": \"incorrect_numerical\"") != std::string::npos);
@@ -280,4 +293,32 @@ TEST_CASE("a truncated plugin library is refused in one line, not a SIGBUS insid
   std::ofstream(text) << "not a library at all, but long enough to hold an ELF header's sixty-four bytes.\n";
   const auto r = refused(text, "example-cpu-fp32", tmp.path() / "out");
   CHECK(r.err.find("not a loadable shared library: not an ELF file") != std::string::npos);
+}
+
+TEST_CASE("--isolation: plugin lanes in worker processes by default on the CPU, in kibench's on request",
+          "[cli][plugin]") {
+  TempDir tmp;
+  SECTION("in-process: the lane runs in kibench's process and its run does not say worker_process") {
+    const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) +
+                                 " --impl example-cpu-fp32 --isolation in-process --out " + quoted(tmp.path()) +
+                                 " " + kQuick);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const std::string text = read_text(only_run_dir(tmp.path()) / "run.example-cpu-fp32.json");
+    CHECK(text.find("\"status\": \"passed\"") != std::string::npos);
+    CHECK(text.find("worker_process") == std::string::npos);
+  }
+  SECTION("an unknown value is refused before any work") {
+    const auto run = run_kibench("run " + quoted(kSmall) + " --plugin " + quoted(kExample) +
+                                 " --impl example-cpu-fp32 --isolation sandbox --out " +
+                                 quoted(tmp.path() / "out") + " " + kQuick);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find("--isolation: \"sandbox\" is not auto, process or in-process") != std::string::npos);
+    CHECK_FALSE(fs::exists(tmp.path() / "out"));
+  }
+  SECTION("kibench worker started by hand says what it is for") {
+    const auto run = run_kibench("worker --lane example-cpu-fp32 --plugin " + quoted(kExample));
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find("descriptor 3 is not a socket: kibench starts its workers itself") != std::string::npos);
+  }
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -32,6 +33,7 @@
 #include "lib/error.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/json/canonical.hpp"
+#include "lib/json/parse.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/run/backend.hpp"
 #include "lib/workload/workload.hpp"
@@ -174,6 +176,22 @@ void fill_stats(const kibench::ErrorStats &from, kibench_error_stats &to) {
   to.ref_l2_norm = from.ref_l2_norm;
   to.nonfinite = from.nonfinite;
   to.passed = from.passed ? 1 : 0;
+}
+
+// The worker command a hosting program gives (the Python package sets
+// KIBENCH_WORKER_COMMAND to a JSON array of strings: its interpreter and
+// arguments); none, and its plugin implementations run in process.
+std::vector<std::string> worker_command_from_environment() {
+  const char *text = std::getenv("KIBENCH_WORKER_COMMAND");
+  if (text == nullptr || *text == '\0') return {};
+  const kibench::json::Value value = kibench::json::parse(text, "KIBENCH_WORKER_COMMAND");
+  std::vector<std::string> argv;
+  if (value.is_array())
+    for (const kibench::json::Value &v : value.as_array())
+      if (v.is_string()) argv.push_back(v.as_string());
+  if (argv.empty() || !value.is_array() || argv.size() != value.as_array().size())
+    throw kibench::InputError("KIBENCH_WORKER_COMMAND: not a non-empty JSON array of strings");
+  return argv;
 }
 
 } // namespace
@@ -360,7 +378,11 @@ int kibench_cli_run(int argc, const char *const *argv, const struct kibench_plug
   for (int k = 0; plugins != nullptr && k < plugin_count; ++k)
     context.in_process.push_back({plugins[k], origin});
   try {
+    context.worker_command = worker_command_from_environment();
     return kibench::cli::run_cli(argc, argv, context);
+  } catch (const kibench::InputError &e) {
+    std::fprintf(stderr, "kibench: %s\n", e.what());
+    return 2;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "kibench: error: %s\n", e.what());
     return 3;

@@ -13,6 +13,10 @@ struct CliContext {
   // Plugin descriptions the hosting program supplies (beside --plugin's
   // libraries): `run` and `list` offer their implementations.
   std::vector<plugin::InProcessPlugin> in_process;
+  // The program and arguments that start a worker process for a plugin
+  // implementation (`kibench worker`; the Python package gives its own);
+  // empty: every plugin implementation runs in process.
+  std::vector<std::string> worker_command;
 };
 
 // Parses argv (argv[0] is the program's name), runs the subcommand and

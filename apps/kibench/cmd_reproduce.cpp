@@ -71,7 +71,7 @@ int reproduce_command(const ReproduceArgs &args, const CliContext &context) {
   };
   const double timeout_s = options.settings.timeout_s;
   const auto backend_for = [&args, &context, timeout_s](Pass pass) {
-    return make_backend(plugin_catalog(args.plugins, context, {pass, timeout_s}), 1);
+    return make_backend(plugin_catalog(args.plugins, context, {pass, timeout_s, plugin::Isolation::automatic, {}}), 1);
   };
   bool any_failed = false;
   reproduce::reproduce_records(backend_for, options, [&](const reproduce::ReproduceOutcome &o) {

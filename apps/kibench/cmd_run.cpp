@@ -42,6 +42,7 @@ struct RunArgs {
   bool share_rounds = kShareRoundsByDefault;
   std::string save_tensors;
   std::vector<std::string> plugins;
+  std::string isolation = "auto";
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
@@ -121,7 +122,12 @@ int run_command(const RunArgs &args, const CliContext &context) {
     flush_stdout();
   };
   const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
-  const auto backend = make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s}), gpus);
+  const auto isolation = plugin::isolation_from_string(args.isolation);
+  if (!isolation)
+    throw InputError(fmt::format("--isolation: {:?} is not auto, process or in-process",
+                                 io::printable(io::excerpt(args.isolation))));
+  const auto backend =
+      make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s, *isolation, {}}), gpus);
   const auto outcomes = run_session(*backend, options);
   if (tty) fmt::print(stderr, "\r\033[K");
   fmt::print("{}", render_failure_summary(outcomes));
@@ -179,6 +185,12 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   run->add_option("--plugin", args->plugins,
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");
+  run->add_option("--isolation", args->isolation,
+                  "Where plugin and Python implementations run: auto (the default: host ones in a worker "
+                  "process of their own, GPU ones in kibench's), process (every one in a worker), in-process "
+                  "(none); a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
+      ->type_name("auto|process|in-process")
+      ->capture_default_str();
   run->footer(R"(Exit codes: 0 all checked outputs passed, 1 an implementation failed (its check, or it
 raised an error, returned outputs of the wrong shape or type, ran out of time or memory), 2 bad input (a
 flag out of its range, a workload, a plugin, an --out or --save-tensors folder that cannot be written:

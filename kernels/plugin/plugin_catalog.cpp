@@ -293,4 +293,39 @@ std::shared_ptr<const PluginEntry> PluginCatalog::find(std::string_view name) co
   return it == entries_.end() ? nullptr : *it;
 }
 
+std::string_view to_string(Isolation isolation) {
+  switch (isolation) {
+  case Isolation::automatic: return "auto";
+  case Isolation::process: return "process";
+  case Isolation::in_process: return "in-process";
+  }
+  return "auto";
+}
+
+std::optional<Isolation> isolation_from_string(std::string_view text) {
+  for (const Isolation i : {Isolation::automatic, Isolation::process, Isolation::in_process})
+    if (to_string(i) == text) return i;
+  return std::nullopt;
+}
+
+bool runs_in_worker(const PluginEntry &entry, const PluginRunSettings &settings) {
+  if (settings.worker_command.empty()) return false;
+  switch (settings.isolation) {
+  case Isolation::process: return true;
+  case Isolation::in_process: return false;
+  case Isolation::automatic: return !entry.needs_gpu;
+  }
+  return false;
+}
+
+std::vector<std::string> worker_argv(const PluginEntry &entry, const PluginRunSettings &settings) {
+  std::vector<std::string> argv = settings.worker_command;
+  argv.insert(argv.end(), {"--lane", entry.name, "--pass", std::string(to_string(settings.pass)), "--timeout",
+                           fmt::format("{}", settings.timeout_s)});
+  // A library's implementation: the worker loads that library alone. A
+  // host's (the Python lanes): the host's worker command hands them in.
+  if (entry.library) argv.insert(argv.end(), {"--plugin", entry.origin});
+  return argv;
+}
+
 } // namespace kibench::plugin

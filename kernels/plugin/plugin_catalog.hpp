@@ -12,6 +12,8 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -50,12 +52,32 @@ struct InProcessPlugin {
   std::string origin;
 };
 
+// Where a plugin implementation runs (kibench run --isolation): in a
+// worker process of its own (lib/worker/remote_implementation.hpp), or in
+// kibench's. `automatic`: host implementations in a worker, GPU ones in
+// process.
+enum class Isolation { automatic, process, in_process };
+std::string_view to_string(Isolation isolation);
+std::optional<Isolation> isolation_from_string(std::string_view text);
+
 // What prepare() tells a plugin about the run it is part of
-// (kibench_plugin_inputs.pass and .timeout_s).
+// (kibench_plugin_inputs.pass and .timeout_s), and where it runs.
 struct PluginRunSettings {
   Pass pass = Pass::full;
   double timeout_s = 60.0;
+  Isolation isolation = Isolation::automatic;
+  // The program and arguments that start a worker (`kibench worker`, or
+  // the Python package's); empty where the hosting program gives none,
+  // and then every plugin runs in process.
+  std::vector<std::string> worker_command;
 };
+
+// Whether `entry` runs in a worker process under `settings`.
+[[nodiscard]] bool runs_in_worker(const struct PluginEntry &entry, const PluginRunSettings &settings);
+// The command that starts `entry`'s worker: settings.worker_command, the
+// lane, the pass and timeout, and the library that provides it.
+[[nodiscard]] std::vector<std::string> worker_argv(const struct PluginEntry &entry,
+                                                   const PluginRunSettings &settings);
 
 class PluginCatalog {
 public:

@@ -43,8 +43,15 @@ struct Candidate {
   json::Value revision;
   std::string revision_digest;
   std::uint64_t device_need = 0; // its own peak on the device, measured in its check
+  MemoryUse checked_memory;      // what it held in its check (prepare and one call, alone)
   std::string observed_at;       // when its timing group finished ("" if never timed)
 };
+
+// Each figure's larger value.
+MemoryUse largest(const MemoryUse &a, const MemoryUse &b) {
+  return {std::max(a.input_bytes, b.input_bytes), std::max(a.output_bytes, b.output_bytes),
+          std::max(a.workspace_bytes, b.workspace_bytes), std::max(a.peak_bytes, b.peak_bytes)};
+}
 
 // Records a lane's failure: its status and reason, no measurement.
 void fail(Candidate &c, const LaneFailure &failure) {
@@ -167,7 +174,7 @@ KeptOutputs run_oracle(WorkloadRun &run, const std::string &oracle, InputSet &in
 // recorded) and is not timed; nullopt for a lane that does not run here.
 std::optional<Candidate> check_lane(WorkloadRun &run, const std::string &name, InputSet &inputs,
                                     InputGuard &input_guard, const OutputView &truth, TensorDump *dump) {
-  Candidate c{name, run.backend.make(name), {}, {}, {}, 0, {}};
+  Candidate c{name, run.backend.make(name), {}, {}, {}, 0, {}, {}};
   c.revision = implementation_manifest(c.impl->revision_for(run.workload.operation_kind));
   c.revision_digest = manifest_digest(c.revision);
   c.facts.name = name;
@@ -198,6 +205,7 @@ std::optional<Candidate> check_lane(WorkloadRun &run, const std::string &name, I
     }
     c.facts.status = status_of_check(c.facts.verdict);
     c.device_need = device_need(*c.impl);
+    c.checked_memory = c.impl->memory();
   } catch (const std::exception &e) {
     LaneFailure failure = failure_of(e);
     if (failure.status == RunStatus::resource_exceeded) failure.reason += device_footprint(run);
@@ -276,7 +284,10 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
       if (f.measurement.failure) fail(c, *f.measurement.failure);
       if (!f.failed()) {
         try {
-          f.memory = c.impl->memory();
+          // The most it held, in its check or in its timing: a lane in a
+          // worker process is prepared afresh for each, and a host lane's
+          // allocations are measured where they are traced (the check).
+          f.memory = largest(c.checked_memory, c.impl->memory());
           f.labels = c.impl->run_labels();
           f.labels.set("timed_checks", guard.checked(*c.impl));
           if (groups.size() > 1) f.labels.set("timing_group", fmt::format("{} of {}", g + 1, groups.size()));

@@ -17,7 +17,7 @@ import ctypes
 import signal
 import sys
 
-from . import capi, lanes
+from . import capi, lanes, worker
 from .lane import LaneSet, PythonLane, gpu_default_problem, resolve
 
 
@@ -80,6 +80,7 @@ def _run_lanes(argv):
             if lane.name in python_lanes and python_lanes[lane.name].symbol != lane.symbol:
                 raise LookupError(f"--impl {entry}: the name {lane.name!r} is taken by "
                                   f"{python_lanes[lane.name].symbol}")
+            lane.entry = entry
             python_lanes[lane.name] = lane
             names.append(lane.name)
         argv[index] = prefix + ",".join(names)
@@ -153,6 +154,11 @@ def main(argv=None):
         elif subcommand in ("list", "reproduce"):
             python_lanes = [PythonLane(getattr(lanes, attribute), f"kibench.lanes:{attribute}",
                                        missing=lanes.missing(name)) for name, attribute in lanes.SHIPPED.items()]
+            for lane, name in zip(python_lanes, lanes.SHIPPED):
+                lane.entry = name
+        elif subcommand == "worker":
+            entries, argv = worker.split_entries(argv)
+            python_lanes = [lane for lane in map(_lane_for, entries) if lane is not None]
         else:
             python_lanes = []
     except LookupError as error:
@@ -160,10 +166,14 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     try:
-        lib, _ = capi.load(explicit)
+        lib, capi_path = capi.load(explicit)
     except capi.CapiNotFound as error:
         print(f"kibench: {error}", file=sys.stderr)
         return 2
+    if subcommand != "worker":
+        # Each Python lane runs in a worker process of its own (kibench run
+        # --isolation): this package again, with the same entries.
+        worker.export_worker_command(capi_path, [lane.entry for lane in python_lanes])
     lane_set = LaneSet(python_lanes) if python_lanes else None
     arguments = [b"kibench"] + [a.encode() for a in argv]
     c_argv = (ctypes.c_char_p * len(arguments))(*arguments)

@@ -142,6 +142,7 @@ class PythonLane:
         self.device = self.facts["device"]
         self.tensors = self.facts["tensors"]
         self.operations = tuple(self.facts.get("operations") or ("distill_jsd_loss",))
+        self.entry = None  # the --impl entry that named it (a worker resolves it again)
         self.runner = None
         self.inputs = None
         self.torch = None

@@ -5,7 +5,9 @@
  *                           others are measured: raises-in-prepare,
  *                           raises-in-run, raises-in-sample (fails on its
  *                           fourth run), wrong-shape, wrong-dtype,
- *                           nan-outputs, aliases-input, host-on-gpu-lane
+ *                           nan-outputs, aliases-input, host-on-gpu-lane,
+ *                           exits-in-sample (_exit(0) on its fourth
+ *                           run), segfaults-in-sample (SIGSEGV there)
  *   TEST_PLUGIN_OTHER_ABI   reports ABI version 999
  *   TEST_PLUGIN_NO_ENTRY    exports no entry symbol
  *   TEST_PLUGIN_BAD_FACTS   a lane whose callable.language is "C++"
@@ -16,8 +18,10 @@
  * NaN, or of the wrong shape or type), so a lane that got as far as the
  * check would fail it; each fails earlier, the way its name says. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "kibench_plugin.h"
@@ -93,6 +97,8 @@ static int32_t run(void *state, int32_t pass, void *stream, char *message) {
     say(message, "deliberate failure in the fourth run");
     return KIBENCH_PLUGIN_TIMEOUT;
   }
+  if (is(s, "exits-in-sample") && s->runs >= 4) _exit(0);
+  if (is(s, "segfaults-in-sample") && s->runs >= 4) raise(SIGSEGV);
   return KIBENCH_PLUGIN_OK;
 }
 
@@ -141,6 +147,8 @@ static const kibench_plugin_implementation lanes[] = {
     LANE("nan-outputs", "test-nan-outputs", "c"),
     LANE("aliases-input", "test-aliases-input", "c"),
     LANE("host-on-gpu-lane", "test-host-on-gpu-lane", "c"),
+    LANE("exits-in-sample", "test-exits-in-sample", "c"),
+    LANE("segfaults-in-sample", "test-segfaults-in-sample", "c"),
 };
 #define ABI KIBENCH_PLUGIN_ABI_VERSION
 #elif defined(TEST_PLUGIN_OTHER_ABI)

@@ -78,8 +78,12 @@ class UntrustedLanes(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stderr)
         run = manifest("writes-teacher-weight")
         self.assertEqual(run["spec"]["status"], "runtime_error")
-        self.assertIn(f"wrote into the shared input teacher_weight ({COPY} copy) during its check",
-                      run["metadata"]["description"])
+        # In process (GPU lanes by default) kibench's own copy is written
+        # into during the check; in a worker process (host lanes), the
+        # worker's copy during the call.
+        self.assertRegex(run["metadata"]["description"],
+                         rf"wrote into (its copy of )?the shared input teacher_weight \({COPY} copy\) during "
+                         r"(its check|a call to run, in its worker process)")
         self.assert_innocent_lanes_pass(manifest)
 
     def test_a_base_exception_in_the_timed_calls_fails_the_lane_alone(self):
@@ -88,6 +92,26 @@ class UntrustedLanes(unittest.TestCase):
         run = manifest("exits-in-timed-calls")
         self.assertEqual(run["spec"]["status"], "runtime_error")
         self.assertIn("raised SystemExit", run["metadata"]["description"])
+        self.assertNotIn("timing", run["spec"])
+        self.assert_innocent_lanes_pass(manifest)
+
+    def test_a_lane_that_ends_its_process_fails_alone(self):
+        result, directory, manifest = self.run_lanes("ends_its_process")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        run = manifest("ends-its-process")
+        self.assertEqual(run["spec"]["status"], "runtime_error")
+        self.assertIn("its worker process exited with code 0", run["metadata"]["description"])
+        self.assertNotIn("timing", run["spec"])
+        self.assert_innocent_lanes_pass(manifest)
+        verify = subprocess.run([KIBENCH, "digest", "--verify", directory], capture_output=True, text=True)
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+    def test_a_lane_that_segfaults_fails_alone(self):
+        result, _, manifest = self.run_lanes("segfaults")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        run = manifest("segfaults")
+        self.assertEqual(run["spec"]["status"], "runtime_error")
+        self.assertIn("was killed by signal 11 (SIGSEGV, a segmentation fault)", run["metadata"]["description"])
         self.assertNotIn("timing", run["spec"])
         self.assert_innocent_lanes_pass(manifest)
 

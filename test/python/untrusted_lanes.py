@@ -65,3 +65,36 @@ def exits_in_timed_calls(inputs):
         return honest(pass_)
 
     return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def ends_its_process(inputs):
+    """Right in its check and warm-up, then ends the process it runs in
+    with os._exit(0): no exception, no message, exit code 0."""
+    honest = _honest(inputs)
+    calls = [0]
+
+    def run(pass_):
+        calls[0] += 1
+        if calls[0] > 3:
+            os._exit(0)
+        return honest(pass_)
+
+    return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def segfaults(inputs):
+    """Right in its check and warm-up, then reads address 0."""
+    import ctypes
+
+    honest = _honest(inputs)
+    calls = [0]
+
+    def run(pass_):
+        calls[0] += 1
+        if calls[0] > 3:
+            ctypes.string_at(0)
+        return honest(pass_)
+
+    return run
