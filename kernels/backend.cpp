@@ -85,7 +85,7 @@ public:
     inputs.restore_host();
     if (inputs.device_slot()) {
       CUDA_CHECK(cudaDeviceSynchronize());
-      gpu::fill_device_inputs(gpu::device_inputs(inputs), inputs.workload());
+      gpu::fill_device_inputs(gpu::device_inputs(inputs), inputs.generator_workload());
     }
   }
 

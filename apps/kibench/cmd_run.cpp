@@ -43,6 +43,7 @@ struct RunArgs {
   std::string save_tensors;
   std::vector<std::string> plugins;
   std::string isolation = "auto";
+  std::string rotate_inputs = "auto";
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
@@ -82,6 +83,11 @@ ProtocolSettings read_settings(const RunArgs &args) {
   read_sampling_flags(args.sampling, s);
   s.interleave = !args.no_interleave;
   s.share_rounds = args.share_rounds;
+  const auto rotation = input_rotation_from_string(args.rotate_inputs);
+  if (!rotation)
+    throw InputError(fmt::format("--rotate-inputs: {:?} is not auto or off",
+                                 io::printable(io::excerpt(args.rotate_inputs))));
+  s.input_rotation = *rotation;
   return s;
 }
 
@@ -190,6 +196,13 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "process of their own, GPU ones in kibench's), process (every one in a worker), in-process "
                   "(none); a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
       ->type_name("auto|process|in-process")
+      ->capture_default_str();
+  run->add_option("--rotate-inputs", args->rotate_inputs,
+                  "Time each implementation on two of the workload's input sets, alternating by sample, and "
+                  "check its outputs against each set's oracle answer, so that outputs computed for other "
+                  "inputs fail: auto (the default: every implementation in a worker process, see --isolation), "
+                  "off (docs/protocol.md)")
+      ->type_name("auto|off")
       ->capture_default_str();
   run->footer(R"(Exit codes: 0 all checked outputs passed, 1 an implementation failed (its check, or it
 raised an error, returned outputs of the wrong shape or type, ran out of time or memory), 2 bad input (a

@@ -165,14 +165,21 @@ static void cpu_destroy(void *state) {
   free(state);
 }
 
-static float *widened(const kibench_tensor *t, int64_t count, size_t *held) {
+/* Room for a bf16 input widened to fp32 (NULL for an absent tensor). */
+static float *widening_buffer(const kibench_tensor *t, int64_t count, size_t *held) {
   if (t->data == NULL) return NULL;
   float *out = malloc((size_t)count * sizeof *out);
-  if (out == NULL) return NULL;
+  if (out != NULL) *held += (size_t)count * sizeof *out;
+  return out;
+}
+
+/* Widens at every call: kibench may put another of the workload's input
+ * sets into the same buffers between calls (docs/protocol.md), and a lane
+ * that answers for the inputs it saw in prepare fails its check. */
+static void widen(const kibench_tensor *t, int64_t count, float *out) {
+  if (t->data == NULL) return;
   const uint16_t *bits = t->data;
   for (int64_t k = 0; k < count; ++k) out[k] = example_bf16_to_float(bits[k]);
-  *held += (size_t)count * sizeof *out;
-  return out;
 }
 
 static int32_t cpu_prepare(void *state, const kibench_plugin_inputs *inputs, char *message) {
@@ -180,12 +187,12 @@ static int32_t cpu_prepare(void *state, const kibench_plugin_inputs *inputs, cha
   s->in = *inputs;
   const int64_t T = inputs->info.tokens, V = inputs->info.vocab, H = inputs->info.hidden,
                 Hs = inputs->info.student_hidden;
-  s->x_s = widened(&inputs->student_input, T * Hs, &s->held_bytes);
-  s->w_s = widened(&inputs->student_weight, V * Hs, &s->held_bytes);
-  s->x_t = widened(&inputs->teacher_input, T * H, &s->held_bytes);
-  s->w_t = widened(&inputs->teacher_weight, V * H, &s->held_bytes);
-  s->b_s = widened(&inputs->student_bias, V, &s->held_bytes);
-  s->b_t = widened(&inputs->teacher_bias, V, &s->held_bytes);
+  s->x_s = widening_buffer(&inputs->student_input, T * Hs, &s->held_bytes);
+  s->w_s = widening_buffer(&inputs->student_weight, V * Hs, &s->held_bytes);
+  s->x_t = widening_buffer(&inputs->teacher_input, T * H, &s->held_bytes);
+  s->w_t = widening_buffer(&inputs->teacher_weight, V * H, &s->held_bytes);
+  s->b_s = widening_buffer(&inputs->student_bias, V, &s->held_bytes);
+  s->b_t = widening_buffer(&inputs->teacher_bias, V, &s->held_bytes);
   s->grad_input = malloc((size_t)(T * Hs) * sizeof(float));
   s->grad_weight = malloc((size_t)(V * Hs) * sizeof(float));
   s->grad_bias = inputs->student_bias.data != NULL ? malloc((size_t)V * sizeof(float)) : NULL;
@@ -221,6 +228,12 @@ static int32_t cpu_run(void *state, int32_t pass, void *stream, char *message) {
   const int64_t *y = s->in.target.data;
   const int gradients = pass != KIBENCH_PASS_FORWARD;
   s->last_pass = pass;
+  widen(&s->in.student_input, T * Hs, s->x_s);
+  widen(&s->in.student_weight, V * Hs, s->w_s);
+  widen(&s->in.teacher_input, T * H, s->x_t);
+  widen(&s->in.teacher_weight, V * H, s->w_t);
+  widen(&s->in.student_bias, V, s->b_s);
+  widen(&s->in.teacher_bias, V, s->b_t);
   if (gradients) {
     memset(s->grad_input, 0, (size_t)(T * Hs) * sizeof(float));
     memset(s->grad_weight, 0, (size_t)(V * Hs) * sizeof(float));

@@ -88,7 +88,7 @@ void fill_device_inputs(DeviceInputs &d, const Workload &w) {
 }
 
 DeviceInputs &device_inputs(InputSet &inputs) {
-  if (!inputs.device_slot()) inputs.set_device_slot(generate_device_inputs(inputs.workload()));
+  if (!inputs.device_slot()) inputs.set_device_slot(generate_device_inputs(inputs.generator_workload()));
   return *static_cast<DeviceInputs *>(inputs.device_slot().get());
 }
 

@@ -155,6 +155,16 @@ private:
       impl_->wait_idle();
     } else if (op == "power_load") {
       impl_->enqueue_power_load(worker::number_member(request, "seconds"));
+    } else if (op == "inputs") {
+      // Another of the workload's input sets, generated in place (the
+      // lane holds views of these buffers), and guarded afresh.
+      const double variant = worker::number_member(request, "variant");
+      if (!(variant >= 0.0 && variant <= 1.0e6) || variant != static_cast<int>(variant))
+        throw std::runtime_error("worker: an input variant that is not a small whole number");
+      prepared_->inputs->set_variant(static_cast<int>(variant));
+      backend_.restore_inputs(*prepared_->inputs);
+      prepared_->guard->expect_current();
+      return;
     } else if (op == "release") {
       timer_.reset();
       impl_->release();

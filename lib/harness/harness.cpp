@@ -75,6 +75,7 @@ void check_invocation(Lane &lane, SampleGuard *guard, std::optional<std::size_t>
 double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample,
                    PowerConditioner *conditioner = nullptr, SampleGuard *guard = nullptr,
                    std::optional<std::size_t> timed_sample = std::nullopt) {
+  if (guard != nullptr) guard->before_invocation(*lane.impl, timed_sample);
   if (settings.cold) lane.impl->flush_caches();
   lane.impl->before_sample(settings.pass);
   if (conditioner) sample.rest = conditioner->condition(*lane.impl);

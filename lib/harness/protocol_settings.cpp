@@ -111,4 +111,18 @@ std::string ProtocolSettings::family() const {
   return "kibench_" + method();
 }
 
+std::string_view to_string(InputRotation rotation) {
+  switch (rotation) {
+  case InputRotation::automatic: return "auto";
+  case InputRotation::off: return "off";
+  }
+  return "auto";
+}
+
+std::optional<InputRotation> input_rotation_from_string(std::string_view text) {
+  for (const InputRotation r : {InputRotation::automatic, InputRotation::off})
+    if (to_string(r) == text) return r;
+  return std::nullopt;
+}
+
 } // namespace kibench

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,13 @@ inline constexpr bool kShareRoundsByDefault = true;
 // The protocol's sentence for share_rounds (compare reads it back).
 inline constexpr std::string_view kShareRoundsSentence =
     " Every implementation samples each round until the last one's rule is met.";
+
+// Whether lanes see more than one of the workload's input sets while timed
+// (docs/protocol.md, "What the harness checks"): `automatic`, every lane
+// in a worker process (it holds inputs of its own); `off`, none.
+enum class InputRotation { automatic, off };
+std::string_view to_string(InputRotation rotation);
+std::optional<InputRotation> input_rotation_from_string(std::string_view text);
 
 struct ProtocolSettings {
   Pass pass = Pass::full;
@@ -60,6 +68,10 @@ struct ProtocolSettings {
   // groups (lib/run/memory_plan.hpp): the groups, in the protocol's
   // metadata.description; "" when every lane was timed in one.
   std::string timing_groups;
+  // --rotate-inputs, and what rotated in this workload's run, for the
+  // protocol's metadata.description ("" when no lane saw a second set).
+  InputRotation input_rotation = InputRotation::automatic;
+  std::string rotation;
 
   // A stable, human-readable statement of the sampling above (goes into the
   // protocol's comparability notes, and so into its digest).

@@ -17,6 +17,10 @@ namespace kibench {
 class SampleGuard {
 public:
   virtual ~SampleGuard() = default;
+  // Before one invocation of `impl` (as after_invocation numbers them),
+  // untimed, before the cache flush: kibench's rotates the inputs here.
+  // An exception fails the lane.
+  virtual void before_invocation(Implementation & /*impl*/, std::optional<std::size_t> /*timed_sample*/) {}
   // After one invocation of `impl`: a warm-up (`timed_sample` nullopt) or
   // timed sample number `*timed_sample` (0-based, per lane).
   virtual std::optional<LaneFailure> after_invocation(Implementation &impl,

@@ -34,11 +34,26 @@ struct InputFingerprint {
   bool operator==(const InputFingerprint &) const = default;
 };
 
+// The workload's input set number `variant`: 0 is the workload's own
+// seeds; variant k adds k·φ (φ = 0x9E3779B97F4A7C15) to every generator's
+// seed, mod 2⁶⁴. Only the seeds differ, so shapes, scalars, policy and
+// digests are the workload's.
+[[nodiscard]] Workload input_variant(const Workload &workload, int variant);
+
 class InputSet {
 public:
   explicit InputSet(const Workload &workload) : workload_(workload) {}
 
   [[nodiscard]] const Workload &workload() const { return workload_; }
+  // Which input set the copies hold (input_variant): kibench rotates them
+  // between timed samples, so that a lane that returns what it computed
+  // for other inputs fails its check.
+  [[nodiscard]] int variant() const { return variant_; }
+  // The workload the copies are generated from: the current variant's.
+  [[nodiscard]] const Workload &generator_workload() const { return variant_ == 0 ? workload_ : *variant_workload_; }
+  // Switches to input set `variant`, generating the host copy again in
+  // place; the device copy is the backend's (Backend::restore_inputs).
+  void set_variant(int variant);
   // Generated on the CPU at first call.
   const HostInputs &host();
   [[nodiscard]] bool has_host() const { return host_ != nullptr; }
@@ -59,6 +74,8 @@ public:
 
 private:
   const Workload &workload_;
+  int variant_ = 0;
+  std::unique_ptr<Workload> variant_workload_;
   std::unique_ptr<HostInputs> host_;
   std::shared_ptr<void> device_;
 };

@@ -40,6 +40,7 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
     description += fmt::format("{}Timed in memory groups, {}: each group's lanes share rounds, and lanes of "
                                "different groups were not interleaved (their samples are not paired).",
                                description.empty() ? "" : " ", s.timing_groups);
+  if (!s.rotation.empty()) description += (description.empty() ? "" : " ") + s.rotation;
   if (!description.empty()) metadata.set("description", description);
   return make_manifest("BenchmarkProtocol", std::move(metadata), std::move(spec));
 }

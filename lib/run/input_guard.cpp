@@ -7,8 +7,12 @@
 namespace kibench {
 
 InputGuard::InputGuard(const Backend &backend, InputSet &inputs) : backend_(backend), inputs_(inputs) {
-  for (const InputFingerprint &f : backend.input_fingerprints(inputs))
-    expected_[{f.tensor, f.copy}] = f.value;
+  expect_current();
+}
+
+void InputGuard::expect_current() {
+  expected_.clear();
+  for (const InputFingerprint &f : backend_.input_fingerprints(inputs_)) expected_[{f.tensor, f.copy}] = f.value;
 }
 
 std::optional<std::string> InputGuard::check_and_restore() {

@@ -26,6 +26,9 @@ public:
   // ("teacher_weight (host copy)"), after restoring them. Throws
   // std::runtime_error if they cannot be restored.
   std::optional<std::string> check_and_restore();
+  // Takes the fingerprints again, after kibench itself generated the
+  // copies anew (another input set, InputSet::set_variant).
+  void expect_current();
 
 private:
   const Backend &backend_;

@@ -26,6 +26,7 @@
 #include "lib/run/run_directory_name.hpp"
 #include "lib/run/tensor_dump.hpp"
 #include "lib/run/trusted_samples.hpp"
+#include "lib/worker/remote_implementation.hpp"
 
 namespace kibench {
 
@@ -92,6 +93,8 @@ struct WorkloadRun {
   // kibench's own bytes on GPU 0 while the oracle ran, and while the lanes
   // did (nullopt without a GPU).
   std::optional<std::uint64_t> oracle_footprint, lane_footprint;
+  // What rotated among the workload's input sets (ProtocolSettings::rotation).
+  std::string input_rotation;
 
   void phase(Phase what, const std::string &implementation) const {
     Progress p;
@@ -154,15 +157,20 @@ std::string device_footprint(const WorkloadRun &run) {
 
 // 2. The oracle's answer, kept on the host while the lanes are checked and
 // timed; the oracle itself is released first.
-KeptOutputs run_oracle(WorkloadRun &run, const std::string &oracle, InputSet &inputs, TensorDump *dump) {
+// `record`: the workload's own answer (set 0), whose loss, tensors and
+// footprint the run reports; another input set's is only kept.
+KeptOutputs run_oracle(WorkloadRun &run, const std::string &oracle, InputSet &inputs, TensorDump *dump,
+                       bool record = true) {
   run.phase(Phase::oracle, oracle);
   auto reference = run.backend.make(oracle);
   reference->prepare(run.workload, inputs);
   reference->run(check_pass(run.settings.pass));
   const OutputView out = reference->outputs();
-  run.outcome.oracle_loss = out.loss;
-  if (dump) dump->add_outputs(oracle, out, run.workload);
-  if (const auto memory = run.backend.device_memory()) run.oracle_footprint = memory->kibench_bytes;
+  if (record) {
+    run.outcome.oracle_loss = out.loss;
+    if (dump) dump->add_outputs(oracle, out, run.workload);
+    if (const auto memory = run.backend.device_memory()) run.oracle_footprint = memory->kibench_bytes;
+  }
   KeptOutputs kept = keep_on_host(run.backend, out);
   reference->release();
   return kept;
@@ -257,7 +265,29 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
     for (std::size_t i = 0; i < lanes.size(); ++i) groups.back().push_back(i);
   }
 
-  TrustedSamples guard(run.backend, inputs, input_guard, truth, run.settings.pass);
+  // The oracle's answer for the second input set, where a lane will see
+  // it: lanes in a worker process hold their own inputs and rotate them;
+  // kibench's own lanes (which may widen their inputs once, in prepare)
+  // and foreign ones run in its process keep set 0.
+  const InputRotation rotation = run.settings.input_rotation;
+  std::optional<KeptOutputs> second_truth;
+  const bool any_rotates =
+      rotation != InputRotation::off && std::any_of(lanes.begin(), lanes.end(), [](const Candidate *c) {
+        return dynamic_cast<const worker::OwnInputs *>(c->impl.get()) != nullptr;
+      });
+  InputSet second_inputs(run.workload);
+  if (any_rotates) {
+    second_inputs.set_variant(1);
+    second_truth.emplace(run_oracle(run, run.outcome.oracle, second_inputs, nullptr, false));
+    second_inputs.release_device();
+  }
+  const auto truth_for = [&](int variant) -> const OutputView & {
+    if (variant == 0) return truth;
+    if (!second_truth) throw std::logic_error("time_lanes: input set 1 without its oracle answer");
+    return second_truth->view;
+  };
+  TrustedSamples guard(run.backend, inputs, input_guard, truth_for, run.settings.pass, rotation);
+  std::size_t rotated_lanes = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     std::vector<Candidate *> group;
     std::vector<Implementation *> timed;
@@ -290,6 +320,10 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
           f.memory = largest(c.checked_memory, c.impl->memory());
           f.labels = c.impl->run_labels();
           f.labels.set("timed_checks", guard.checked(*c.impl));
+          if (guard.rotated(*c.impl)) {
+            f.labels.set("input_sets", "2, alternating by timed sample (docs/protocol.md)");
+            ++rotated_lanes;
+          }
           if (groups.size() > 1) f.labels.set("timing_group", fmt::format("{} of {}", g + 1, groups.size()));
         } catch (const std::exception &e) {
           fail(c, failure_of(e));
@@ -298,6 +332,12 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
       release_quietly(run, c);
     }
   }
+  if (rotated_lanes > 0)
+    run.input_rotation = fmt::format(
+        "Inputs rotated for {} of {} timed lanes: timed sample k ran on the workload's input set (k + 1) mod 2 "
+        "(set 1: every generator's seed + 0x9e3779b97f4a7c15), generated in place between invocations, and "
+        "its outputs were held to that set's oracle answer.",
+        rotated_lanes, lanes.size());
   return groups.size() > 1 ? describe_timing_groups(needs, groups) : "";
 }
 
@@ -604,7 +644,7 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
     with.workload = workload.name;
     options.progress(with);
   };
-  WorkloadRun run{backend, options, p.settings, workload, progress, note, p.conditioner.get(), {}, {}, {}};
+  WorkloadRun run{backend, options, p.settings, workload, progress, note, p.conditioner.get(), {}, {}, {}, {}};
   run.outcome.workload = workload;
   run.outcome.oracle = plan.oracle;
   run.outcome.noise_target = p.settings.max_noise;
@@ -627,8 +667,10 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
 
   ProtocolSettings workload_settings = p.settings;
   workload_settings.timing_groups = timing_groups;
-  const json::Value protocol =
-      timing_groups.empty() ? p.protocol : protocol_manifest(workload_settings, plan.oracle);
+  workload_settings.rotation = run.input_rotation;
+  const json::Value protocol = timing_groups.empty() && run.input_rotation.empty()
+                                   ? p.protocol
+                                   : protocol_manifest(workload_settings, plan.oracle);
   write_run_directory(run, candidates, protocol, p.environment, p.environment_digest, p.power_state_labels);
   return std::move(run.outcome);
 }

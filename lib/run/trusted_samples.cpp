@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/correctness/correctness.hpp"
+#include "lib/worker/remote_implementation.hpp"
 
 namespace kibench {
 
@@ -22,11 +23,23 @@ std::string input_write_reason(const std::string &changed, const std::string &wh
 }
 
 TrustedSamples::TrustedSamples(const Backend &backend, InputSet &inputs, InputGuard &input_guard,
-                               const OutputView &truth, Pass pass)
-    : backend_(backend), inputs_(inputs), truth_(truth), pass_(pass), input_guard_(input_guard) {
+                               TruthFor truth_for, Pass pass, InputRotation rotation)
+    : backend_(backend), inputs_(inputs), truth_for_(std::move(truth_for)), pass_(pass), input_guard_(input_guard),
+      rotation_(rotation) {
+  const OutputView &truth = truth_for_(0);
   const std::int64_t elements =
       truth.grad_student_input.count + truth.grad_student_weight.count + truth.grad_student_bias.count;
   every_sample_ = elements < kCheapOutputElements;
+}
+
+void TrustedSamples::before_invocation(Implementation &impl, std::optional<std::size_t> timed_sample) {
+  auto *own = dynamic_cast<worker::OwnInputs *>(&impl);
+  if (own == nullptr || rotation_ == InputRotation::off) return;
+  // Warm-ups on set 1; timed sample k (0-based) on set (k + 1) mod 2.
+  const int variant = timed_sample ? static_cast<int>((*timed_sample + 1) % 2) : 1;
+  own->use_input_variant(variant);
+  lane_variant_[&impl] = variant;
+  rotated_.insert(&impl);
 }
 
 std::optional<LaneFailure> TrustedSamples::after_invocation(Implementation &impl,
@@ -38,7 +51,9 @@ std::optional<LaneFailure> TrustedSamples::after_invocation(Implementation &impl
   // Sample k (0-based) with probability 1/(k + 1): the first always, about
   // ln n + 1 of n in all, so a lane cannot tell which, and a long run of
   // cheap samples is not slowed by checks of large outputs.
-  const bool chosen = every_sample_ || entropy_() % (*timed_sample + 1) == 0;
+  // The first sample on each input set always: a lane that returns what it
+  // computed for the other set fails there.
+  const bool chosen = every_sample_ || *timed_sample < 2 || entropy_() % (*timed_sample + 1) == 0;
   return chosen ? check_outputs(impl, when) : std::nullopt;
 }
 
@@ -56,8 +71,10 @@ std::optional<LaneFailure> TrustedSamples::check_outputs(Implementation &impl, c
   if (!impl.computes_loss() || already_incorrect_.contains(&impl)) return std::nullopt;
   ++counts_[&impl].outputs;
   const OutputView out = impl.outputs();
+  const auto variant = lane_variant_.find(&impl);
+  const OutputView &truth = truth_for_(variant == lane_variant_.end() ? 0 : variant->second);
   CorrectnessVerdict verdict =
-      make_verdict(backend_.compare(out, truth_, checks_gradients(pass_)), inputs_.workload().correctness);
+      make_verdict(backend_.compare(out, truth, checks_gradients(pass_)), inputs_.workload().correctness);
   if (verdict.passed) return std::nullopt;
   return LaneFailure{RunStatus::incorrect_numerical,
                      fmt::format("the outputs of {} fail the check: {}", when, verdict.summary)};

@@ -13,15 +13,25 @@
 //     and the lane's last timed sample. A lane whose timed outputs fail is
 //     recorded incorrect_numerical with the invocation and the output named,
 //     and never ranked.
+//   - Rotated inputs. The check runs on the workload's input set 0; timed
+//     sample k of a rotating lane runs on set (k + 1) mod 2 (warm-ups on
+//     set 1), generated in place between invocations, untimed, and its
+//     outputs are held to that set's oracle answer. The first sample of
+//     each set is always compared, so a lane that returns what it computed
+//     for other inputs (in prepare, or on its first call) fails. A lane in
+//     a worker process rotates its own inputs (worker::OwnInputs); lanes in
+//     kibench's process share one copy and keep set 0.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "lib/harness/protocol_settings.hpp"
 #include "lib/harness/sample_guard.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/run/backend.hpp"
@@ -35,14 +45,19 @@ std::string input_write_reason(const std::string &changed, const std::string &wh
 
 class TrustedSamples final : public SampleGuard {
 public:
-  // `truth` (the oracle's outputs), `inputs` and `input_guard` must
-  // outlive it.
-  TrustedSamples(const Backend &backend, InputSet &inputs, InputGuard &input_guard, const OutputView &truth,
-                 Pass pass);
+  // The oracle's outputs for input set `variant` (made on first use).
+  using TruthFor = std::function<const OutputView &(int variant)>;
+  // `inputs` and `input_guard` must outlive it.
+  TrustedSamples(const Backend &backend, InputSet &inputs, InputGuard &input_guard, TruthFor truth_for, Pass pass,
+                 InputRotation rotation);
 
+  void before_invocation(Implementation &impl, std::optional<std::size_t> timed_sample) override;
   std::optional<LaneFailure> after_invocation(Implementation &impl,
                                               std::optional<std::size_t> timed_sample) override;
   std::optional<LaneFailure> after_last(Implementation &impl) override;
+
+  // Whether `impl` saw more than one input set.
+  [[nodiscard]] bool rotated(const Implementation &impl) const { return rotated_.contains(&impl); }
 
   // An implementation that already failed its check is timed as it is
   // (recorded incorrect_numerical): its timed outputs are not compared.
@@ -59,11 +74,15 @@ private:
   std::optional<LaneFailure> check_inputs(const std::string &when);
   std::optional<LaneFailure> check_outputs(Implementation &impl, const std::string &when);
 
+
   const Backend &backend_;
   InputSet &inputs_;
-  const OutputView &truth_;
+  TruthFor truth_for_;
   Pass pass_;
   InputGuard &input_guard_;
+  InputRotation rotation_;
+  std::map<const Implementation *, int> lane_variant_; // the input set of its last invocation
+  std::set<const Implementation *> rotated_;
   bool every_sample_ = false;
   std::random_device entropy_;
   struct Counts {

@@ -65,7 +65,7 @@ private:
   RemoteImplementation &owner_;
 };
 
-class RemoteImplementation final : public Implementation {
+class RemoteImplementation final : public Implementation, public OwnInputs {
 public:
   RemoteImplementation(std::unique_ptr<Implementation> description, WorkerLaunch launch)
       : description_(std::move(description)), launch_(std::move(launch)) {}
@@ -98,6 +98,7 @@ public:
     if (inputs.has_host()) request.set("inputs", fingerprints_to_json(inputs.host_fingerprints()));
     const json::Value reply =
         call(std::move(request), launch_.timeout_s * kPrepareAllowance + kStartupAllowanceS);
+    variant_ = 0;
     timer_name_ = string_member(reply, "timer");
     labels_ = object_member(reply, "labels");
     labels_.set("isolation", "worker_process");
@@ -148,6 +149,12 @@ public:
     if (failure) std::rethrow_exception(failure);
   }
 
+  void use_input_variant(int variant) override {
+    if (variant == variant_) return;
+    call({{"op", "inputs"}, {"variant", variant}});
+    variant_ = variant;
+  }
+
   // RemoteTimer's side.
   void arm() { timing_ = true; }
   void disarm() { timing_ = false; }
@@ -167,6 +174,7 @@ private:
     if (op == "outputs") return "reading its outputs";
     if (op == "before_sample") return "the untimed work before a sample";
     if (op == "poison") return "poisoning its outputs";
+    if (op == "inputs") return "generating its next input set";
     return op;
   }
 
@@ -213,6 +221,7 @@ private:
   std::unique_ptr<WorkerProcess> process_;
   bool dead_ = false;
   bool timing_ = false;
+  int variant_ = 0; // the input set the worker holds
   RemoteSample last_sample_;
   std::string timer_name_ = "worker";
   json::Object labels_;

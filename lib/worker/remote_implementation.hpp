@@ -30,6 +30,16 @@ struct WorkerLaunch {
   double timeout_s = 60.0;       // --timeout: one call's limit (prepare gets 10 times it)
 };
 
+// What an implementation in a worker offers beyond Implementation: its
+// inputs are its own, so kibench tells it which input set to hold.
+class OwnInputs {
+public:
+  virtual ~OwnInputs() = default;
+  // Generates input set `variant` (InputSet::set_variant) in place in the
+  // worker, untimed; nothing when it holds that one already.
+  virtual void use_input_variant(int variant) = 0;
+};
+
 std::unique_ptr<Implementation> make_remote_implementation(std::unique_ptr<Implementation> description,
                                                            WorkerLaunch launch);
 

@@ -115,6 +115,24 @@ class UntrustedLanes(unittest.TestCase):
         self.assertNotIn("timing", run["spec"])
         self.assert_innocent_lanes_pass(manifest)
 
+    def test_outputs_computed_for_other_inputs_fail(self):
+        for lane, name in (("cached_in_prepare", "cached-in-prepare"),
+                           ("cached_after_first_call", "cached-after-first-call")):
+            with self.subTest(lane=lane):
+                result, _, manifest = self.run_lanes(lane)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                run = manifest(name)
+                self.assertEqual(run["spec"]["status"], "incorrect_numerical")
+                self.assertNotIn("timing", run["spec"])
+                self.assertRegex(run["metadata"]["description"], r"the outputs of timed sample [12] fail the check")
+                self.assert_innocent_lanes_pass(manifest)
+                # The honest lane in a worker saw both input sets and says
+                # so; kibench's own, in its process, kept the first.
+                if not ON_GPU:
+                    self.assertEqual(manifest("numpy-jsd")["metadata"]["labels"]["input_sets"],
+                                     "2, alternating by timed sample (docs/protocol.md)")
+                    self.assertNotIn("input_sets", manifest("cpu-reference")["metadata"]["labels"])
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)

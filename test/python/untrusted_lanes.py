@@ -98,3 +98,29 @@ def segfaults(inputs):
         return honest(pass_)
 
     return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def cached_in_prepare(inputs):
+    """Computes the answer once, when prepared, and returns it on every
+    call: right for the inputs it was prepared on, and for no others."""
+    out = _honest(inputs)("full")
+
+    def run(pass_):
+        return out
+
+    return run
+
+
+@kibench.implementation(device="cpu", tensors="numpy", version="0.0.1")
+def cached_after_first_call(inputs):
+    """Computes on its first call after each prepare, then returns that."""
+    honest = _honest(inputs)
+    kept = []
+
+    def run(pass_):
+        if not kept:
+            kept.append(honest(pass_))
+        return kept[0]
+
+    return run
