@@ -22,6 +22,7 @@
 #include "kernels/cuda/nvml.hpp"
 #include "kernels/cuda/nvml_clock_control.hpp"
 #include "kernels/cuda/nvml_power_telemetry.hpp"
+#include "kernels/cuda/sentinels.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/oracle/device_compare.hpp"
 #include "kernels/plugin/plugin_backend.hpp"
@@ -87,6 +88,11 @@ public:
       CUDA_CHECK(cudaDeviceSynchronize());
       gpu::fill_device_inputs(gpu::device_inputs(inputs), inputs.generator_workload());
     }
+  }
+
+  [[nodiscard]] calibration::SentinelSet run_sentinels() const override {
+    if (gpu_unavailable_reason()) return calibration::host_sentinels();
+    return gpu::gpu_sentinels();
   }
 
   [[nodiscard]] std::optional<DeviceMemory> device_memory() const override {

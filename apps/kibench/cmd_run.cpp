@@ -44,6 +44,7 @@ struct RunArgs {
   std::vector<std::string> plugins;
   std::string isolation = "auto";
   std::string rotate_inputs = "auto";
+  bool strict_calibration = false;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
@@ -140,6 +141,16 @@ int run_command(const RunArgs &args, const CliContext &context) {
   flush_stdout();
   const bool all_passed = std::all_of(outcomes.begin(), outcomes.end(),
                                       [](const WorkloadOutcome &o) { return o.no_failed_check(); });
+  std::size_t uncalibrated = 0;
+  for (const WorkloadOutcome &o : outcomes) uncalibrated += o.calibration_caveats.empty() ? 0 : 1;
+  if (uncalibrated > 0 && args.strict_calibration) {
+    fmt::print(stderr,
+               "kibench: --strict-calibration: {} of {} workloads ran with the calibration sentinels outside "
+               "this machine's control limits or drifting (their runs are written, marked calibration_caveat; "
+               "not to be published)\n",
+               uncalibrated, outcomes.size());
+    return 1;
+  }
   return all_passed ? 0 : 1;
 }
 
@@ -197,6 +208,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "(none); a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
       ->type_name("auto|process|in-process")
       ->capture_default_str();
+  run->add_flag("--strict-calibration", args->strict_calibration,
+                "Exit 1 when the calibration sentinels (timed at the start and after each workload) fall outside "
+                "this machine's control limits or drift during a workload; the runs are still written, marked "
+                "(docs/protocol.md)");
   run->add_option("--rotate-inputs", args->rotate_inputs,
                   "Time each implementation on two of the workload's input sets, alternating by sample, and "
                   "check its outputs against each set's oracle answer, so that outputs computed for other "

@@ -153,6 +153,10 @@ public:
                         "({} ns)",
                         entry.label, *reported, setting_ranges::kMaxSampleNs));
     }
+    // A run whose calibration sentinels were outside the machine's control
+    // limits, or drifted, says so wherever it is compared.
+    if (const std::string calibration = string_at(run, "metadata.labels.calibration_caveat"); !calibration.empty())
+      out.caveats.push_back("calibration: " + io::printable(calibration));
     out.raw = raw_samples_of(entry, out.raw_missing);
     if (out.raw) {
       out.median_ns = stats::median(out.raw->nanoseconds());

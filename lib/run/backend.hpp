@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/calibration/sentinels.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/environment/clock_control.hpp"
 #include "lib/environment/environment.hpp"
@@ -54,6 +55,9 @@ public:
   }
   // Every existing copy generated again in place: undoes a lane's writes.
   virtual void restore_inputs(InputSet &inputs) const { inputs.restore_host(); }
+  // The calibration sentinels (lib/calibration/sentinels.hpp) of the device
+  // the run's lanes use: the host's by default.
+  [[nodiscard]] virtual calibration::SentinelSet run_sentinels() const { return calibration::host_sentinels(); }
   [[nodiscard]] virtual std::vector<ImplementationEntry> implementations() const = 0;
   // nullptr for an unknown name.
   [[nodiscard]] virtual std::unique_ptr<Implementation> make(std::string_view name) const = 0;

@@ -61,6 +61,9 @@ struct WorkloadOutcome {
   double noise_target = 0.0;
   std::vector<ImplementationOutcome> implementations;
   std::vector<std::pair<std::string, std::string>> skipped; // name, reason
+  // The calibration sentinels' caveats (lib/run/calibration_step.hpp):
+  // outside this machine's control limits, or drifting during the workload.
+  std::vector<std::string> calibration_caveats;
 
   // No implementation's status is a failure (is_failure): what `kibench
   // run`'s exit code reports.

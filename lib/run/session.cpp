@@ -21,6 +21,7 @@
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
 #include "lib/manifest/run_manifest.hpp"
+#include "lib/run/calibration_step.hpp"
 #include "lib/run/implementation_files.hpp"
 #include "lib/run/memory_plan.hpp"
 #include "lib/run/run_directory_name.hpp"
@@ -633,7 +634,8 @@ void set_up_protocol(const Backend &backend, const SessionOptions &options, cons
 // Steps 2 to 5 for one workload: the oracle, each lane's check, the timing
 // in memory groups, and the run directory.
 WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &options, const Note &note,
-                             const SessionPlan &plan, const SessionProtocol &p, std::size_t index) {
+                             const SessionPlan &plan, const SessionProtocol &p, std::size_t index,
+                             CalibrationStep &calibration) {
   const Workload &workload = plan.workloads[index];
   // The harness's reports, and the session's own phases, with the workload.
   const ProgressCallback progress = [&](const Progress &report) {
@@ -671,7 +673,11 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
   const json::Value protocol = timing_groups.empty() && run.input_rotation.empty()
                                    ? p.protocol
                                    : protocol_manifest(workload_settings, plan.oracle);
-  write_run_directory(run, candidates, protocol, p.environment, p.environment_digest, p.power_state_labels);
+  CalibrationStep::WorkloadCalibration calibrated = calibration.after_workload(workload.name);
+  json::Object labels = p.power_state_labels;
+  for (const auto &[key, value] : calibrated.labels) labels.set(key, value);
+  run.outcome.calibration_caveats = std::move(calibrated.caveats);
+  write_run_directory(run, candidates, protocol, p.environment, p.environment_digest, labels);
   return std::move(run.outcome);
 }
 
@@ -684,9 +690,10 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   const SessionPlan plan = plan_session(backend, options, note);
   SessionProtocol protocol;
   set_up_protocol(backend, options, note, plan, protocol);
+  CalibrationStep calibration(backend, note);
   std::vector<WorkloadOutcome> outcomes;
   for (std::size_t index = 0; index < plan.workloads.size(); ++index) {
-    outcomes.push_back(run_workload(backend, options, note, plan, protocol, index));
+    outcomes.push_back(run_workload(backend, options, note, plan, protocol, index, calibration));
     if (options.workload_done) options.workload_done(outcomes.back());
   }
   return outcomes;
