@@ -131,14 +131,14 @@ TEST_CASE("kibench compare stands a jsd or fused_linear_jsd run beside Liger's i
   CHECK(spec_string(jsd_run / "workload.json", {"spec", "operationSpecDigest"}) ==
         spec_string(liger_jsd / "workload.json", {"spec", "operationSpecDigest"}));
   for (const auto &[ours, theirs] : {std::pair{jsd_run, liger_jsd}, std::pair{fused_run, liger_fused}}) {
-    const auto compare = run_kibench("compare " + quoted(ours) + " " + quoted(theirs));
+    const auto compare = run_kibench("compare --verbose " + quoted(ours) + " " + quoted(theirs));
     INFO(compare.out << compare.err);
     CHECK(compare.exit_code == 0);
     CHECK_THAT(compare.out, Contains("WORKLOAD_MISMATCH"));
     CHECK_THAT(compare.out, Contains("compatible_workload view"));
   }
   // Another operation: reasons only.
-  const auto other = run_kibench("compare " + quoted(jsd_run) + " " + quoted(liger_fused));
+  const auto other = run_kibench("compare --verbose " + quoted(jsd_run) + " " + quoted(liger_fused));
   INFO(other.out << other.err);
   CHECK(other.exit_code == 0);
   CHECK_THAT(other.out, Contains("OPERATION_MISMATCH"));

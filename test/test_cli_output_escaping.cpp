@@ -71,7 +71,7 @@ TEST_CASE("compare shows hostile names escaped, in every format", "[cli][compare
   rename_manifest(second / "protocol.json", kHostileName + " two");
   rename_manifest(first / "workload.json", "workload\r\n> forged line");
 
-  const auto table = run_kibench("compare " + quoted(first) + " " + quoted(second));
+  const auto table = run_kibench("compare --verbose " + quoted(first) + " " + quoted(second));
   INFO(table.out << table.err);
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find('\x1b') == std::string::npos);

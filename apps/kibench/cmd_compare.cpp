@@ -31,6 +31,7 @@ struct CompareArgs {
   std::string seed = "1";
   std::string resamples = "5000";
   bool allow_environment_drift = false;
+  bool verbose = false;
 };
 
 int compare_command(const CompareArgs &args) {
@@ -52,7 +53,7 @@ int compare_command(const CompareArgs &args) {
   } else if (args.format == "markdown") {
     fmt::print("{}", compare::render_markdown(report));
   } else {
-    fmt::print("{}", compare::render_table(report));
+    fmt::print("{}", compare::render_table(report, args.verbose));
   }
   flush_stdout();
   if (report.gate && !report.gate->passed()) throw CheckFailed(compare::gate_summary(report, *report.gate));
@@ -83,6 +84,9 @@ void add_compare(CLI::App &app, Action &action) {
       ->type_name("PCT");
   command->add_option("--seed", args->seed, "Bootstrap seed (default 1: output is reproducible)");
   command->add_option("--resamples", args->resamples, "Bootstrap resamples, 100 to 1000000 (default 5000)");
+  command->add_flag("--verbose,-v", args->verbose,
+                    "With several cohorts (a multi-workload run): every cohort in full, and each run outside the "
+                    "baseline's cohort viewed against it, before the summary table");
   command->add_flag("--allow-environment-drift", args->allow_environment_drift,
                     "Rank runs whose environments differ only in kernel, driver, CUDA, OS, compiler or "
                     "library patch levels (never GPU, architecture, power limit or a major version) in one "

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "lib/compare/report_text.hpp"
 
 #include <cmath>
@@ -44,7 +45,9 @@ std::string short_digest(const std::string &digest) {
 }
 
 std::string relative_difference(const PairComparison &c) {
-  return fmt::format("{} [{}, {}]", signed_percent(c.relative_effect), signed_percent(c.relative_low),
+  // A time cannot fall by more than all of it: a resampled bound beyond
+  // −100 % is shown at −100 %.
+  return fmt::format("{} [{}, {}]", signed_percent(c.relative_effect), signed_percent(std::max(c.relative_low, -1.0)),
                      signed_percent(c.relative_high));
 }
 

@@ -7,6 +7,10 @@
 
 namespace kibench::compare {
 
-std::string render_table(const CompareReport &report);
+// Several cohorts (one per workload, say) are summarized on one screen: a
+// closing table of workloads × implementations with each speedup over the
+// baseline, its interval and verdict, or the run's status; `verbose`
+// prints every cohort in full before it, and the cross-workload views.
+std::string render_table(const CompareReport &report, bool verbose = false);
 
 } // namespace kibench::compare

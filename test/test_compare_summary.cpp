@@ -1,0 +1,55 @@
+// compare on a multi-workload run: one screen (a workload × implementation
+// summary) by default, every cohort in full with --verbose.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "lib/compare/report_text.hpp"
+#include "test/cli_process.hpp"
+#include "test/source_tree.hpp"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using namespace kibench::test;
+
+TEST_CASE("compare: several workloads are summarized on one screen, --verbose shows every cohort",
+          "[cli][compare]") {
+  TempDir tmp;
+  const fs::path small = source_dir() / "workloads/small";
+  const auto run = run_kibench(
+      "run " + quoted(small / "small-v1000-h64-t32.json") + " " + quoted(small / "small-v1000-h64-t32-tau2.json") +
+      " " + quoted(small / "small-v1003-h64-t32-odd-vocab.json") + " --plugin " + quoted(KIBENCH_EXAMPLE_PLUGIN) +
+      " --impl cpu-reference,example-cpu-fp32 --min-samples 5 --max-samples 5 --min-time 0 --warmup 1 --out " +
+      quoted(tmp.path()));
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+
+  const auto summary = run_kibench("compare " + quoted(tmp.path()));
+  INFO(summary.out << summary.err);
+  REQUIRE(summary.exit_code == 0);
+  CHECK_THAT(summary.out, Contains("summary: 3 workloads × 2 implementations"));
+  // Rows named by what sets the workloads apart, a cell per implementation.
+  CHECK_THAT(summary.out, Contains("\n  tau2-hidden64-tokens32-vocab1000 "));
+  CHECK_THAT(summary.out, Contains("\n  odd-vocab-hidden64-tokens32-vocab1003 "));
+  CHECK_THAT(summary.out, Contains("baseline"));
+  CHECK_THAT(summary.out, Contains("× ["));
+  CHECK_THAT(summary.out, !Contains("compatible_workload view"));
+  CHECK_THAT(summary.out, Contains("4 runs outside the baseline's cohort, each also viewed against it"));
+  CHECK(std::count(summary.out.begin(), summary.out.end(), '\n') < 30);
+
+  const auto verbose = run_kibench("compare --verbose " + quoted(tmp.path()));
+  INFO(verbose.out);
+  REQUIRE(verbose.exit_code == 0);
+  CHECK_THAT(verbose.out, Contains("cohort 3 of 3"));
+  CHECK_THAT(verbose.out, Contains("compatible_workload view"));
+  CHECK_THAT(verbose.out, Contains("summary: 3 workloads × 2 implementations"));
+}
+
+TEST_CASE("compare: a relative bound below −100 % is shown at −100 %", "[compare]") {
+  kibench::compare::PairComparison c;
+  c.relative_effect = -0.3117;
+  c.relative_low = -1.0687;
+  c.relative_high = 0.5564;
+  CHECK(kibench::compare::text::relative_difference(c) == "−31.17 % [−100.00 %, +55.64 %]");
+}
