@@ -53,3 +53,25 @@ TEST_CASE("compare: a relative bound below −100 % is shown at −100 %", "[com
   c.relative_high = 0.5564;
   CHECK(kibench::compare::text::relative_difference(c) == "−31.17 % [−100.00 %, +55.64 %]");
 }
+
+TEST_CASE("run --check-only: one checked invocation per implementation, the verdicts printed, nothing written",
+          "[cli]") {
+  TempDir tmp;
+  const fs::path small = source_dir() / "workloads/small/small-v1000-h64-t32.json";
+  const auto ok = run_kibench("run " + quoted(small) + " --plugin " + quoted(KIBENCH_EXAMPLE_PLUGIN) +
+                              " --impl cpu-reference,example-cpu-fp32 --check-only --out " + quoted(tmp.path() / "runs"));
+  INFO(ok.out << ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, Contains("one invocation each, nothing timed"));
+  CHECK_THAT(ok.out, Contains("\nexample-cpu-fp32 "));
+  CHECK_THAT(ok.out, Contains("passed (max rel"));
+  CHECK_THAT(ok.err, !Contains("warm-up"));
+  const bool nothing_written = !fs::exists(tmp.path() / "runs") || fs::is_empty(tmp.path() / "runs");
+  CHECK(nothing_written);
+
+  const auto failed = run_kibench("run " + quoted(small) + " --plugin " +
+                                  quoted(fs::path(KIBENCH_TEST_PLUGIN_DIR) / "libkibench_test_plugin_lanes.so") +
+                                  " --impl cpu-reference,nan-outputs --check-only --out " + quoted(tmp.path() / "f"));
+  CHECK(failed.exit_code == 1);
+  CHECK_THAT(failed.out, Contains("loss has 1 NaN/Inf of 1 elements"));
+}

@@ -45,6 +45,7 @@ struct RunArgs {
   std::string isolation = "auto";
   std::string rotate_inputs = "auto";
   bool strict_calibration = false;
+  bool check_only = false;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
@@ -123,9 +124,10 @@ int run_command(const RunArgs &args, const CliContext &context) {
   options.progress = make_progress(tty);
   // Each workload's table as soon as its directory is written, the
   // progress line cleared first.
-  options.workload_done = [tty](const WorkloadOutcome &o) {
+  options.check_only = args.check_only;
+  options.workload_done = [tty, check_only = args.check_only](const WorkloadOutcome &o) {
     if (tty) fmt::print(stderr, "\r\033[K");
-    fmt::print("{}", render_run_table(o));
+    fmt::print("{}", check_only ? render_check_table(o) : render_run_table(o));
     flush_stdout();
   };
   const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
@@ -208,6 +210,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "(none); a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
       ->type_name("auto|process|in-process")
       ->capture_default_str();
+  run->add_flag("--check-only", args->check_only,
+                "Check each implementation against the oracle once (one invocation on poisoned outputs) and "
+                "print the verdicts: nothing timed, nothing written (as nvbench --run-once; handy under a "
+                "profiler)");
   run->add_flag("--strict-calibration", args->strict_calibration,
                 "Exit 1 when the calibration sentinels (timed at the start and after each workload) fall outside "
                 "this machine's control limits or drift during a workload; the runs are still written, marked "

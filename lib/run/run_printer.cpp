@@ -90,6 +90,26 @@ void render_sustained(std::string &out, const WorkloadOutcome &o) {
 
 } // namespace
 
+std::string render_check_table(const WorkloadOutcome &o) {
+  std::string out = fmt::format("\n{}: checked against {} (loss {:.9g}), one invocation each, nothing timed\n",
+                                o.workload.name, o.oracle, o.oracle_loss);
+  std::size_t width = 14;
+  for (const auto &i : o.implementations) width = std::max(width, i.facts.name.size());
+  out += fmt::format("{:<{}} {:>16}  {}\n", "implementation", width, "loss", "correctness");
+  for (const auto &i : o.implementations) {
+    if (i.facts.failed()) {
+      out += fmt::format("{:<{}} FAILED ({}): {}\n", i.facts.name, width, to_string(i.facts.status),
+                         i.facts.failure);
+      continue;
+    }
+    out += fmt::format("{:<{}} {:>16.9g}  {}\n", i.facts.name, width, i.facts.loss,
+                       i.facts.verdict ? correctness_cell(i.facts) : std::string("computes no loss: not checked"));
+    if (i.facts.verdict && !i.facts.verdict->passed) out += fmt::format("  {}\n", i.facts.verdict->summary);
+  }
+  for (const auto &[name, reason] : o.skipped) out += fmt::format("{:<{}} skipped: {}\n", name, width, reason);
+  return out;
+}
+
 std::string render_run_table(const WorkloadOutcome &o) {
   const auto [reference, floor, tensor_floor] = reference_points(o);
   const Workload &w = o.workload;

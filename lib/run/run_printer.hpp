@@ -18,5 +18,7 @@ std::string render_run_table(const WorkloadOutcome &outcome);
 // workload ("workload · lane · status: reason", the failing output named
 // where the check failed), or "" when none did.
 std::string render_failure_summary(const std::vector<WorkloadOutcome> &outcomes);
+// kibench run --check-only: each implementation's loss and verdict.
+std::string render_check_table(const WorkloadOutcome &o);
 
 } // namespace kibench

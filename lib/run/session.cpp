@@ -635,7 +635,7 @@ void set_up_protocol(const Backend &backend, const SessionOptions &options, cons
 // in memory groups, and the run directory.
 WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &options, const Note &note,
                              const SessionPlan &plan, const SessionProtocol &p, std::size_t index,
-                             CalibrationStep &calibration) {
+                             CalibrationStep *calibration) {
   const Workload &workload = plan.workloads[index];
   // The harness's reports, and the session's own phases, with the workload.
   const ProgressCallback progress = [&](const Progress &report) {
@@ -665,6 +665,10 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
     if (auto c = check_lane(run, name, inputs, input_guard, truth.view, dump.get()))
       candidates.push_back(std::move(*c));
   if (dump) dump->commit();
+  if (options.check_only) {
+    for (Candidate &c : candidates) run.outcome.implementations.push_back({std::move(c.facts), {}, ""});
+    return std::move(run.outcome);
+  }
   const std::string timing_groups = time_lanes(run, candidates, inputs, input_guard, truth.view);
 
   ProtocolSettings workload_settings = p.settings;
@@ -673,7 +677,8 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
   const json::Value protocol = timing_groups.empty() && run.input_rotation.empty()
                                    ? p.protocol
                                    : protocol_manifest(workload_settings, plan.oracle);
-  CalibrationStep::WorkloadCalibration calibrated = calibration.after_workload(workload.name);
+  CalibrationStep::WorkloadCalibration calibrated =
+      calibration ? calibration->after_workload(workload.name) : CalibrationStep::WorkloadCalibration{};
   json::Object labels = p.power_state_labels;
   for (const auto &[key, value] : calibrated.labels) labels.set(key, value);
   run.outcome.calibration_caveats = std::move(calibrated.caveats);
@@ -690,10 +695,13 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
   const SessionPlan plan = plan_session(backend, options, note);
   SessionProtocol protocol;
   set_up_protocol(backend, options, note, plan, protocol);
-  CalibrationStep calibration(backend, note);
+  // Nothing is timed with --check-only: nothing to calibrate.
+  std::optional<CalibrationStep> calibration;
+  if (!options.check_only) calibration.emplace(backend, note);
   std::vector<WorkloadOutcome> outcomes;
   for (std::size_t index = 0; index < plan.workloads.size(); ++index) {
-    outcomes.push_back(run_workload(backend, options, note, plan, protocol, index, calibration));
+    outcomes.push_back(run_workload(backend, options, note, plan, protocol, index,
+                                    calibration ? &*calibration : nullptr));
     if (options.workload_done) options.workload_done(outcomes.back());
   }
   return outcomes;

@@ -56,6 +56,10 @@ struct SessionOptions {
   // Each workload's outcome as soon as its run directory is written (the
   // outcomes are returned as well).
   std::function<void(const WorkloadOutcome &)> workload_done;
+  // --check-only: the oracle and each implementation's check (one
+  // invocation, on poisoned outputs), nothing timed and nothing written;
+  // the outcomes carry the verdicts (run_dir empty).
+  bool check_only = false;
 };
 
 // The workload `kibench run` uses when none is named.
