@@ -198,6 +198,16 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
   const std::string nan = read_text(dir / "run.nan-outputs.json");
   CHECK(nan.find("\"status\": \"incorrect_numerical\"") != std::string::npos);
   CHECK(nan.find("\"timing\"") != std::string::npos);
+  // It has no memory(): its memory is unknown, shown so and never recorded as 0.
+  CHECK(nan.find("workspace_memory") == std::string::npos);
+  CHECK(nan.find("peak_memory") == std::string::npos);
+  {
+    const std::size_t row = run.out.find("\nnan-outputs ");
+    REQUIRE(row != std::string::npos);
+    CHECK(run.out.substr(row, run.out.find('\n', row + 1) - row).find("unknown    unknown") != std::string::npos);
+  }
+  // The example's CPU lane measures its own.
+  CHECK(read_text(dir / "run.example-cpu-fp32.json").find("workspace_memory") != std::string::npos);
   // The others are intact.
   for (const char *lane : {"cpu-reference", "example-cpu-fp32"}) {
     const std::string text = read_text(dir / (std::string("run.") + lane + ".json"));

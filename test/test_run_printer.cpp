@@ -97,7 +97,7 @@ TEST_CASE("the run table: every figure in its column, then the floors, the susta
       "GB   "
       "120.0 MB  "
       "passed (max rel 1.5e-03)\n"
-      "fused                2.000         2.000–2.000       3    noise     2.00×     2.00     1.25     1.5 "
+      "fused                2.000         2.000–2.000       3    noise         –        –     1.25     1.5 "
       "MB     "
       "2.0 kB  "
       "FAILED (max rel 2.5e-01)\n"

@@ -167,6 +167,9 @@ typedef struct {
   int64_t source_size_bytes;
 } kibench_plugin_revision;
 
+/* A workspace or peak a plugin did not measure (kibench_memory). */
+#define KIBENCH_MEMORY_UNKNOWN UINT64_MAX
+
 typedef struct {
   const char *name;      /* for --impl and file names: [a-z0-9][a-z0-9._-]*, no built-in's name */
   const char *summary;   /* one line for `kibench list` */
@@ -204,8 +207,9 @@ typedef struct {
   int32_t (*poison)(void *state, void *stream, char *message);
   /* Optional: the bytes the implementation holds beyond kibench's inputs
    * (input_bytes is ignored; kibench counts its inputs itself): outputs,
-   * workspace, and the high-water mark of the two since prepare(). NULL:
-   * the record counts only the outputs outputs() exposes. */
+   * workspace, and the high-water mark of the two since prepare().
+   * KIBENCH_MEMORY_UNKNOWN in workspace_bytes or peak_bytes, or NULL here:
+   * not measured, and the record says so (never 0). */
   int32_t (*memory)(void *state, kibench_memory *memory, char *message);
   /* Frees what prepare() allocated; prepare() may be called again after. */
   int32_t (*release)(void *state, char *message);

@@ -73,13 +73,15 @@ template <typename Get> InputViews input_views(const Workload &w, Pass pass, boo
 MemoryUse memory_use(std::uint64_t input_bytes, const PluginLane &lane) {
   MemoryUse use;
   use.input_bytes = input_bytes;
-  if (const auto m = lane.memory()) {
+  const auto m = lane.memory();
+  if (m && m->workspace_bytes != KIBENCH_MEMORY_UNKNOWN && m->peak_bytes != KIBENCH_MEMORY_UNKNOWN) {
     use.output_bytes = m->output_bytes;
     use.workspace_bytes = m->workspace_bytes;
     use.peak_bytes = input_bytes + std::max(m->peak_bytes, m->output_bytes + m->workspace_bytes);
   } else {
-    use.output_bytes = lane.output_bytes();
+    use.output_bytes = m && m->output_bytes != KIBENCH_MEMORY_UNKNOWN ? m->output_bytes : lane.output_bytes();
     use.peak_bytes = input_bytes + use.output_bytes;
+    use.measured = false;
   }
   return use;
 }

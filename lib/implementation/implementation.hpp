@@ -37,6 +37,10 @@ struct MemoryUse {
   std::uint64_t output_bytes = 0;    // loss and gradients
   std::uint64_t workspace_bytes = 0; // everything else the implementation holds
   std::uint64_t peak_bytes = 0;      // high-water mark of inputs+outputs+workspace
+  // False where the workspace and the peak were not measured (a plugin
+  // without memory(), a torch lane on the CPU): records say "unknown"
+  // then, never 0; peak_bytes is inputs + outputs, a lower bound.
+  bool measured = true;
 };
 
 // Times one sample. The harness calls start(), Implementation::run(), stop().

@@ -103,10 +103,13 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
   record.observed_at = context.observed_at;
   if (!o.failed()) {
     record.extra_measurements.push_back(measurement("throughput", "tflops", "median", result.tflops));
-    record.extra_measurements.push_back(
-        measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
-    record.extra_measurements.push_back(
-        measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
+    // Memory that was not measured is left out, never recorded as 0.
+    if (o.memory.measured) {
+      record.extra_measurements.push_back(
+          measurement("peak_memory", "bytes", "maximum", static_cast<double>(o.memory.peak_bytes)));
+      record.extra_measurements.push_back(
+          measurement("workspace_memory", "bytes", "maximum", static_cast<double>(o.memory.workspace_bytes)));
+    }
     record.extra_measurements.push_back(
         measurement("throttled_samples", "count", "count", static_cast<double>(result.throttled_samples)));
   }

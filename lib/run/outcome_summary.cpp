@@ -68,9 +68,12 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
                      {"p80Ms", latency.p80 * 1e-6},
                      {"relativeNoise", latency.relative_noise},
                      {"effectiveTflops", i.result.tflops},
-                     {"peakBytes", f.memory.peak_bytes},
-                     {"workspaceBytes", f.memory.workspace_bytes},
                      {"runDigest", i.run_digest}};
+    // Unmeasured memory is left out, never written as 0.
+    if (f.memory.measured) {
+      row.set("peakBytes", f.memory.peak_bytes);
+      row.set("workspaceBytes", f.memory.workspace_bytes);
+    }
     if (reference && reference != &i && median_of(*reference) > 0)
       row.set("speedupOverReference", median_of(*reference) / latency.median);
     if (floor && floor != &i && median_of(*floor) > 0)

@@ -139,15 +139,20 @@ std::string render_run_table(const WorkloadOutcome &o) {
       continue;
     }
     const auto &s = i.result.latency_ns;
-    const std::string speedup =
-        reference && reference != &i ? fmt::format("{:.2f}×", median_of(*reference) / s.median) : "–";
+    // A lane that failed its check is timed but not compared: its time is
+    // not the time of a correct result.
+    const bool correct = !i.facts.verdict || i.facts.verdict->passed;
+    const std::string speedup = correct && reference && reference != &i
+                                    ? fmt::format("{:.2f}×", median_of(*reference) / s.median)
+                                    : "–";
     const std::string to_floor =
-        floor && floor != &i ? fmt::format("{:.2f}", s.median / median_of(*floor)) : "–";
+        correct && floor && floor != &i ? fmt::format("{:.2f}", s.median / median_of(*floor)) : "–";
     out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n",
                        i.facts.name, width, s.median * 1e-6,
                        fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count,
                        stop_cell(i.facts.measurement.stop_reason), speedup, to_floor, i.result.tflops,
-                       human_bytes(i.facts.memory.peak_bytes), human_bytes(i.facts.memory.workspace_bytes),
+                       i.facts.memory.measured ? human_bytes(i.facts.memory.peak_bytes) : std::string("unknown"),
+                       i.facts.memory.measured ? human_bytes(i.facts.memory.workspace_bytes) : std::string("unknown"),
                        correctness_cell(i.facts));
   }
   for (const auto &[name, reason] : o.skipped)

@@ -51,8 +51,14 @@ struct Candidate {
 
 // Each figure's larger value.
 MemoryUse largest(const MemoryUse &a, const MemoryUse &b) {
+  // What was measured outweighs what was not.
+  if (a.measured != b.measured) {
+    MemoryUse out = a.measured ? a : b;
+    out.output_bytes = std::max(a.output_bytes, b.output_bytes);
+    return out;
+  }
   return {std::max(a.input_bytes, b.input_bytes), std::max(a.output_bytes, b.output_bytes),
-          std::max(a.workspace_bytes, b.workspace_bytes), std::max(a.peak_bytes, b.peak_bytes)};
+          std::max(a.workspace_bytes, b.workspace_bytes), std::max(a.peak_bytes, b.peak_bytes), a.measured};
 }
 
 // Records a lane's failure: its status and reason, no measurement.

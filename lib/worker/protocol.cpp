@@ -99,7 +99,8 @@ json::Object memory_to_json(const MemoryUse &m) {
   return {{"input_bytes", m.input_bytes},
           {"output_bytes", m.output_bytes},
           {"workspace_bytes", m.workspace_bytes},
-          {"peak_bytes", m.peak_bytes}};
+          {"peak_bytes", m.peak_bytes},
+          {"measured", m.measured}};
 }
 
 MemoryUse memory_from_json(const json::Value &reply) {
@@ -108,7 +109,10 @@ MemoryUse memory_from_json(const json::Value &reply) {
     if (!(v >= 0.0) || v > 9.0e15) throw std::runtime_error(fmt::format("a worker's {} of {}", key, v));
     return static_cast<std::uint64_t>(v);
   };
-  return {bytes("input_bytes"), bytes("output_bytes"), bytes("workspace_bytes"), bytes("peak_bytes")};
+  const json::Value &measured = member(reply, "measured");
+  if (!measured.is_bool()) throw std::runtime_error("a worker message's \"measured\" is not a boolean");
+  return {bytes("input_bytes"), bytes("output_bytes"), bytes("workspace_bytes"), bytes("peak_bytes"),
+          measured.as_bool()};
 }
 
 std::string_view element_type_name(ElementType type) {

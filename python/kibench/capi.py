@@ -20,6 +20,10 @@ OPERATIONS = ("distill_jsd_loss", "jsd", "fused_linear_jsd")
 OK, RUNTIME_ERROR, INCORRECT_SHAPE, INCORRECT_DTYPE, TIMEOUT, RESOURCE_EXCEEDED, UNSUPPORTED = range(7)
 
 
+# kibench_plugin.h's KIBENCH_MEMORY_UNKNOWN: a workspace or peak not measured.
+MEMORY_UNKNOWN = 2**64 - 1
+
+
 class Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("on_device", ctypes.c_int32),
                 ("rank", ctypes.c_int32), ("shape", ctypes.c_int64 * 2)]

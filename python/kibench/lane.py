@@ -378,9 +378,11 @@ class PythonLane:
             m.workspace_bytes = m.peak_bytes - out_bytes
             return
         if torch is None or self.device != "cuda":
+            # Not traced here (a torch lane on the CPU, or calls since the
+            # traced ones): unknown, which the record says, never 0.
             m.output_bytes = out_bytes
-            m.workspace_bytes = 0
-            m.peak_bytes = out_bytes
+            m.workspace_bytes = capi.MEMORY_UNKNOWN
+            m.peak_bytes = capi.MEMORY_UNKNOWN
             return
         peak = max(0, torch.cuda.max_memory_allocated() - self.memory_base)
         m.output_bytes = out_bytes
