@@ -305,7 +305,7 @@ TEST_CASE("a truncated plugin library is refused in one line, not a SIGBUS insid
   CHECK(r.err.find("not a loadable shared library: not an ELF file") != std::string::npos);
 }
 
-TEST_CASE("--isolation: plugin lanes in worker processes by default on the CPU, in kibench's on request",
+TEST_CASE("isolation: plugin lanes in worker processes by default on the CPU, in kibench's on request",
           "[cli][plugin]") {
   TempDir tmp;
   SECTION("in-process: the lane runs in kibench's process and its run does not say worker_process") {
