@@ -75,3 +75,30 @@ TEST_CASE("run --check-only: one checked invocation per implementation, the verd
   CHECK(failed.exit_code == 1);
   CHECK_THAT(failed.out, Contains("loss has 1 NaN/Inf of 1 elements"));
 }
+
+TEST_CASE("run --filter: only the WORKLOAD/IMPLEMENTATION pairs the expression matches", "[cli]") {
+  TempDir tmp;
+  const fs::path small = source_dir() / "workloads/small";
+  const std::string workloads =
+      quoted(small / "small-v1000-h64-t32.json") + " " + quoted(small / "small-v1000-h64-t32-tau2.json");
+  const std::string plugin = " --plugin " + quoted(KIBENCH_EXAMPLE_PLUGIN) + " --impl cpu-reference,example-cpu-fp32";
+  const auto run = run_kibench("run " + workloads + plugin + " --filter 'tau2.*/example' --min-samples 3 " +
+                               "--max-samples 3 --min-time 0 --warmup 0 --out " + quoted(tmp.path() / "runs"));
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  std::vector<fs::path> dirs;
+  for (const auto &e : fs::directory_iterator(tmp.path() / "runs")) dirs.push_back(e.path());
+  REQUIRE(dirs.size() == 1); // the default workload matched nothing and was left out
+  CHECK(dirs.front().filename().string().find("tau2") != std::string::npos);
+  CHECK(fs::exists(dirs.front() / "run.example-cpu-fp32.json"));
+  CHECK_FALSE(fs::exists(dirs.front() / "run.cpu-reference.json"));
+
+  const auto none = run_kibench("run " + workloads + plugin + " --filter nothing-matches --out " +
+                                quoted(tmp.path() / "none"));
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, Contains("--filter: \"nothing-matches\" matches no WORKLOAD/IMPLEMENTATION pair"));
+  CHECK_FALSE(fs::exists(tmp.path() / "none"));
+  const auto bad = run_kibench("run " + workloads + plugin + " --filter '(' --out " + quoted(tmp.path() / "bad"));
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("is not a regular expression"));
+}

@@ -46,6 +46,7 @@ struct RunArgs {
   std::string rotate_inputs = "auto";
   bool strict_calibration = false;
   bool check_only = false;
+  std::optional<std::string> filter;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
@@ -125,6 +126,7 @@ int run_command(const RunArgs &args, const CliContext &context) {
   // Each workload's table as soon as its directory is written, the
   // progress line cleared first.
   options.check_only = args.check_only;
+  options.filter = args.filter;
   options.workload_done = [tty, check_only = args.check_only](const WorkloadOutcome &o) {
     if (tty) fmt::print(stderr, "\r\033[K");
     fmt::print("{}", check_only ? render_check_table(o) : render_run_table(o));
@@ -210,6 +212,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "(none); a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
       ->type_name("auto|process|in-process")
       ->capture_default_str();
+  run->add_option("--filter", args->filter,
+                  "Run only the WORKLOAD/IMPLEMENTATION pairs this regular expression finds a match in, e.g. "
+                  "fused or 'tau2.*/numpy' (the oracle always runs; workloads left with none are skipped)")
+      ->type_name("REGEX");
   run->add_flag("--check-only", args->check_only,
                 "Check each implementation against the oracle once (one invocation on poisoned outputs) and "
                 "print the verdicts: nothing timed, nothing written (as nvbench --run-once; handy under a "

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "lib/inputs/input_set.hpp"
 #include "lib/io/atomic_write.hpp"
 #include "lib/io/output_directory.hpp"
+#include "lib/io/terminal_text.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
@@ -421,6 +424,10 @@ using Note = std::function<void(const std::string &)>;
 struct SessionPlan {
   std::vector<Workload> workloads;
   std::vector<std::string> runnable;
+  std::optional<std::regex> filter; // --filter
+  [[nodiscard]] bool selected(const Workload &w, const std::string &implementation) const {
+    return !filter || std::regex_search(w.name + "/" + implementation, *filter);
+  }
   std::string oracle;
   std::unique_ptr<PowerTelemetry> telemetry;
 };
@@ -556,6 +563,25 @@ SessionPlan plan_session(const Backend &backend, const SessionOptions &options, 
   }
   if (plan.runnable.empty())
     throw InputError("no implementation can run on this machine; see `kibench list`");
+  if (options.filter) {
+    if (options.filter->empty() || options.filter->size() > 200)
+      throw InputError("--filter: a regular expression of 1 to 200 characters");
+    try {
+      plan.filter.emplace(*options.filter, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error &e) {
+      throw InputError(fmt::format("--filter: {:?} is not a regular expression: {}", io::printable(*options.filter),
+                                   e.what()));
+    }
+    // Workloads none of whose implementations is selected are left out; no
+    // pair at all is a mistake, refused before any work.
+    std::erase_if(plan.workloads, [&](const Workload &w) {
+      return std::none_of(plan.runnable.begin(), plan.runnable.end(),
+                          [&](const std::string &name) { return plan.selected(w, name); });
+    });
+    if (plan.workloads.empty())
+      throw InputError(fmt::format("--filter: {:?} matches no WORKLOAD/IMPLEMENTATION pair (implementations: {})",
+                                   io::printable(*options.filter), fmt::join(plan.runnable, ", ")));
+  }
   std::vector<io::OutputFolder> folders{{options.out_dir, "--out"}};
   if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
   io::prepare_output_directories(folders);
@@ -668,7 +694,9 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
   InputGuard input_guard(backend, inputs);
   std::vector<Candidate> candidates;
   for (const auto &name : plan.runnable)
-    if (auto c = check_lane(run, name, inputs, input_guard, truth.view, dump.get()))
+    if (!plan.selected(workload, name)) {
+      continue;
+    } else if (auto c = check_lane(run, name, inputs, input_guard, truth.view, dump.get()))
       candidates.push_back(std::move(*c));
   if (dump) dump->commit();
   if (options.check_only) {

@@ -60,6 +60,10 @@ struct SessionOptions {
   // invocation, on poisoned outputs), nothing timed and nothing written;
   // the outcomes carry the verdicts (run_dir empty).
   bool check_only = false;
+  // --filter: only the pairs whose "<workload name>/<implementation>"
+  // this ECMAScript regular expression finds a match in (the oracle
+  // always runs); nullopt: every pair.
+  std::optional<std::string> filter;
 };
 
 // The workload `kibench run` uses when none is named.
