@@ -48,6 +48,13 @@ TEST_CASE("calibration: a loaded board is outside the limits, on the side that n
   CHECK_THAT(j.caveats[1], Catch::StartsWith("copy at the start 1.8e+03 GB/s, worse than the control limits"));
 }
 
+TEST_CASE("calibration: a board faster than its history is noted, not a caveat", "[calibration]") {
+  const auto h = steady_history(12);
+  const Judgement j = judge(h, readings(2.0, 3010.0, 598.0), readings(2.0, 3005.0, 600.0));
+  CHECK(j.caveats.empty());
+  CHECK(j.basis == "control limits from the last 12 clean runs on this machine (2 readings better than them)");
+}
+
 TEST_CASE("calibration: a reading that moves more than 10 % during the workload is a caveat", "[calibration]") {
   const Judgement j = judge({}, readings(5.0, 3000.0, 600.0), readings(5.0, 3000.0, 450.0));
   REQUIRE(j.caveats.size() == 1);

@@ -129,6 +129,7 @@ public:
 private:
   void handle(const std::string &op, const json::Value &request, json::Object &reply, int &attach) {
     if (op == "prepare") return prepare(request, reply);
+    if (op == "release" && !prepared_) return; // after a prepare that failed: nothing to free
     if (!prepared_) throw std::logic_error(fmt::format("worker: {} before prepare", op));
     if (op == "poison") {
       impl_->poison_outputs();

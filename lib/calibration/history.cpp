@@ -145,6 +145,7 @@ Judgement judge(const std::vector<SentinelSet> &history, const SentinelSet &befo
     return j;
   }
   j.basis = fmt::format("control limits from the last {} clean runs on this machine", history.size());
+  std::size_t better = 0;
   for (const SentinelSet *set : {&before, &after}) {
     const char *when = set == &before ? "at the start" : "at the end";
     for (const SentinelReading &r : set->readings) {
@@ -158,11 +159,20 @@ Judgement judge(const std::vector<SentinelSet> &history, const SentinelSet &befo
       const double sigma = 1.4826 * stats::median(std::move(deviations));
       const double band = std::max(4.0 * sigma, 0.10 * m);
       if (std::fabs(r.value - m) <= band) continue;
+      // Only the slow side is a caveat (a co-running job, a throttled or
+      // degraded board). A board faster than its history is not, and its
+      // run enters the history, so limits learnt on a busy machine follow
+      // it when it is quiet.
       const bool worse = r.higher_is_better ? r.value < m : r.value > m;
-      j.caveats.push_back(fmt::format("{} {} {:.3g} {}, {} the control limits {:.3g}–{:.3g}", r.name, when, r.value,
-                                      r.unit, worse ? "worse than" : "better than", m - band, m + band));
+      if (worse)
+        j.caveats.push_back(fmt::format("{} {} {:.3g} {}, worse than the control limits {:.3g}–{:.3g}", r.name, when,
+                                        r.value, r.unit, m - band, m + band));
+      else
+        ++better;
     }
   }
+  if (better > 0)
+    j.basis += fmt::format(" ({} reading{} better than them)", better, better == 1 ? "" : "s");
   add_drift(j, before, after);
   return j;
 }

@@ -6,8 +6,9 @@
 // Control limits, per sentinel, from the last kHistoryWindow entries (at
 // least kMinHistory): the median m ± max(4·σ̂, 10 % of m), where σ̂ =
 // 1.4826·MAD is the median absolute deviation scaled to a normal's σ (robust
-// to the odd bad run). A reading outside them, or one that moved by more
-// than kDriftLimit between the workload's start and end, is a caveat.
+// to the odd bad run). A reading below them (above, for a latency), or one
+// that moved by more than kDriftLimit between the workload's start and
+// end, is a caveat; one better than them is noted in the basis only.
 #pragma once
 
 #include <filesystem>

@@ -141,6 +141,7 @@ public:
       try {
         call({{"op", "release"}});
         call({{"op", "exit"}});
+        exit_sent_ = true;
       } catch (const std::exception &) {
         failure = std::current_exception();
       }
@@ -207,13 +208,25 @@ private:
     }
   }
 
+  // Ends the worker: told to exit where release() has not (a prepare
+  // again, or destruction), then waited for, and killed after 5 s.
   void end_worker() {
     mapping_.unmap();
     shared_fd_ = FileDescriptor();
-    if (process_ && !dead_) process_->wait_for_end(5.0);
+    if (process_ && !dead_) {
+      if (!exit_sent_) {
+        try {
+          process_->channel().send(json::Value(json::Object{{"op", "exit"}}));
+        } catch (const std::exception &) {
+          // Gone already: waiting reaps it.
+        }
+      }
+      process_->wait_for_end(5.0);
+    }
     process_.reset();
     dead_ = false;
     timing_ = false;
+    exit_sent_ = false;
   }
 
   std::unique_ptr<Implementation> description_;
@@ -221,6 +234,7 @@ private:
   std::unique_ptr<WorkerProcess> process_;
   bool dead_ = false;
   bool timing_ = false;
+  bool exit_sent_ = false;
   int variant_ = 0; // the input set the worker holds
   RemoteSample last_sample_;
   std::string timer_name_ = "worker";
