@@ -67,13 +67,13 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
                      {"p20Ms", latency.p20 * 1e-6},
                      {"p80Ms", latency.p80 * 1e-6},
                      {"relativeNoise", latency.relative_noise},
-                     {"effectiveTflops", i.result.tflops},
-                     {"runDigest", i.run_digest}};
+                     {"effectiveTflops", i.result.tflops}};
     // Unmeasured memory is left out, never written as 0.
     if (f.memory.measured) {
       row.set("peakBytes", f.memory.peak_bytes);
       row.set("workspaceBytes", f.memory.workspace_bytes);
     }
+    row.set("runDigest", i.run_digest);
     if (reference && reference != &i && median_of(*reference) > 0)
       row.set("speedupOverReference", median_of(*reference) / latency.median);
     if (floor && floor != &i && median_of(*floor) > 0)
