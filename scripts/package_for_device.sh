@@ -5,6 +5,7 @@
 #   scripts/package_for_device.sh [BUILD_DIR] [DEST]
 #   DEST/kibench, DEST/kibench_tests, DEST/kibench_dev (the dev/ studies),
 #   DEST/libkibench_capi.so, DEST/kibench_capi_test, DEST/libkibench_example_plugin.so,
+#   DEST/libkibench_test_plugin_untrusted_gpu.so (test_gpu_untrusted_plugin.cpp),
 #   DEST/lib/*.so.*  (their RPATH is $ORIGIN/lib)
 #   DEST/share/kibench/  the data (workloads, KernelIndex tables, LICENSE,
 #                        NOTICE), where kibench and libkibench_capi.so look
@@ -35,6 +36,7 @@ cp "$build/kibench" "$dest/"
 cp "$build/test/kibench_tests" "$build/dev/kibench_dev" "$dest/"
 cp "$build/libkibench_capi.so" "$build/test/kibench_capi_test" "$dest/"
 cp "$build/examples/plugin/libkibench_example_plugin.so" "$dest/"
+cp "$build/test/plugins/libkibench_test_plugin_untrusted_gpu.so" "$dest/"
 mkdir -p "$dest/share"
 cp -r "$build/share/kibench" "$dest/share/"
 for binary in "$dest/kibench" "$dest/kibench_tests" "$dest/kibench_dev" "$dest/libkibench_capi.so"; do

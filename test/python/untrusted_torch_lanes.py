@@ -57,3 +57,73 @@ def exits_in_timed_calls(inputs):
 
     run.before_sample = honest.before_sample
     return run
+
+
+@kibench.implementation(version="0.0.1")
+def ends_its_process(inputs):
+    """Right in its check and warm-up, then ends the process it runs in
+    with os._exit(0): no exception, no message, exit code 0."""
+    import os
+
+    honest = torch_eager(inputs)
+    calls = [0]
+
+    def run(pass_):
+        calls[0] += 1
+        if calls[0] > 3:
+            torch.cuda.synchronize()
+            os._exit(0)
+        return honest(pass_)
+
+    run.before_sample = honest.before_sample
+    return run
+
+
+@kibench.implementation(version="0.0.1")
+def segfaults(inputs):
+    """Right in its check and warm-up, then reads address 0."""
+    import ctypes
+
+    honest = torch_eager(inputs)
+    calls = [0]
+
+    def run(pass_):
+        calls[0] += 1
+        if calls[0] > 3:
+            ctypes.string_at(0)
+        return honest(pass_)
+
+    run.before_sample = honest.before_sample
+    return run
+
+
+@kibench.implementation(version="0.0.1")
+def cached_in_prepare(inputs):
+    """Computes the answer once, when prepared, and returns copies of it on
+    every call: right for the inputs it was prepared on, and for no others."""
+    honest = torch_eager(inputs)
+    honest.before_sample("full")
+    kept = honest("full")
+    kept = kibench.Outputs(kept.loss.clone(), kept.grad_student_input.clone(), kept.grad_student_weight.clone(),
+                           None if kept.grad_student_bias is None else kept.grad_student_bias.clone())
+
+    def run(pass_):
+        return kept
+
+    run.before_sample = honest.before_sample
+    return run
+
+
+@kibench.implementation(version="0.0.1")
+def cached_after_first_call(inputs):
+    """Computes on its first call after each prepare, then returns that."""
+    honest = torch_eager(inputs)
+    kept = []
+
+    def run(pass_):
+        if not kept:
+            kept.append(honest(pass_))
+        return kept[0]
+
+    run.before_sample = honest.before_sample
+    return run
