@@ -174,7 +174,7 @@ public:
       if (auto entry = plugins_->find(name)) {
         const plugin::PluginRunSettings &settings = plugins_->settings();
         auto local = plugin::make_plugin_implementation(entry, settings);
-        if (!plugin::runs_in_worker(*entry, settings)) return local;
+        if (!plugin::runs_in_worker(settings)) return local;
         return worker::make_remote_implementation(std::move(local),
                                                   {plugin::worker_argv(*entry, settings), settings.timeout_s});
       }

@@ -62,6 +62,23 @@ TEST_CASE("calibration: a reading that moves more than 10 % during the workload 
   CHECK(j.basis == "no control limits yet: 0 earlier clean runs on this machine (they start at 5)");
 }
 
+TEST_CASE("calibration: the launch latency has a 25 % floor, and drift follows a wide history",
+          "[calibration]") {
+  // As on an H100 between quiet runs: 8.87 → 10.1 us is +14 %, no caveat.
+  CHECK(judge({}, readings(8.87, 3000.0, 600.0), readings(10.1, 3000.0, 600.0)).caveats.empty());
+  // A co-running job's launches are hundreds of times slower.
+  const Judgement loaded = judge({}, readings(9.0, 3000.0, 600.0), readings(2460.0, 3000.0, 600.0));
+  REQUIRE(loaded.caveats.size() == 1);
+  CHECK_THAT(loaded.caveats[0], Catch::StartsWith("launch moved +27233 % between the start and the end"));
+  // A history whose copy readings spread ±15 %: a 12 % move inside a
+  // workload is within that machine's own scatter.
+  std::vector<SentinelSet> wide;
+  for (int i = 0; i < 10; ++i) wide.push_back(readings(5.0, i % 2 == 0 ? 2600.0 : 3400.0, 600.0));
+  CHECK(judge(wide, readings(5.0, 3000.0, 600.0), readings(5.0, 2640.0, 600.0)).caveats.empty());
+  CHECK(relative_floor("launch") == kLaunchFloor);
+  CHECK(relative_floor("copy") == kDriftLimit);
+}
+
 TEST_CASE("calibration: the history keeps its window and skips lines that are not entries", "[calibration]") {
   TempDir tmp;
   const fs::path file = history_file(tmp.path(), "test board");

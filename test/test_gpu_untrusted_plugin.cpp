@@ -3,7 +3,8 @@
 // computes the right answer on the GPU and then breaks one rule. In one
 // `kibench run`, each is failed with its named reason, while fused and the
 // example plugin's honest CUDA lane, in the same rounds, pass and are
-// measured.
+// measured. Each plugin lane runs in a worker process of its own (the
+// default, --isolation auto).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -55,7 +56,7 @@ TEST_CASE("CUDA plugin lanes that break the harness's rules fail alone, in worke
       " --plugin " + quoted(beside_tests(KIBENCH_EXAMPLE_PLUGIN)) +
       " --impl fused,gpu-cached-in-prepare,gpu-cached-after-first-call,gpu-right-three-times,"
       "gpu-writes-teacher-weight,gpu-raises-in-sample,gpu-exits-in-sample,gpu-segfaults-in-sample,"
-      "gpu-aliases-input,example-cuda-simt --isolation process --out " +
+      "gpu-aliases-input,example-cuda-simt --out " +
       quoted(tmp.path()) + " --min-samples 12 --max-samples 20 --min-time 0 --warmup 2 --sustained 0");
   INFO(run.out << run.err);
   CHECK(run.exit_code == 1);

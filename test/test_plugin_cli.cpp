@@ -167,8 +167,8 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
       {"wrong-dtype", "incorrect_dtype", "grad_student_weight is int64; kibench compares bf16, fp32 or fp64"},
       {"aliases-input", "runtime_error", "grad_student_input overlaps kibench's input student_input"},
       {"host-on-gpu-lane", "runtime_error", "grad_student_input is in device memory"},
-      // Each runs in a worker process of its own (--isolation auto, host
-      // lanes): its end is its lane's failure, not the run's.
+      // Each runs in a worker process of its own (--isolation auto): its
+      // end is its lane's failure, not the run's.
       {"exits-in-sample", "runtime_error", "its worker process exited with code 0 during"},
       {"segfaults-in-sample", "runtime_error",
        "its worker process was killed by signal 11 (SIGSEGV, a segmentation fault) during"},

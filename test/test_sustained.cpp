@@ -16,6 +16,7 @@
 #include "lib/harness/harness.hpp"
 #include "lib/harness/sustained.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
+#include "lib/worker/protocol.hpp"
 #include "test/harness_test_support.hpp"
 
 using namespace kibench;
@@ -147,7 +148,7 @@ private:
   double started_ = 0.0;
 };
 
-class SleepingImplementation final : public test::NullImplementation {
+class SleepingImplementation : public test::NullImplementation {
 public:
   explicit SleepingImplementation(bool has_monitor) : has_monitor_(has_monitor) {}
   [[nodiscard]] std::string name() const override { return "sleeper"; }
@@ -244,6 +245,54 @@ TEST_CASE("measure_sustained times back-to-back runs and prices them in joules",
     backward.pass = Pass::backward;
     CHECK_FALSE(measure_sustained(impl, backward, 2e6));
   }
+}
+
+namespace {
+
+// A lane whose sustained phase runs elsewhere (a worker process): kibench
+// asks once and takes the figures that come back through the worker's
+// messages; its own run() is never called for the phase.
+class ElsewhereImplementation final : public SleepingImplementation, public RemoteSustained {
+public:
+  ElsewhereImplementation() : SleepingImplementation(false) {}
+  std::optional<SustainedMeasurement> measure_sustained_there(const ProtocolSettings &settings,
+                                                              double median_ns) override {
+    asked = median_ns;
+    SleepingImplementation there(true);
+    const auto m = measure_sustained(there, settings, median_ns);
+    return worker::sustained_from_json(json::Value(worker::sustained_to_json(m)));
+  }
+  double asked = 0.0;
+};
+
+} // namespace
+
+TEST_CASE("a lane in a worker process measures its sustained phase there", "[harness][sustained][worker]") {
+  ProtocolSettings s;
+  s.sustained_time_s = 0.06;
+  ElsewhereImplementation impl;
+  const auto m = measure_sustained(impl, s, 2e6);
+  CHECK(impl.asked == 2e6);
+  CHECK(impl.runs == 0);
+  REQUIRE(m);
+  CHECK(m->monitor == "simulated");
+  CHECK(m->invocations == 30);
+  CHECK(m->warmup_invocations == 8);
+  CHECK(m->latency_ns >= 2e6);
+  REQUIRE(m->power);
+  CHECK(m->power->power_w == Approx(400.0).epsilon(0.05));
+  CHECK(m->power->steps >= 2);
+  CHECK(m->power->sm_clock_mhz.has_value());
+  // A worker without a power monitor says so, and there is no phase.
+  CHECK_FALSE(worker::sustained_from_json(json::Value(worker::sustained_to_json(std::nullopt))));
+  CHECK_THROWS_WITH(worker::sustained_from_json(json::Value(json::Object{{"measured", "yes"}})),
+                    Catch::Contains("\"measured\" is not a boolean"));
+  // Off, or the backward pass: not asked at all.
+  ProtocolSettings off = s;
+  off.sustained_time_s = 0.0;
+  impl.asked = 0.0;
+  CHECK_FALSE(measure_sustained(impl, off, 2e6));
+  CHECK(impl.asked == 0.0);
 }
 
 TEST_CASE("measure() runs the sustained phase after the samples", "[harness][sustained]") {

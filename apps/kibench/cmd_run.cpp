@@ -207,9 +207,9 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");
   run->add_option("--isolation", args->isolation,
-                  "Where plugin and Python implementations run: auto (the default: host ones in a worker "
-                  "process of their own, GPU ones in kibench's), process (every one in a worker), in-process "
-                  "(none); a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
+                  "Where plugin and Python implementations run: auto (the default) and process put each in a "
+                  "worker process of its own, with its own CUDA context on a GPU; in-process keeps them in "
+                  "kibench's; a worker that crashes, exits or hangs fails its lane alone (docs/protocol.md)")
       ->type_name("auto|process|in-process")
       ->capture_default_str();
   run->add_option("--filter", args->filter,

@@ -15,7 +15,8 @@
 #   tests        the [gpu] suite, as far as the call's time allows.
 # Logs go to $OUT/harness.txt, the run folders to $OUT/harness-runs.tgz.
 # SEED_ISOLATIONS="process" times the seed in a worker only (where a
-# cohort run in the same call gives the in-process figures).
+# cohort run in the same call gives the in-process figures), "" not at all;
+# OVERHEAD_ORDER="before after" runs each build once.
 #   [STEPS="isolation untrusted plugin calibration overhead tests"] [SEED_ISOLATIONS=...]
 #     dev/seed_h100/harness_session.sh ARCHIVE ARCHIVE_BEFORE
 set -uo pipefail
@@ -39,12 +40,12 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee -a "$
 quiet='( · [0-9]+/~| · [0-9]+/[0-9]+ samples|warm-up|checking|computing|back to back)'
 
 if want isolation; then
-  for isolation in ${SEED_ISOLATIONS:-process in-process}; do
+  for isolation in ${SEED_ISOLATIONS-process in-process}; do
     echo "== isolation $isolation: seed" | tee -a "$log"
     timeout 240 python3 -m kibench run "$seed" --impl fused,cublas-floor,torch-eager,liger --isolation "$isolation" \
       --capi "$bin/libkibench_capi.so" --out "$work/runs/isolation-seed-$isolation" 2>&1 | grep -vE "$quiet" | tee -a "$log"
   done
-  for isolation in process in-process; do
+  for isolation in auto in-process; do
     echo "== isolation $isolation: example-cuda-simt, GPT-2 shape" | tee -a "$log"
     timeout 120 "$bin/kibench" run "$gpt2" --plugin "$bin/libkibench_example_plugin.so" \
       --impl fused,example-cuda-simt --isolation "$isolation" --out "$work/runs/isolation-simt-$isolation" 2>&1 \
@@ -60,7 +61,8 @@ if want untrusted; then
   done
 fi
 
-want plugin && timeout 120 "$bin/kibench_tests" "[untrusted]" 2>&1 | tail -n 40 | tee -a "$log"
+want plugin && timeout 120 "$bin/kibench_tests" "[untrusted]" > "$out/plugin.txt" 2>&1
+want plugin && tail -n 40 "$out/plugin.txt" | tee -a "$log"
 
 if want calibration; then
   export KIBENCH_CALIBRATION_DIR=/tmp/calibration
@@ -100,7 +102,7 @@ EOF
 fi
 
 if want overhead; then
-  for build in before after after before; do
+  for build in ${OVERHEAD_ORDER:-before after after before}; do
     start=$(date +%s%N)
     timeout 200 "$work/$build/gpu/kibench" run "$seed" --impl fused,cublas-floor --out "$work/runs/overhead-$build" 2>&1 \
       | grep -E "^(fused|cublas-floor) |written|FAILED|failed" | tee -a "$log"

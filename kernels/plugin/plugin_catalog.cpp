@@ -308,14 +308,11 @@ std::optional<Isolation> isolation_from_string(std::string_view text) {
   return std::nullopt;
 }
 
-bool runs_in_worker(const PluginEntry &entry, const PluginRunSettings &settings) {
-  if (settings.worker_command.empty()) return false;
-  switch (settings.isolation) {
-  case Isolation::process: return true;
-  case Isolation::in_process: return false;
-  case Isolation::automatic: return !entry.needs_gpu;
-  }
-  return false;
+bool runs_in_worker(const PluginRunSettings &settings) {
+  // `automatic` isolates every foreign implementation, GPU ones too: on an
+  // H100 a worker's medians were those of kibench's own process within
+  // their spread (docs/protocol.md, "In a worker process and in kibench's").
+  return !settings.worker_command.empty() && settings.isolation != Isolation::in_process;
 }
 
 std::vector<std::string> worker_argv(const PluginEntry &entry, const PluginRunSettings &settings) {

@@ -54,7 +54,8 @@ struct InProcessPlugin {
 
 // Where a plugin implementation runs (kibench run --isolation): in a
 // worker process of its own (lib/worker/remote_implementation.hpp), or in
-// kibench's. `automatic`: host implementations in a worker, GPU ones in
+// kibench's. `automatic` (the default) is `process`: every plugin and
+// Python implementation in a worker; `in_process` keeps them all in
 // process.
 enum class Isolation { automatic, process, in_process };
 std::string_view to_string(Isolation isolation);
@@ -72,8 +73,8 @@ struct PluginRunSettings {
   std::vector<std::string> worker_command;
 };
 
-// Whether `entry` runs in a worker process under `settings`.
-[[nodiscard]] bool runs_in_worker(const struct PluginEntry &entry, const PluginRunSettings &settings);
+// Whether plugin implementations run in a worker process under `settings`.
+[[nodiscard]] bool runs_in_worker(const PluginRunSettings &settings);
 // The command that starts `entry`'s worker: settings.worker_command, the
 // lane, the pass and timeout, and the library that provides it.
 [[nodiscard]] std::vector<std::string> worker_argv(const struct PluginEntry &entry,

@@ -146,6 +146,15 @@ private:
       timer_->stop();
       worker::RemoteSample sample{timer_->elapsed_ns(), timer_->clock_mhz(), timer_->power_w()};
       for (auto &[key, value] : worker::sample_to_json(sample)) reply.set(key, value);
+    } else if (op == "sustained") {
+      // The sustained phase here, back to back with this process's timer
+      // and power monitor (lib/harness/sustained.hpp).
+      ProtocolSettings settings;
+      settings.pass = pass_of(request);
+      settings.sustained_time_s = worker::number_member(request, "sustained_time_s");
+      const auto sustained =
+          measure_sustained(*impl_, settings, worker::number_member(request, "median_ns"));
+      for (auto &[key, value] : worker::sustained_to_json(sustained)) reply.set(key, value);
     } else if (op == "outputs") {
       outputs(reply, attach);
     } else if (op == "memory") {

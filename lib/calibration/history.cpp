@@ -119,16 +119,25 @@ void append_history(const fs::path &file, const SentinelSet &set) {
     throw std::runtime_error(fmt::format("{}: {}", file.string(), std::strerror(write_error)));
 }
 
+double relative_floor(std::string_view sentinel) {
+  return sentinel == "launch" ? kLaunchFloor : kDriftLimit;
+}
+
 namespace {
 
-// Readings that moved more than kDriftLimit between the start and the end:
-// the board changed under the workload.
-void add_drift(Judgement &j, const SentinelSet &before, const SentinelSet &after) {
+// Readings that moved more than their limit between the start and the end:
+// the board changed under the workload. The limit is the sentinel's
+// relative floor, or its control band where the history's is wider.
+void add_drift(Judgement &j, const SentinelSet &before, const SentinelSet &after,
+               const std::map<std::string, double> &relative_bands = {}) {
   for (const SentinelReading &b : before.readings) {
     const SentinelReading *a = find(after, b.name);
     if (a == nullptr || !(b.value > 0.0)) continue;
     const double moved = a->value / b.value - 1.0;
-    if (std::fabs(moved) > kDriftLimit)
+    double limit = relative_floor(b.name);
+    if (const auto band = relative_bands.find(b.name); band != relative_bands.end())
+      limit = std::max(limit, band->second);
+    if (std::fabs(moved) > limit)
       j.caveats.push_back(fmt::format("{} moved {:+.0f} % between the start and the end ({:.3g} → {:.3g} {})",
                                       b.name, 100.0 * moved, b.value, a->value, b.unit));
   }
@@ -146,6 +155,7 @@ Judgement judge(const std::vector<SentinelSet> &history, const SentinelSet &befo
   }
   j.basis = fmt::format("control limits from the last {} clean runs on this machine", history.size());
   std::size_t better = 0;
+  std::map<std::string, double> relative_bands;
   for (const SentinelSet *set : {&before, &after}) {
     const char *when = set == &before ? "at the start" : "at the end";
     for (const SentinelReading &r : set->readings) {
@@ -157,7 +167,8 @@ Judgement judge(const std::vector<SentinelSet> &history, const SentinelSet &befo
       std::vector<double> deviations;
       for (double v : values) deviations.push_back(std::fabs(v - m));
       const double sigma = 1.4826 * stats::median(std::move(deviations));
-      const double band = std::max(4.0 * sigma, 0.10 * m);
+      const double band = std::max(4.0 * sigma, relative_floor(r.name) * m);
+      if (m > 0.0) relative_bands[r.name] = band / m;
       if (std::fabs(r.value - m) <= band) continue;
       // Only the slow side is a caveat (a co-running job, a throttled or
       // degraded board). A board faster than its history is not, and its
@@ -173,7 +184,7 @@ Judgement judge(const std::vector<SentinelSet> &history, const SentinelSet &befo
   }
   if (better > 0)
     j.basis += fmt::format(" ({} reading{} better than them)", better, better == 1 ? "" : "s");
-  add_drift(j, before, after);
+  add_drift(j, before, after, relative_bands);
   return j;
 }
 

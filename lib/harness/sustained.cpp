@@ -53,6 +53,7 @@ std::size_t sustained_invocations(const ProtocolSettings &settings, double media
 std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, const ProtocolSettings &settings,
                                                       double median_ns) {
   if (!(settings.sustained_time_s > 0.0) || settings.pass == Pass::backward) return std::nullopt;
+  if (auto *remote = dynamic_cast<RemoteSustained *>(&impl)) return remote->measure_sustained_there(settings, median_ns);
   std::unique_ptr<PowerMonitor> monitor = impl.make_power_monitor();
   if (!monitor) return std::nullopt;
   SustainedMeasurement m;

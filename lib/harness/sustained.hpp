@@ -48,9 +48,21 @@ struct SustainedMeasurement {
 // untimed first, so the board settles at its sustained clock and power).
 std::size_t sustained_invocations(const ProtocolSettings &settings, double median_ns);
 
+// An implementation that runs its sustained phase where it lives, with the
+// timer and power monitor of that process, and hands back the figures: a
+// lane in a worker process (lib/worker/remote_implementation.cpp), whose
+// back-to-back invocations must not wait on kibench's requests one by one.
+class RemoteSustained {
+public:
+  virtual ~RemoteSustained() = default;
+  [[nodiscard]] virtual std::optional<SustainedMeasurement>
+  measure_sustained_there(const ProtocolSettings &settings, double median_ns) = 0;
+};
+
 // nullopt when the phase is off (sustained_time_s == 0), for the backward
 // pass (its untimed forward would run inside the window), or when the
-// implementation has no PowerMonitor.
+// implementation has no PowerMonitor. A RemoteSustained implementation
+// measures it there.
 std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, const ProtocolSettings &settings,
                                                       double median_ns);
 

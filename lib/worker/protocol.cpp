@@ -95,6 +95,45 @@ RemoteSample sample_from_json(const json::Value &reply) {
   return {number_member(reply, "ns"), optional_number(reply, "clock_mhz"), optional_number(reply, "power_w")};
 }
 
+json::Object sustained_to_json(const std::optional<SustainedMeasurement> &sustained) {
+  if (!sustained) return {{"measured", false}};
+  json::Object out{{"measured", true},
+                   {"warmup_invocations", static_cast<std::uint64_t>(sustained->warmup_invocations)},
+                   {"invocations", static_cast<std::uint64_t>(sustained->invocations)},
+                   {"latency_ns", sustained->latency_ns},
+                   {"monitor", sustained->monitor}};
+  if (const auto &p = sustained->power) {
+    json::Object power{{"power_w", p->power_w}, {"window_s", p->window_s},
+                       {"steps", static_cast<std::uint64_t>(p->steps)}};
+    if (p->sm_clock_mhz) power.set("sm_clock_mhz", *p->sm_clock_mhz);
+    out.set("power", std::move(power));
+  }
+  return out;
+}
+
+std::optional<SustainedMeasurement> sustained_from_json(const json::Value &reply) {
+  const json::Value &measured = member(reply, "measured");
+  if (!measured.is_bool()) throw std::runtime_error("a worker message's \"measured\" is not a boolean");
+  if (!measured.as_bool()) return std::nullopt;
+  const auto count = [](const json::Value &message, std::string_view key) {
+    const double v = number_member(message, key);
+    if (!(v >= 0.0) || v > 1.0e9 || v != static_cast<double>(static_cast<std::size_t>(v)))
+      throw std::runtime_error(fmt::format("a worker's {} of {}", key, v));
+    return static_cast<std::size_t>(v);
+  };
+  SustainedMeasurement m;
+  m.warmup_invocations = count(reply, "warmup_invocations");
+  m.invocations = count(reply, "invocations");
+  m.latency_ns = number_member(reply, "latency_ns");
+  m.monitor = string_member(reply, "monitor");
+  if (reply.as_object().find("power") != nullptr) {
+    const json::Value &power = member(reply, "power");
+    m.power = PowerSummary{number_member(power, "power_w"), number_member(power, "window_s"),
+                           count(power, "steps"), optional_number(power, "sm_clock_mhz")};
+  }
+  return m;
+}
+
 json::Object memory_to_json(const MemoryUse &m) {
   return {{"input_bytes", m.input_bytes},
           {"output_bytes", m.output_bytes},

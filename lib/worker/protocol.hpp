@@ -1,8 +1,8 @@
 // What kibench and a worker process say to each other
 // (lib/worker/remote_implementation.hpp, kernels/plugin/worker_server.hpp):
 // each request is an object with "op" (prepare, poison, before_sample,
-// run, timed_run, outputs, memory, flush, wait_idle, power_load, release,
-// exit); each reply is {"ok": true, ...} or {"ok": false, "status",
+// run, timed_run, sustained, outputs, memory, flush, wait_idle, power_load,
+// inputs, release, exit); each reply is {"ok": true, ...} or {"ok": false, "status",
 // "reason"}, the lane's failure as the run records it.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/harness/sustained.hpp"
 #include "lib/implementation/implementation.hpp"
 #include "lib/implementation/implementation_failure.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -42,6 +43,11 @@ std::vector<InputFingerprint> fingerprints_from_json(const json::Value &value);
 
 json::Object sample_to_json(const RemoteSample &sample);
 RemoteSample sample_from_json(const json::Value &reply);
+
+// The sustained phase as the worker measured it; {"measured": false} where
+// it had no power monitor.
+json::Object sustained_to_json(const std::optional<SustainedMeasurement> &sustained);
+std::optional<SustainedMeasurement> sustained_from_json(const json::Value &reply);
 
 json::Object memory_to_json(const MemoryUse &memory);
 MemoryUse memory_from_json(const json::Value &reply);

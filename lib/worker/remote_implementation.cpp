@@ -65,7 +65,7 @@ private:
   RemoteImplementation &owner_;
 };
 
-class RemoteImplementation final : public Implementation, public OwnInputs {
+class RemoteImplementation final : public Implementation, public OwnInputs, public RemoteSustained {
 public:
   RemoteImplementation(std::unique_ptr<Implementation> description, WorkerLaunch launch)
       : description_(std::move(description)), launch_(std::move(launch)) {}
@@ -111,6 +111,18 @@ public:
     const std::string op = timing_ ? "timed_run" : "run";
     const json::Value reply = call({{"op", op}, {"pass", std::string(to_string(pass))}});
     if (timing_) last_sample_ = sample_from_json(reply);
+  }
+  std::optional<SustainedMeasurement> measure_sustained_there(const ProtocolSettings &settings,
+                                                              double median_ns) override {
+    // The phase runs for about sustained_time_s (more where a pass is
+    // slower than its median says), with a quarter again of warm-up.
+    const double expected_s =
+        1.25 * static_cast<double>(sustained_invocations(settings, median_ns)) * median_ns * 1e-9;
+    return sustained_from_json(call({{"op", "sustained"},
+                                     {"pass", std::string(to_string(settings.pass))},
+                                     {"sustained_time_s", settings.sustained_time_s},
+                                     {"median_ns", median_ns}},
+                                    launch_.timeout_s + 2.0 * expected_s));
   }
   OutputView outputs() override {
     Message reply = exchange({{"op", "outputs"}}, launch_.timeout_s + 10.0, "outputs");
@@ -173,6 +185,7 @@ private:
     if (op == "timed_run") return "a timed sample";
     if (op == "run") return "an untimed call (its check or a warm-up)";
     if (op == "outputs") return "reading its outputs";
+    if (op == "sustained") return "its sustained phase (back to back)";
     if (op == "before_sample") return "the untimed work before a sample";
     if (op == "poison") return "poisoning its outputs";
     if (op == "inputs") return "generating its next input set";

@@ -7,10 +7,10 @@ honest lane beside them in the same rounds pass and are measured.
 With KIBENCH_UNTRUSTED_DEVICE=cuda the same lanes, written with torch on
 kibench's device buffers (untrusted_torch_lanes.py), run beside the
 reference and torch-eager on a GPU: the device copy of the inputs is the
-one written into. GPU lanes run in kibench's process unless
-KIBENCH_UNTRUSTED_ISOLATION=process (kibench run --isolation process): the
+one written into. KIBENCH_UNTRUSTED_ISOLATION sets --isolation (default
+auto: every lane in a worker process); with in-process on a GPU the
 classes only a worker process can survive or catch (a lane that ends its
-process, one that segfaults, outputs computed for other inputs) are then
+process, one that segfaults, outputs computed for other inputs) are
 skipped, saying so.
 
     test_untrusted_lanes.py SOURCE_DIR BUILD_DIR"""
@@ -35,7 +35,7 @@ else:
         SOURCE, "examples", "python", "numpy_jsd.py") + ":numpy_jsd", ("cpu-reference", "numpy-jsd"), "host"
     UNTRUSTED = os.path.join(SOURCE, "test", "python", "untrusted_lanes.py")
 ISOLATION = os.environ.get("KIBENCH_UNTRUSTED_ISOLATION", "auto")
-IN_WORKER = not ON_GPU or ISOLATION == "process"
+IN_WORKER = not ON_GPU or ISOLATION != "in-process"
 QUICK = ["--isolation", ISOLATION, "--min-samples", "12", "--max-samples", "20", "--min-time", "0", "--warmup", "2"]
 
 
@@ -84,9 +84,9 @@ class UntrustedLanes(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stderr)
         run = manifest("writes-teacher-weight")
         self.assertEqual(run["spec"]["status"], "runtime_error")
-        # In process (GPU lanes by default) kibench's own copy is written
-        # into during the check; in a worker process (host lanes), the
-        # worker's copy during the call.
+        # In kibench's process (--isolation in-process) kibench's own copy
+        # is written into during the check; in a worker process (the
+        # default), the worker's copy during the call.
         self.assertRegex(run["metadata"]["description"],
                          rf"wrote into (its copy of )?the shared input teacher_weight \({COPY} copy\) during "
                          r"(its check|a call to run, in its worker process)")
@@ -101,7 +101,7 @@ class UntrustedLanes(unittest.TestCase):
         self.assertNotIn("timing", run["spec"])
         self.assert_innocent_lanes_pass(manifest)
 
-    @unittest.skipUnless(IN_WORKER, "GPU lanes in kibench's process: set KIBENCH_UNTRUSTED_ISOLATION=process")
+    @unittest.skipUnless(IN_WORKER, "GPU lanes in kibench's process: KIBENCH_UNTRUSTED_ISOLATION=in-process")
     def test_a_lane_that_ends_its_process_fails_alone(self):
         result, directory, manifest = self.run_lanes("ends_its_process")
         self.assertEqual(result.returncode, 1, result.stderr)
@@ -113,7 +113,7 @@ class UntrustedLanes(unittest.TestCase):
         verify = subprocess.run([KIBENCH, "digest", "--verify", directory], capture_output=True, text=True)
         self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
 
-    @unittest.skipUnless(IN_WORKER, "GPU lanes in kibench's process: set KIBENCH_UNTRUSTED_ISOLATION=process")
+    @unittest.skipUnless(IN_WORKER, "GPU lanes in kibench's process: KIBENCH_UNTRUSTED_ISOLATION=in-process")
     def test_a_lane_that_segfaults_fails_alone(self):
         result, _, manifest = self.run_lanes("segfaults")
         self.assertEqual(result.returncode, 1, result.stderr)
@@ -123,7 +123,7 @@ class UntrustedLanes(unittest.TestCase):
         self.assertNotIn("timing", run["spec"])
         self.assert_innocent_lanes_pass(manifest)
 
-    @unittest.skipUnless(IN_WORKER, "GPU lanes in kibench's process: set KIBENCH_UNTRUSTED_ISOLATION=process")
+    @unittest.skipUnless(IN_WORKER, "GPU lanes in kibench's process: KIBENCH_UNTRUSTED_ISOLATION=in-process")
     def test_outputs_computed_for_other_inputs_fail(self):
         for lane, name in (("cached_in_prepare", "cached-in-prepare"),
                            ("cached_after_first_call", "cached-after-first-call")):
