@@ -14,6 +14,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_allocator.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_environment.hpp"
@@ -179,6 +180,14 @@ public:
                                                   {plugin::worker_argv(*entry, settings), settings.timeout_s});
       }
     return nullptr;
+  }
+
+  [[nodiscard]] std::optional<DeviceCopy> copy_to_device(const TensorRef &host) const override {
+    if (gpu_unavailable_reason() || host.on_device) return std::nullopt;
+    const std::size_t bytes = static_cast<std::size_t>(host.count) * element_bytes(host.type);
+    auto buffer = std::make_shared<gpu::DeviceBuffer<std::byte>>(gpu::DeviceAllocator::process(), bytes);
+    if (bytes > 0) CUDA_CHECK(cudaMemcpy(buffer->data(), host.data, bytes, cudaMemcpyHostToDevice));
+    return DeviceCopy{buffer, TensorRef{buffer->data(), host.type, host.count, true}};
   }
 
   [[nodiscard]] std::vector<unsigned char> to_host_bytes(const TensorRef &t) const override {

@@ -16,7 +16,9 @@
 # Logs go to $OUT/harness.txt, the run folders to $OUT/harness-runs.tgz.
 # SEED_ISOLATIONS="process" times the seed in a worker only (where a
 # cohort run in the same call gives the in-process figures), "" not at all;
-# OVERHEAD_ORDER="before after" runs each build once.
+# OVERHEAD_ORDER="before after" runs each build once; OVERHEAD_ARGS adds
+# flags to both (--min-samples 300 --max-samples 300 --min-time 0: the
+# same samples, so the wall times differ only by what the build does).
 #   [STEPS="isolation untrusted plugin calibration overhead tests"] [SEED_ISOLATIONS=...]
 #     dev/seed_h100/harness_session.sh ARCHIVE ARCHIVE_BEFORE
 set -uo pipefail
@@ -104,7 +106,8 @@ fi
 if want overhead; then
   for build in ${OVERHEAD_ORDER:-before after after before}; do
     start=$(date +%s%N)
-    timeout 200 "$work/$build/gpu/kibench" run "$seed" --impl fused,cublas-floor --out "$work/runs/overhead-$build" 2>&1 \
+    timeout 200 "$work/$build/gpu/kibench" run "$seed" --impl fused,cublas-floor --out "$work/runs/overhead-$build" \
+      ${OVERHEAD_ARGS:-} 2>&1 \
       | grep -E "^(fused|cublas-floor) |written|FAILED|failed" | tee -a "$log"
     echo "overhead $build: wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$log"
   done

@@ -19,6 +19,12 @@
 
 namespace kibench {
 
+// A device copy of a host tensor; the memory is freed with `owner`.
+struct DeviceCopy {
+  std::shared_ptr<void> owner;
+  TensorRef view;
+};
+
 struct ImplementationEntry {
   std::string name;
   std::string summary;
@@ -48,6 +54,10 @@ public:
   [[nodiscard]] virtual int gpu_count() const { return 0; }
   // GPU 0's memory now; nullopt without a usable GPU.
   [[nodiscard]] virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
+  // `host` copied to GPU 0; nullopt where there is no device.
+  [[nodiscard]] virtual std::optional<DeviceCopy> copy_to_device(const TensorRef & /*host*/) const {
+    return std::nullopt;
+  }
   // Every existing copy of every input tensor, fingerprinted (the host
   // copy here; a GPU backend adds the device copy).
   [[nodiscard]] virtual std::vector<InputFingerprint> input_fingerprints(InputSet &inputs) const {
