@@ -102,3 +102,24 @@ TEST_CASE("run --filter: only the WORKLOAD/IMPLEMENTATION pairs the expression m
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("is not a regular expression"));
 }
+
+TEST_CASE("compare: a run timed beside other lanes than the baseline carries a caveat", "[cli][compare]") {
+  TempDir tmp;
+  const fs::path small = source_dir() / "workloads/small/small-v1000-h64-t32.json";
+  const std::string quick = " --min-samples 5 --max-samples 5 --min-time 0 --warmup 1 --out ";
+  const auto alone = run_kibench("run " + quoted(small) + " --impl cpu-reference" + quick + quoted(tmp.path() / "a"));
+  const auto beside =
+      run_kibench("run " + quoted(small) + " --impl cpu-reference,cpu-fp64" + quick + quoted(tmp.path() / "b"));
+  REQUIRE(alone.exit_code == 0);
+  REQUIRE(beside.exit_code == 0);
+  const auto compared = run_kibench("compare " + quoted(tmp.path() / "a") + " " + quoted(tmp.path() / "b"));
+  INFO(compared.out << compared.err);
+  REQUIRE(compared.exit_code == 0);
+  CHECK_THAT(compared.out, Contains("cpu-reference[2]: caveat: timed beside other lanes than the baseline (this run: "
+                                    "cpu-reference, cpu-fp64; the baseline: cpu-reference)"));
+  // Two runs of one invocation shared their rounds: no such caveat between them.
+  const auto same = run_kibench("compare " + quoted(tmp.path() / "b"));
+  INFO(same.out);
+  REQUIRE(same.exit_code == 0);
+  CHECK_THAT(same.out, !Contains("timed beside other lanes"));
+}

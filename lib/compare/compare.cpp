@@ -137,6 +137,21 @@ std::vector<FieldDifference> drift_of(const std::vector<std::size_t> &members,
   return out;
 }
 
+// Members timed beside other lanes than the baseline was: on a CPU a
+// neighbour moves a median (docs/protocol.md), on a GPU its power does.
+void mark_lane_set_differences(Cohort &cohort, const std::vector<ComparedRun> &runs) {
+  if (!cohort.baseline) return;
+  const ComparedRun &baseline = runs[*cohort.baseline];
+  if (baseline.timed_with.empty()) return;
+  for (RankedMember &member : cohort.ranking) {
+    const ComparedRun &run = runs[member.run];
+    if (member.is_baseline || run.timed_with.empty() || run.timed_with == baseline.timed_with) continue;
+    member.caveats.push_back(fmt::format("timed beside other lanes than the baseline (this run: {}; the "
+                                         "baseline: {}): neighbours move medians, on a CPU most",
+                                         run.timed_with, baseline.timed_with));
+  }
+}
+
 // A cohort ranked across environments: the difference, as a note on the
 // cohort and a caveat on each of its verdicts.
 void mark_environment_drift(Cohort &cohort, const std::vector<ComparedRun> &runs) {
@@ -247,6 +262,7 @@ CompareReport compare_runs(std::vector<ComparedRun> runs, const CompareOptions &
     report.cohorts.push_back(
         builder.build(one_key ? report.runs[cohort.front()].comparison_key : key, cohort, report.anchor));
     if (!one_key) mark_environment_drift(report.cohorts.back(), report.runs);
+    mark_lane_set_differences(report.cohorts.back(), report.runs);
   }
 
   const std::string &anchor_key = cohort_key(report.anchor);

@@ -28,6 +28,7 @@ struct ComparedRun {
   std::string id;             // unique, short: the implementation, with its run label or a number
                               // ("fused[main]", "fused[2]") when repeated
   std::string run_label;      // metadata.labels.run_label (`kibench run --label`); "" when none
+  std::string timed_with;     // metadata.labels.timed_with: the lanes of its rounds; "" when not recorded
   std::string implementation; // labels.implementation, else the ImplementationRevision's name
   std::string name;           // metadata.name of the run
   std::string label;          // where it was read: "dir/run.fused.json", "batch.json#2"

@@ -136,6 +136,7 @@ public:
     out.rotated_order = states_rotated_order(notes);
 
     out.run_label = string_at(run, "metadata.labels.run_label");
+    out.timed_with = io::printable(string_at(run, "metadata.labels.timed_with"));
     out.implementation = string_at(run, "metadata.labels.implementation");
     if (out.implementation.empty()) out.implementation = implementation.name;
     if (out.implementation.empty()) out.implementation = out.name.empty() ? display_name(entry) : out.name;

@@ -1,4 +1,6 @@
-// Splits an index range over the machine's cores with std::jthread. Work is
+// Splits an index range over the machine's cores: the ranges run on the
+// process's WorkerPool (threads kept from call to call), or on threads of
+// their own where the pool is busy (a nested or concurrent loop). Work is
 // cut into contiguous ranges; callers that reduce must make each output
 // element depend on a fixed-order loop inside one range (never on how the
 // range was cut), so results do not change with the number of threads.
@@ -7,9 +9,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "lib/parallel/worker_pool.hpp"
 
 namespace kibench {
 
@@ -44,7 +49,8 @@ void parallel_for(std::int64_t begin, std::int64_t end, Body &&body, std::int64_
       if (!failure) failure = std::current_exception();
     }
   };
-  {
+  const std::function<void(std::int64_t)> task = run_range;
+  if (!WorkerPool::shared().try_run(ranges, task)) {
     std::vector<std::jthread> threads;
     threads.reserve(static_cast<std::size_t>(ranges - 1));
     for (std::int64_t r = 1; r < ranges; ++r) threads.emplace_back(run_range, r);

@@ -20,6 +20,7 @@
 #include "lib/io/atomic_write.hpp"
 #include "lib/io/output_directory.hpp"
 #include "lib/io/terminal_text.hpp"
+#include "lib/io/text_rules.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
@@ -365,6 +366,8 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
         release_quietly(run, c);
       }
     }
+    std::string timed_with;
+    for (const Candidate *c : group) timed_with += fmt::format("{}{}", timed_with.empty() ? "" : ", ", c->name);
     std::vector<Measurement> measurements =
         measure(timed, run.settings, run.progress, run.conditioner, &guard);
     const std::string observed_at = utc_timestamp_now();
@@ -382,6 +385,9 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
           f.memory = largest(c.checked_memory, c.impl->memory());
           f.labels = c.impl->run_labels();
           f.labels.set("timed_checks", guard.checked(*c.impl));
+          // The lanes that shared its rounds: neighbours move a median
+          // (caches, cores, power), so compare says where they differ.
+          f.labels.set("timed_with", std::string(io::cut_utf8(timed_with, 200)));
           if (guard.rotated(*c.impl)) {
             f.labels.set("input_sets", "2, alternating by timed sample (docs/protocol.md)");
             ++rotated_lanes;
