@@ -1,6 +1,7 @@
 #include "lib/parallel/worker_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace kibench {
 
@@ -36,9 +37,33 @@ void WorkerPool::drain(std::unique_lock<std::mutex> &lock) {
   }
 }
 
+namespace {
+
+// How long a pool thread looks for the next call before it sleeps.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+} // namespace
+
 void WorkerPool::serve() {
   std::unique_lock lock(mutex_);
   for (;;) {
+    if (!stopping_ && next_ >= count_) {
+      lock.unlock();
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      for (int k = 0; !has_work_.load(std::memory_order_acquire); ++k) {
+        relax();
+        if (k % 64 == 63 && std::chrono::steady_clock::now() > until) break;
+      }
+      lock.lock();
+    }
     work_ready_.wait(lock, [this] { return stopping_ || next_ < count_; });
     if (stopping_) return;
     drain(lock);
@@ -54,6 +79,7 @@ bool WorkerPool::try_run(std::int64_t count, const std::function<void(std::int64
   count_ = count;
   next_ = 1; // task 0 is the caller's
   unfinished_ = count;
+  has_work_.store(true, std::memory_order_release);
   lock.unlock();
   if (count > 1) work_ready_.notify_all();
   task(0);
@@ -61,6 +87,7 @@ bool WorkerPool::try_run(std::int64_t count, const std::function<void(std::int64
   if (--unfinished_ == 0) work_done_.notify_all();
   drain(lock);
   work_done_.wait(lock, [this] { return unfinished_ == 0; });
+  has_work_.store(false, std::memory_order_release);
   task_ = nullptr;
   count_ = next_ = 0;
   return true;

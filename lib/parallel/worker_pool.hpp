@@ -4,6 +4,7 @@
 // and its median does not move with what else the process did before.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -45,6 +46,11 @@ private:
   const std::function<void(std::int64_t)> *task_ = nullptr;
   std::int64_t count_ = 0, next_ = 0, unfinished_ = 0;
   bool stopping_ = false;
+  // Set while a call has tasks left: a thread spins on it briefly before it
+  // sleeps, because a pass's next loop follows within microseconds and
+  // waking a sleeping thread (on a virtual machine, a halted core) can
+  // cost as much as the loop.
+  std::atomic<bool> has_work_{false};
   std::vector<std::thread> threads_;
 };
 
