@@ -123,3 +123,39 @@ TEST_CASE("compare: a run timed beside other lanes than the baseline carries a c
   REQUIRE(same.exit_code == 0);
   CHECK_THAT(same.out, !Contains("timed beside other lanes"));
 }
+
+TEST_CASE("run --repetitions N: N labelled repetitions, then how each median moved between them", "[cli]") {
+  TempDir tmp;
+  const fs::path small = source_dir() / "workloads/small/small-v1000-h64-t32.json";
+  const auto run = run_kibench("run " + quoted(small) +
+                               " --impl cpu-reference,cpu-fp64 --repetitions 3 --min-samples 5 --max-samples 5 "
+                               "--min-time 0 --warmup 1 --out " +
+                               quoted(tmp.path()));
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  std::vector<fs::path> dirs;
+  for (const auto &e : fs::directory_iterator(tmp.path())) dirs.push_back(e.path());
+  REQUIRE(dirs.size() == 3);
+  std::sort(dirs.begin(), dirs.end());
+  for (std::size_t k = 0; k < dirs.size(); ++k)
+    CHECK_THAT(read_text(dirs[k] / "run.cpu-reference.json"),
+               Contains("\"repetition\": \"" + std::to_string(k + 1) + " of 3\""));
+  CHECK_THAT(run.out, Contains("repetition 2 of 3"));
+  CHECK_THAT(run.out, Contains("run to run (3 repetitions: each one's median, their mean, standard deviation and "
+                               "coefficient of variation):"));
+  // One row per workload and implementation, three medians each.
+  const std::size_t row = run.out.find("distill-jsd-loss-small-default-hidden64-tokens32-vocab1000-bf16  cpu-fp64");
+  REQUIRE(row != std::string::npos);
+  const std::string line = run.out.substr(row, run.out.find('\n', row) - row);
+  const std::string medians = line.substr(line.find('%') + 1);
+  CHECK(std::count(medians.begin(), medians.end(), '.') == 3);
+
+  for (const char *bad : {"--repetitions 0", "--repetitions many", "--repetitions 2 --check-only"}) {
+    INFO(bad);
+    const auto refused = run_kibench("run " + quoted(small) + " --impl cpu-reference " + bad + " --out " +
+                                     quoted(tmp.path() / "refused"));
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Contains("--repetitions"));
+    CHECK_FALSE(fs::exists(tmp.path() / "refused"));
+  }
+}

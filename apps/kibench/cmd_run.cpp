@@ -22,6 +22,7 @@
 #include "lib/io/text_rules.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/run/progress_line.hpp"
+#include "lib/run/repetitions.hpp"
 #include "lib/run/run_printer.hpp"
 #include "lib/run/session.hpp"
 
@@ -51,6 +52,7 @@ struct RunArgs {
   std::vector<std::string> axes;
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
   std::string gpus = "1";
+  std::string repetitions = "1";
 };
 
 // The terminal's width, for a progress line that must not wrap (a wrapped
@@ -137,10 +139,25 @@ int run_command(const RunArgs &args, const CliContext &context) {
   if (!isolation)
     throw InputError(fmt::format("--isolation: {:?} is not auto, process or in-process",
                                  io::printable(io::excerpt(args.isolation))));
+  const auto repetitions = count_flag("--repetitions", args.repetitions, 1, setting_ranges::kMaxRepetitions);
+  if (repetitions > 1 && args.check_only)
+    throw InputError("--repetitions: --check-only times nothing to repeat");
   const auto backend =
       make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s, *isolation, {}}), gpus);
-  const auto outcomes = run_session(*backend, options);
+  std::vector<WorkloadOutcome> outcomes;
+  std::vector<std::vector<WorkloadOutcome>> by_repetition;
+  for (std::uint64_t r = 1; r <= repetitions; ++r) {
+    if (repetitions > 1) {
+      options.extra_labels.set("repetition", fmt::format("{} of {}", r, repetitions));
+      if (tty) fmt::print(stderr, "\r\033[K");
+      fmt::print("{}repetition {} of {}\n", r == 1 ? "" : "\n", r, repetitions);
+      flush_stdout();
+    }
+    by_repetition.push_back(run_session(*backend, options));
+    outcomes.insert(outcomes.end(), by_repetition.back().begin(), by_repetition.back().end());
+  }
   if (tty) fmt::print(stderr, "\r\033[K");
+  if (repetitions > 1) fmt::print("{}", render_repetition_table(repetition_spread(by_repetition), repetitions));
   fmt::print("{}", render_failure_summary(outcomes));
   flush_stdout();
   const bool all_passed = std::all_of(outcomes.begin(), outcomes.end(),
@@ -216,6 +233,12 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "Run only the WORKLOAD/IMPLEMENTATION pairs this regular expression finds a match in, e.g. "
                   "fused or 'tau2.*/numpy' (the oracle always runs; workloads left with none are skipped)")
       ->type_name("REGEX");
+  run->add_option("--repetitions", args->repetitions,
+                  "Run the whole invocation N times, each repetition its own run directories (labelled "
+                  "repetition: k of N), then print how each median moved from one to the next: mean, "
+                  "standard deviation, coefficient of variation (google/benchmark's --benchmark_repetitions)")
+      ->type_name("N")
+      ->capture_default_str();
   run->add_flag("--check-only", args->check_only,
                 "Check each implementation against the oracle once (one invocation on poisoned outputs) and "
                 "print the verdicts: nothing timed, nothing written (as nvbench --run-once; handy under a "

@@ -26,6 +26,8 @@ inline constexpr double kMaxNoise = 0.2;
 // --gpus: one host's GPUs (NCCL's single-process communicators, CUDA's
 // device numbering); far above the 8 of an HGX board.
 inline constexpr std::uint64_t kMaxGpus = 64;
+// --repetitions: whole invocations; a thousand is days of GPU time.
+inline constexpr std::uint64_t kMaxRepetitions = 1000;
 // An SM clock in MHz (another harness's samples): GPUs run at about 2 GHz;
 // 100 GHz is no clock at all.
 inline constexpr double kMaxSmClockMhz = 100000.0;
