@@ -6,30 +6,13 @@
 
 #include <filesystem>
 
+#include "test/carried_paths.hpp"
 #include "test/cli_process.hpp"
 #include "test/test_gpu_support.hpp"
 #include "test/source_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench::test;
-
-namespace {
-
-// Beside this test binary when it travelled to the GPU machine
-// (package_for_device.sh), else where the build put it.
-fs::path beside_tests(const fs::path &built) {
-  const fs::path here = fs::read_symlink("/proc/self/exe").parent_path() / built.filename();
-  return fs::exists(here) ? here : built;
-}
-
-// From the checkout the tests run in (the repository root), else the source tree.
-fs::path workload(const char *name) {
-  const fs::path local = fs::path("workloads") / name;
-  return fs::exists(local) ? local
-                           : kibench::test::source_dir() / "workloads" / name;
-}
-
-} // namespace
 
 TEST_CASE("the example plugin's CUDA lane passes the oracle gate beside fused", "[gpu][plugin]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
@@ -42,7 +25,7 @@ TEST_CASE("the example plugin's CUDA lane passes the oracle gate beside fused", 
       INFO(w << " " << pass);
       TempDir tmp;
       const auto run = run_command(
-          quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(workload(w)) + " --plugin " +
+          quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(workload_file(w)) + " --plugin " +
           quoted(beside_tests(KIBENCH_EXAMPLE_PLUGIN)) + " --impl fused,example-cuda-simt --pass " + pass +
           " --out " + quoted(tmp.path()) + " --min-samples 5 --max-samples 10 --min-time 0 --sustained 0");
       INFO(run.out << run.err);

@@ -11,6 +11,7 @@
 #include <regex>
 #include <string>
 
+#include "test/carried_paths.hpp"
 #include "test/cli_process.hpp"
 #include "test/source_tree.hpp"
 #include "test/test_gpu_support.hpp"
@@ -19,18 +20,6 @@ namespace fs = std::filesystem;
 using namespace kibench::test;
 
 namespace {
-
-// Beside this test binary when it travelled to the GPU machine
-// (package_for_device.sh), else where the build put it.
-fs::path beside_tests(const fs::path &built) {
-  const fs::path here = fs::read_symlink("/proc/self/exe").parent_path() / built.filename();
-  return fs::exists(here) ? here : built;
-}
-
-fs::path small_workload() {
-  const fs::path local = fs::path("workloads") / "small" / "small-v1000-h64-t32.json";
-  return fs::exists(local) ? local : kibench::test::source_dir() / local;
-}
 
 fs::path the_run(const fs::path &out) {
   fs::path found;
@@ -52,7 +41,7 @@ TEST_CASE("CUDA plugin lanes that break the harness's rules fail alone, in worke
   TempDir tmp;
   const fs::path untrusted = beside_tests(fs::path(KIBENCH_TEST_PLUGIN_DIR) / "libkibench_test_plugin_untrusted_gpu.so");
   const auto run = run_command(
-      quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(small_workload()) + " --plugin " + quoted(untrusted) +
+      quoted(beside_tests(KIBENCH_BINARY)) + " run " + quoted(workload_file("small/small-v1000-h64-t32.json")) + " --plugin " + quoted(untrusted) +
       " --plugin " + quoted(beside_tests(KIBENCH_EXAMPLE_PLUGIN)) +
       " --impl fused,gpu-cached-in-prepare,gpu-cached-after-first-call,gpu-right-three-times,"
       "gpu-writes-teacher-weight,gpu-raises-in-sample,gpu-exits-in-sample,gpu-segfaults-in-sample,"

@@ -21,21 +21,8 @@
 # same samples, so the wall times differ only by what the build does).
 #   [STEPS="isolation untrusted plugin calibration overhead tests"] [SEED_ISOLATIONS=...]
 #     dev/seed_h100/harness_session.sh ARCHIVE ARCHIVE_BEFORE
-set -uo pipefail
-steps=" ${STEPS:-isolation untrusted plugin calibration overhead tests} "
-want() { [[ "$steps" == *" $1 "* ]]; }
-archive="${1:?archive}"
-before="${2:?archive before}"
-out="${OUT:-/tmp/out}"
-work=/tmp/trusted
-mkdir -p "$out" "$work/after" "$work/before" "$work/runs"
-[ -x "$work/after/gpu/kibench" ] || tar -xJf "$archive" -C "$work/after"
-[ -x "$work/before/gpu/kibench" ] || tar -xJf "$before" -C "$work/before"
-[ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl
-export PYTHONPATH="$PWD/python:/tmp/site" LD_LIBRARY_PATH="$work/after/gpu/lib" PYTHONUNBUFFERED=1
-bin="$work/after/gpu"
-seed=workloads/seed-distill-jsd-h4096-t8192-v128256.json
+default_steps="isolation untrusted plugin calibration overhead tests"
+source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
 gpt2=workloads/distill-jsd-h1024-t1000-v50257.json
 log="$out/harness.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee -a "$log"

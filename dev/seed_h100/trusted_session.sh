@@ -13,20 +13,8 @@
 #   5. the [gpu] test suite, as far as the call's time allows.
 # Logs, and the run folders as one archive, go to $OUT.
 #   [STEPS="outside overhead cohort untrusted reproduce tests"] dev/seed_h100/trusted_session.sh ARCHIVE ARCHIVE_BEFORE
-set -uo pipefail
-steps=" ${STEPS:-outside overhead cohort untrusted reproduce tests} "
-want() { [[ "$steps" == *" $1 "* ]]; }
-archive="${1:?archive}"
-before="${2:?archive before}"
-out="${OUT:-/tmp/out}"
-work=/tmp/trusted
-mkdir -p "$out" "$work/after" "$work/before"
-tar -xJf "$archive" -C "$work/after"
-tar -xJf "$before" -C "$work/before"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH="$PWD/python:/tmp/site" LD_LIBRARY_PATH="$work/after/gpu/lib" PYTHONUNBUFFERED=1
-bin="$work/after/gpu"
-seed=workloads/seed-distill-jsd-h4096-t8192-v128256.json
+default_steps="outside overhead cohort untrusted reproduce tests"
+source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
 log="$out/session.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$log"
 
