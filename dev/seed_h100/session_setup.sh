@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Sourced by trusted_session.sh and harness_session.sh, after they set
 # `default_steps`: the steps to run ($STEPS, else the default), the two
 # builds unpacked under /tmp/trusted (once per machine), the wheels
