@@ -168,6 +168,16 @@ TEST_CASE("the progress line: workload of how many, implementation, samples, noi
   CHECK_THAT(progress_line(p),
              Contains("· fused · done: 1000 samples, noise 0.62 % (stopped at the sample cap) · "
                       "<1 s left"));
+  // With shared rounds a lane whose rule is met samples on: the line says
+  // so rather than counting on past its "done".
+  p.phase = Phase::sampling;
+  p.rule_met_at = 218;
+  p.sample = 824;
+  p.estimated_left_s = 3.0;
+  CHECK_THAT(progress_line(p),
+             Contains("· fused · 824 samples · its rule met at 218; sampling on in the rounds the others need · "
+                      "~3 s left"));
+  p.rule_met_at = 0;
   p.phase = Phase::oracle;
   p.implementation = "cpu-fp64";
   p.estimated_left_s.reset();

@@ -26,6 +26,7 @@ struct Lane {
   std::string own_stop;
   double wall_s = 0.0;      // wall time spent taking its samples
   double sustained_s = 0.0; // the sustained phase still ahead of it (an estimate)
+  std::size_t own_stop_samples = 0; // its samples when own_stop was set
   [[nodiscard]] bool failed() const { return result.failure.has_value(); }
   [[nodiscard]] bool finished() const { return failed() || rule.finished(); }
 };
@@ -132,6 +133,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     p.noise = lane.rule.relative_error();
     p.noise_target = settings.max_noise;
     p.stop_reason = lane.own_stop;
+    p.rule_met_at = lane.own_stop_samples;
     p.elapsed_s = elapsed_s();
     std::vector<LaneProgress> all;
     all.reserve(lanes.size());
@@ -143,6 +145,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   const auto note_stop = [&](Lane &lane, std::size_t round) {
     if (!lane.own_stop.empty() || lane.failed() || !lane.rule.finished()) return;
     lane.own_stop = lane.rule.reason();
+    lane.own_stop_samples = lane.rule.samples();
     report(Phase::lane_done, lane, round);
   };
   for (auto &lane : lanes) {

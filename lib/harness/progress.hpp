@@ -40,6 +40,9 @@ struct Progress {
   double noise = std::numeric_limits<double>::infinity(); // the median's relative standard error now
   double noise_target = 0.0;                              // --max-noise
   std::string stop_reason; // lane_done: "noise_target", "max_samples" or "timeout"
+  // The samples it had when its own rule was met (0: not yet). With shared
+  // rounds it samples on after that, in the rounds the others still need.
+  std::size_t rule_met_at = 0;
 
   double elapsed_s = 0.0; // since this workload's timing began
   // The timing of this workload still ahead (sampling and the sustained

@@ -66,6 +66,9 @@ std::string phase_text(const Progress &p) {
   case Phase::warmup:
     return "warm-up";
   case Phase::sampling: {
+    if (p.rule_met_at > 0 && p.sample > p.rule_met_at)
+      return fmt::format("{} samples · its rule met at {}; sampling on in the rounds the others need{}", p.sample,
+                         p.rule_met_at, left);
     const bool at_cap = p.samples_expected >= p.max_samples && p.sample < p.max_samples;
     const std::string expected =
         at_cap ? fmt::format("{} (cap)", p.max_samples) : fmt::format("~{}", p.samples_expected);
