@@ -154,6 +154,14 @@ TEST_CASE("kibench run on jsd: the header states its bytes, --save-tensors its [
   REQUIRE(run.exit_code == 0);
   // 2 · 4 · 32 · 1003 bytes read, 4 · 32 · 1003 written.
   CHECK_THAT(run.out, Contains("(jsd: T=32 V=1003, β=0.5; 0.000257 GB read, 0.000128 GB written per full pass)"));
+  // No GEMM: the table gives bandwidth (those bytes over the median), not
+  // TFLOP/s, and so do the run and the summary.
+  CHECK_THAT(run.out, Contains("÷ floor     GB/s"));
+  CHECK_THAT(run.out, !Contains("TFLOP/s"));
+  const std::vector<fs::path> runs = subdirectories(tmp.path() / "runs");
+  REQUIRE(runs.size() == 1);
+  CHECK_THAT(read_text(runs.front() / "run.cpu-reference.json"), Contains("\"metric\": \"bandwidth\""));
+  CHECK_THAT(read_text(runs.front() / "summary.json"), Contains("\"effectiveGBps\": "));
   const std::vector<fs::path> dirs = subdirectories(tmp.path() / "tensors");
   REQUIRE(dirs.size() == 1);
   const fs::path dir = dirs.front();

@@ -28,6 +28,8 @@ ImplementationResult summarize(const Measurement &measurement, const Workload &w
       median_relative_standard_error(result.latency_ns.relative_noise, result.latency_ns.count);
   const double flops = workload.gemm_flops(pass != Pass::forward);
   result.tflops = tflops_at(flops, result.latency_ns.median);
+  if (const double bytes = workload.minimum_bytes(pass != Pass::backward, pass != Pass::forward); bytes > 0.0 && result.latency_ns.median > 0.0)
+    result.gbps = bytes / result.latency_ns.median; // bytes per ns = GB/s
   if (const auto &m = measurement.sustained)
     result.sustained = SustainedFigures{tflops_at(flops, m->latency_ns), m->energy_j()};
   return result;

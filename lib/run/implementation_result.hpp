@@ -30,6 +30,9 @@ struct ImplementationResult {
   // because the FLOPs are the workload's GEMMs, whatever the implementation
   // actually executes.
   double tflops = 0.0;
+  // Where no GEMM bounds the pass (jsd): its minimum bytes / the median
+  // latency, in GB/s; 0 otherwise.
+  double gbps = 0.0;
   std::optional<SustainedFigures> sustained;
 };
 

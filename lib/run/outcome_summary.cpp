@@ -68,6 +68,7 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
                      {"p80Ms", latency.p80 * 1e-6},
                      {"relativeNoise", latency.relative_noise},
                      {"effectiveTflops", i.result.tflops}};
+    if (i.result.gbps > 0.0) row.set("effectiveGBps", i.result.gbps);
     // Unmeasured memory is left out, never written as 0.
     if (f.memory.measured) {
       row.set("peakBytes", f.memory.peak_bytes);

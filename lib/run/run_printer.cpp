@@ -129,9 +129,11 @@ std::string render_run_table(const WorkloadOutcome &o) {
   // Names longer than the header (plugins') widen the first column.
   std::size_t width = 14;
   for (const auto &i : o.implementations) width = std::max(width, i.facts.name.size());
+  // Bandwidth where no GEMM bounds the pass (jsd), else GEMM throughput.
+  const bool bandwidth = w.minimum_bytes(true, true) > 0.0;
   out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n",
                      "implementation", width, "median ms", "p20–p80 ms", "n", "stop", "vs ref", "÷ floor",
-                     "TFLOP/s", "peak", "workspace", "correctness");
+                     bandwidth ? "GB/s" : "TFLOP/s", "peak", "workspace", "correctness");
   for (const auto &i : o.implementations) {
     if (i.facts.failed()) {
       out += fmt::format("{:<{}} FAILED ({}): {}\n", i.facts.name, width, to_string(i.facts.status),
@@ -150,7 +152,8 @@ std::string render_run_table(const WorkloadOutcome &o) {
     out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n",
                        i.facts.name, width, s.median * 1e-6,
                        fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count,
-                       stop_cell(i.facts.measurement.stop_reason), speedup, to_floor, i.result.tflops,
+                       stop_cell(i.facts.measurement.stop_reason), speedup, to_floor,
+                       bandwidth ? i.result.gbps : i.result.tflops,
                        i.facts.memory.measured ? human_bytes(i.facts.memory.peak_bytes) : std::string("unknown"),
                        i.facts.memory.measured ? human_bytes(i.facts.memory.workspace_bytes) : std::string("unknown"),
                        correctness_cell(i.facts));

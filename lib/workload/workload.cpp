@@ -649,4 +649,10 @@ double Workload::gemm_flops(bool with_backward) const {
   return flops;
 }
 
+double Workload::minimum_bytes(bool reads_inputs, bool writes_gradient) const {
+  if (!is_jsd()) return 0.0;
+  const double tensor = 4.0 * static_cast<double>(tokens) * static_cast<double>(vocab);
+  return (reads_inputs ? 2.0 * tensor : 0.0) + (writes_gradient ? tensor : 0.0);
+}
+
 } // namespace kibench

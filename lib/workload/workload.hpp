@@ -97,6 +97,11 @@ struct Workload {
   // 2*T*V*Hs (z_s) + 2*T*V*H (z_t) [+ 2*2*T*V*Hs for the backward GEMMs];
   // 0 for jsd, which has no GEMM.
   [[nodiscard]] double gemm_flops(bool with_backward) const;
+  // The bytes a pass must move at least where no GEMM bounds it (jsd: the
+  // fp32 [T, V] log-probabilities X and Y read, 8·T·V, where the pass
+  // reads them; grad X written, 4·T·V, where it writes it: a forward pass
+  // reads, a backward writes, a full pass does both); 0 otherwise.
+  [[nodiscard]] double minimum_bytes(bool reads_inputs, bool writes_gradient) const;
   [[nodiscard]] bool is_jsd() const { return operation_kind == OperationKind::jsd; }
 };
 
