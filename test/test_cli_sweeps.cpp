@@ -187,4 +187,16 @@ TEST_CASE("report charts a sweep over any axis: the imported Liger V sweep and a
   const std::string html = read_text(page);
   CHECK_THAT(html, Contains("<dt>V</dt><dd>1000, 1003, 2000</dd>"));
   CHECK_THAT(html, Contains("data-testid=\"chart-sweep-time-"));
+
+  // Two values are a case and its edge case, not a trend: no sweep.
+  const fs::path pair = tmp.path() / "pair";
+  const auto two = run_kibench("run " + quoted(kSmallWorkload) + " --impl cpu-reference --out " + quoted(pair) +
+                               " " + kQuickSampling + " --axis vocab=1000,1003");
+  REQUIRE(two.exit_code == 0);
+  const fs::path pair_page = tmp.path() / "pair.html";
+  const auto pair_report = run_kibench("report " + quoted(pair) + " --out " + quoted(pair_page));
+  INFO(pair_report.out << pair_report.err);
+  REQUIRE(pair_report.exit_code == 0);
+  CHECK_THAT(pair_report.out, Contains("0 sweeps"));
+  CHECK_THAT(read_text(pair_page), !Contains("id=\"sweeps\""));
 }

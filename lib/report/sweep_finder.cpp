@@ -246,9 +246,9 @@ std::vector<Sweep> find_sweeps(const std::vector<compare::ComparedRun> &runs,
     for (const Group &group : split_by_integer_parameters(groups[key])) {
       std::set<std::int64_t> distinct;
       for (const Member &m : group.members) distinct.insert(m.value);
-      if (distinct.size() < 2) continue;
+      if (distinct.size() < kMinSweepValues) continue;
       Sweep sweep = describe_sweep(group, runs, figures, index);
-      if (sweep.values.size() < 2) continue; // runs without a median draw nothing
+      if (sweep.values.size() < kMinSweepValues) continue; // runs without a median draw nothing
       sweep.slug =
           slugs.unique(sweep.axis == "tokens"
                            ? fmt::format("{}-{}", sweep.operation_name, sweep.fixed_axes)

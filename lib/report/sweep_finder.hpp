@@ -4,8 +4,10 @@
 // (which follow from the axes), the generator seeds, the weights' init
 // bounds ±1/sqrt(fan_in) and a whole-number generator parameter that
 // equals the axis in every run (the target's range [0, vocab) over V) are
-// set aside. Each such group measured at two or more values of the axis is
-// a sweep: one series per implementation, one point per value. One set of
+// set aside. Each such group measured at kMinSweepValues or more values of
+// the axis is a sweep: one series per implementation, one point per value.
+// Two values are a pair of cases, not a trend (a workload and its T = 1 or
+// odd-V edge case), and the tables show them. One set of
 // runs may hold sweeps over several axes (a T x V product: a T sweep at
 // each V, a V sweep at each T).
 //
@@ -23,6 +25,8 @@
 #include "lib/report/slug.hpp"
 
 namespace kibench::report {
+
+inline constexpr std::size_t kMinSweepValues = 3;
 
 // `figures` holds read_run_figures of every run, by index.
 std::vector<Sweep> find_sweeps(const std::vector<compare::ComparedRun> &runs,
