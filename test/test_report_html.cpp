@@ -263,8 +263,12 @@ TEST_CASE("charts without data are left out, not drawn empty", "[report]") {
 
 TEST_CASE("long labels are cut in the middle, on code point boundaries", "[report]") {
   CHECK(fit_label("short", 10) == "short");
-  CHECK(fit_label("liger-bench-distill-jsd-loss-liger", 15) == "liger-b…s-liger");
-  CHECK(fit_label("liger-bench-distill-jsd-loss-torch", 15) == "liger-b…s-torch");
+  // Between words, both ends kept: never inside a word.
+  CHECK(fit_label("liger-bench-distill-jsd-loss-liger", 15) == "liger-…-liger");
+  CHECK(fit_label("liger-bench-distill-jsd-loss-torch", 15) == "liger-…-torch");
+  CHECK(fit_label("gpu-segfaults-in-sample", 12) == "gpu-…-sample");
+  // A word longer than the half is cut where it must be.
+  CHECK(fit_label("supercalifragilistic", 9) == "supe…stic");
   CHECK(fit_label("µµµµµµµµµµ", 5) == "µµ…µµ"); // two-byte code points stay whole
 }
 

@@ -23,12 +23,26 @@ std::string fit_label(const std::string &label, std::size_t longest) {
     }
     return at;
   };
+  const auto separator = [](char c) { return c == '-' || c == '_' || c == '.' || c == ' ' || c == '/'; };
   // Cut from the middle: names that differ, differ at the end as often as
-  // at the start ("…-distill-jsd-loss-liger" / "…-torch").
+  // at the start ("liger-…-liger" / "liger-…-torch"); and between words:
+  // the head ends just after a separator and the tail starts at one, unless
+  // a single word is longer than its half.
   const std::size_t kept = longest > 1 ? longest - 1 : 0;
-  const std::size_t head = (kept + 1) / 2;
-  const std::size_t tail = kept - head;
-  return label.substr(0, offset_of(head)) + "…" + label.substr(offset_of(width - tail));
+  std::size_t head = (kept + 1) / 2;
+  for (std::size_t n = head; n > 0; --n)
+    if (separator(label[offset_of(n) - 1])) {
+      head = n;
+      break;
+    }
+  const std::size_t tail = kept - head; // what the head left, in code points
+  std::size_t tail_begin = offset_of(width - tail);
+  for (std::size_t n = width - tail; n < width; ++n)
+    if (separator(label[offset_of(n)])) {
+      tail_begin = offset_of(n);
+      break;
+    }
+  return label.substr(0, offset_of(head)) + "…" + label.substr(tail_begin);
 }
 
 std::string svg_number(double value) {
