@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
+#include <utility>
 
 #include "lib/compare/report_text.hpp"
 #include "test/cli_process.hpp"
@@ -158,4 +160,30 @@ TEST_CASE("run --repetitions N: N labelled repetitions, then how each median mov
     CHECK_THAT(refused.err, Contains("--repetitions"));
     CHECK_FALSE(fs::exists(tmp.path() / "refused"));
   }
+}
+
+TEST_CASE("run: a lane that failed its check is timed to the minimum only, unless --time-failed", "[cli][plugin]") {
+  TempDir tmp;
+  const fs::path small = source_dir() / "workloads/small/small-v1000-h64-t32.json";
+  const std::string common = "run " + quoted(small) + " --plugin " +
+                             quoted(fs::path(KIBENCH_TEST_PLUGIN_DIR) / "libkibench_test_plugin_lanes.so") +
+                             " --impl cpu-reference,nan-outputs --min-samples 4 --max-samples 12 --min-time 0 "
+                             "--warmup 1 --out ";
+  const auto samples_of = [](const std::string &table, const std::string &lane) {
+    const std::size_t at = table.find("\n" + lane + " ");
+    REQUIRE(at != std::string::npos);
+    std::istringstream row(table.substr(at + 1, table.find('\n', at + 1) - at - 1));
+    std::string name, median, interval, n, stop;
+    row >> name >> median >> interval >> n >> stop;
+    return std::make_pair(n, stop);
+  };
+  const auto brief = run_kibench(common + quoted(tmp.path() / "brief"));
+  INFO(brief.out << brief.err);
+  CHECK(brief.exit_code == 1);
+  CHECK(samples_of(brief.out, "nan-outputs") == std::make_pair(std::string("4"), std::string("failed")));
+  CHECK(samples_of(brief.out, "cpu-reference").first == "12");
+  const auto full = run_kibench(common + quoted(tmp.path() / "full") + " --time-failed");
+  INFO(full.out << full.err);
+  CHECK(full.exit_code == 1);
+  CHECK(samples_of(full.out, "nan-outputs").first == "12");
 }

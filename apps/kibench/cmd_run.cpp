@@ -47,6 +47,7 @@ struct RunArgs {
   std::string rotate_inputs = "auto";
   bool strict_calibration = false;
   bool check_only = false;
+  bool time_failed = false;
   std::optional<std::string> filter;
   std::vector<std::string> labels; // at most one; a vector so that a second is refused, not replaced
   std::vector<std::string> axes;
@@ -128,6 +129,7 @@ int run_command(const RunArgs &args, const CliContext &context) {
   // Each workload's table as soon as its directory is written, the
   // progress line cleared first.
   options.check_only = args.check_only;
+  options.time_failed = args.time_failed;
   options.filter = args.filter;
   options.workload_done = [tty, check_only = args.check_only](const WorkloadOutcome &o) {
     if (tty) fmt::print(stderr, "\r\033[K");
@@ -243,6 +245,9 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                 "Check each implementation against the oracle once (one invocation on poisoned outputs) and "
                 "print the verdicts: nothing timed, nothing written (as nvbench --run-once; handy under a "
                 "profiler)");
+  run->add_flag("--time-failed", args->time_failed,
+                "Keep sampling a lane that failed its check like the others (by default it is timed only to "
+                "--min-samples: its time is not the time of a correct result)");
   run->add_flag("--strict-calibration", args->strict_calibration,
                 "Exit 1 when the calibration sentinels (timed at the start and after each workload) fall outside "
                 "this machine's control limits or drift during a workload; the runs are still written, marked "

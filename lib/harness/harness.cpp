@@ -27,8 +27,13 @@ struct Lane {
   double wall_s = 0.0;      // wall time spent taking its samples
   double sustained_s = 0.0; // the sustained phase still ahead of it (an estimate)
   std::size_t own_stop_samples = 0; // its samples when own_stop was set
+  std::size_t minimum_only = 0;     // > 0: timed to this many samples alone (SampleGuard::time_to_minimum)
   [[nodiscard]] bool failed() const { return result.failure.has_value(); }
-  [[nodiscard]] bool finished() const { return failed() || rule.finished(); }
+  [[nodiscard]] bool at_minimum() const { return minimum_only > 0 && rule.samples() >= minimum_only; }
+  // Its own rule met, or its minimum where that is all it is timed to.
+  [[nodiscard]] bool rule_met() const { return rule.finished() || at_minimum(); }
+  [[nodiscard]] std::string stop_reason() const { return at_minimum() ? "check_failed" : rule.reason(); }
+  [[nodiscard]] bool finished() const { return failed() || rule_met(); }
 };
 
 LaneProgress progress_of(const Lane &lane) {
@@ -37,8 +42,8 @@ LaneProgress progress_of(const Lane &lane) {
   p.sampled_s = lane.rule.sampled_s();
   p.wall_s = lane.wall_s;
   p.relative_spread = lane.rule.relative_spread();
-  p.rule_met = lane.failed() || !lane.own_stop.empty() || lane.rule.finished();
-  p.at_cap = lane.failed() || lane.rule.at_cap();
+  p.rule_met = lane.failed() || !lane.own_stop.empty() || lane.rule_met();
+  p.at_cap = lane.failed() || lane.rule.at_cap() || lane.at_minimum();
   p.sustained_s = lane.failed() ? 0.0 : lane.sustained_s;
   return p;
 }
@@ -117,6 +122,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
         impl, impl->make_timer(), StoppingRule(settings), {}, {}, 0.0, expected_sustained_s(*impl, settings)};
     lane.result.implementation = impl->name();
     lane.result.timer = lane.timer->name();
+    if (guard != nullptr && guard->time_to_minimum(*impl)) lane.minimum_only = std::max<std::size_t>(1, settings.min_samples);
     lanes.push_back(std::move(lane));
   }
   // What the rules have reached, with the estimate of what is left.
@@ -143,8 +149,8 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   };
   // The first time a lane's own rule is met, noted and reported.
   const auto note_stop = [&](Lane &lane, std::size_t round) {
-    if (!lane.own_stop.empty() || lane.failed() || !lane.rule.finished()) return;
-    lane.own_stop = lane.rule.reason();
+    if (!lane.own_stop.empty() || lane.failed() || !lane.rule_met()) return;
+    lane.own_stop = lane.stop_reason();
     lane.own_stop_samples = lane.rule.samples();
     report(Phase::lane_done, lane, round);
   };
@@ -184,7 +190,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     // A lane wants samples until its own rule is met (noted when first seen).
     const auto wants = [&](Lane &l, std::size_t round) {
       if (l.failed()) return false;
-      if (!l.rule.finished()) return true;
+      if (!l.rule_met()) return true;
       note_stop(l, round);
       return false;
     };
@@ -197,7 +203,8 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     for (; any_wants(); ++round) {
       for (const std::size_t k : interleave_order(lanes.size(), round)) {
         Lane &lane = lanes[k];
-        const bool done = settings.share_rounds ? lane.rule.at_cap() : lane.rule.finished();
+        const bool done =
+            settings.share_rounds ? lane.rule.at_cap() || lane.at_minimum() : lane.rule_met();
         if (lane.failed() || done) continue;
         sample_lane(lane, round);
       }
@@ -229,7 +236,7 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
     }
     lane.sustained_s = 0.0;
     if (!lane.result.failure)
-      lane.result.stop_reason = lane.own_stop.empty() ? lane.rule.reason() : lane.own_stop;
+      lane.result.stop_reason = lane.own_stop.empty() ? lane.stop_reason() : lane.own_stop;
     flag_throttled(lane.result, settings.throttle_fraction);
     results.push_back(std::move(lane.result));
   }

@@ -28,6 +28,10 @@ public:
   // After the lane's last timed sample, before its sustained phase (which
   // runs back to back, without before_sample()).
   virtual std::optional<LaneFailure> after_last(Implementation &impl) = 0;
+  // Whether `impl` is timed only to the protocol's minimum of samples (a
+  // lane that failed its check: its time is no result's, and more samples
+  // would not make it one). It stops with the reason "check_failed".
+  [[nodiscard]] virtual bool time_to_minimum(const Implementation & /*impl*/) const { return false; }
 };
 
 } // namespace kibench

@@ -52,6 +52,7 @@ std::string stop_words(const std::string &reason) {
   if (reason == "noise_target") return "noise target met";
   if (reason == "max_samples") return "stopped at the sample cap";
   if (reason == "timeout") return "stopped at the time limit";
+  if (reason == "check_failed") return "failed its check: timed to the minimum only";
   return reason;
 }
 

@@ -29,6 +29,7 @@ std::string stop_cell(const std::string &reason) {
   if (reason == "noise_target") return "noise";
   if (reason == "max_samples") return "n cap";
   if (reason == "timeout") return "time cap";
+  if (reason == "check_failed") return "failed";
   return reason.empty() ? "–" : reason;
 }
 

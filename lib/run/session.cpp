@@ -350,6 +350,7 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
     return device_second_truth ? device_second_truth->view : second_truth->view;
   };
   TrustedSamples guard(run.backend, inputs, input_guard, truth_for, run.settings.pass, rotation);
+  guard.time_failed_lanes_fully(run.options.time_failed);
   std::size_t rotated_lanes = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     std::vector<Candidate *> group;

@@ -60,6 +60,9 @@ struct SessionOptions {
   // invocation, on poisoned outputs), nothing timed and nothing written;
   // the outcomes carry the verdicts (run_dir empty).
   bool check_only = false;
+  // --time-failed: a lane that failed its check is sampled like the others
+  // (by default only to the protocol's minimum: its time is no result's).
+  bool time_failed = false;
   // --filter: only the pairs whose "<workload name>/<implementation>"
   // this ECMAScript regular expression finds a match in (the oracle
   // always runs); nullopt: every pair.

@@ -60,8 +60,14 @@ public:
   [[nodiscard]] bool rotated(const Implementation &impl) const { return rotated_.contains(&impl); }
 
   // An implementation that already failed its check is timed as it is
-  // (recorded incorrect_numerical): its timed outputs are not compared.
+  // (recorded incorrect_numerical): its timed outputs are not compared, and
+  // it is timed to the protocol's minimum of samples unless `time_failed`
+  // (kibench run --time-failed) was given.
   void already_incorrect(const Implementation &impl) { already_incorrect_.insert(&impl); }
+  void time_failed_lanes_fully(bool time_failed) { time_failed_ = time_failed; }
+  [[nodiscard]] bool time_to_minimum(const Implementation &impl) const override {
+    return !time_failed_ && already_incorrect_.contains(&impl);
+  }
 
   // "5 timed invocations' outputs and 44 input fingerprints checked": what
   // was checked of `impl`'s invocations, for its run's labels.
@@ -75,6 +81,7 @@ private:
   std::optional<LaneFailure> check_outputs(Implementation &impl, const std::string &when);
 
 
+  bool time_failed_ = false;
   const Backend &backend_;
   InputSet &inputs_;
   TruthFor truth_for_;
