@@ -167,7 +167,7 @@ TEST_CASE("run: a lane that failed its check is timed to the minimum only, unles
   const fs::path small = source_dir() / "workloads/small/small-v1000-h64-t32.json";
   const std::string common = "run " + quoted(small) + " --plugin " +
                              quoted(fs::path(KIBENCH_TEST_PLUGIN_DIR) / "libkibench_test_plugin_lanes.so") +
-                             " --impl cpu-reference,nan-outputs --min-samples 4 --max-samples 12 --min-time 0 "
+                             " --impl cpu-reference,nan-outputs --min-samples 4 --max-samples 12 --max-noise 0 --min-time 0 "
                              "--warmup 1 --out ";
   const auto samples_of = [](const std::string &table, const std::string &lane) {
     const std::size_t at = table.find("\n" + lane + " ");

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "kernels/builtin_revision.hpp"
+#include "kernels/plugin/elf_check.hpp"
 #include "lib/digest/digest.hpp"
 #include "test/cli_process.hpp"
 #include "test/source_tree.hpp"
@@ -72,6 +73,16 @@ TEST_CASE("the example plugin's CPU lane runs beside a built-in and compare rank
     CHECK(revision.find("\"language\": \"c\"") != std::string::npos);
     CHECK(revision.find("\"version\": \"1.0.0\"") != std::string::npos);
     CHECK(revision.find("\"name\": \"kibench-example-cpu-fp32\"") != std::string::npos);
+    // And the build it is: the library's GNU build-id, where the linker wrote one.
+    const auto build_id = kibench::plugin::elf_build_id(kExample);
+    if (build_id) {
+      CHECK(build_id->size() >= 16);
+      CHECK(revision.find("\"library_build_id\": \"" + *build_id + "\"") != std::string::npos);
+    } else {
+      CHECK(revision.find("library_build_id") == std::string::npos);
+    }
+    // A file that is no ELF has none.
+    CHECK_FALSE(kibench::plugin::elf_build_id(kSmall));
   }
   SECTION("the directory validates, verifies, and compare ranks the plugin in the built-in's cohort") {
     const auto v = run_command(validate_command(dir));
@@ -204,7 +215,10 @@ TEST_CASE("lanes that fail are recorded with their status and reason, the others
   {
     const std::size_t row = run.out.find("\nnan-outputs ");
     REQUIRE(row != std::string::npos);
-    CHECK(run.out.substr(row, run.out.find('\n', row + 1) - row).find("unknown    unknown") != std::string::npos);
+    const std::string line = run.out.substr(row, run.out.find('\n', row + 1) - row);
+    CHECK(line.find("unknown    unknown") != std::string::npos);
+    // The NaN elements are named, not a relative error of the finite ones.
+    CHECK(line.find("FAILED (32000 NaN/Inf in grad_student_weight)") != std::string::npos);
   }
   // The example's CPU lane measures its own.
   CHECK(read_text(dir / "run.example-cpu-fp32.json").find("workspace_memory") != std::string::npos);

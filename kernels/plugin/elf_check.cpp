@@ -44,4 +44,42 @@ std::optional<std::string> elf_problem(const std::filesystem::path &path) {
   return std::nullopt;
 }
 
+std::optional<std::string> elf_build_id(const std::filesystem::path &path) {
+  if (elf_problem(path)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr header{};
+  in.read(reinterpret_cast<char *>(&header), sizeof header);
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  in.seekg(static_cast<std::streamoff>(header.e_phoff));
+  if (header.e_phnum == 0 || !in.read(reinterpret_cast<char *>(segments.data()),
+                                      static_cast<std::streamsize>(sizeof(Elf64_Phdr) * header.e_phnum)))
+    return std::nullopt;
+  for (const Elf64_Phdr &segment : segments) {
+    // A note segment: records of (namesz, descsz, type, name, desc), each
+    // part padded to 4 bytes. At most 64 KiB of them are read.
+    if (segment.p_type != PT_NOTE || segment.p_filesz > (std::uint64_t{1} << 16)) continue;
+    std::vector<unsigned char> notes(segment.p_filesz);
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(segment.p_offset));
+    if (!in.read(reinterpret_cast<char *>(notes.data()), static_cast<std::streamsize>(notes.size()))) continue;
+    const auto padded = [](std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; };
+    for (std::uint64_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+      Elf64_Nhdr note{};
+      std::memcpy(&note, notes.data() + at, sizeof note);
+      const std::uint64_t name_at = at + sizeof note;
+      const std::uint64_t desc_at = name_at + padded(note.n_namesz);
+      const std::uint64_t next = desc_at + padded(note.n_descsz);
+      if (next > notes.size() || next <= at) break;
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+          std::memcmp(notes.data() + name_at, "GNU", 4) == 0 && note.n_descsz > 0 && note.n_descsz <= 64) {
+        std::string hex;
+        for (std::uint64_t k = 0; k < note.n_descsz; ++k) hex += fmt::format("{:02x}", notes[desc_at + k]);
+        return hex;
+      }
+      at = next;
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace kibench::plugin

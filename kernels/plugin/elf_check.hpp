@@ -16,4 +16,10 @@ namespace kibench::plugin {
 // 81920 of a 40960-byte file").
 std::optional<std::string> elf_problem(const std::filesystem::path &path);
 
+// The GNU build-id of an ELF file that elf_problem() accepted (its
+// NT_GNU_BUILD_ID note, as the linker's --build-id wrote it), in lower-case
+// hex; nullopt where it has none. It names the build: debuggers and crash
+// tools find the matching symbols by it.
+std::optional<std::string> elf_build_id(const std::filesystem::path &path);
+
 } // namespace kibench::plugin

@@ -212,9 +212,11 @@ PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries,
     // The library's bytes are what ran: its digest tells two builds apart
     // even when the facts it declares are the same.
     const SourceFile file = library_file(path);
+    const std::optional<std::string> build_id = elf_build_id(path);
     for (std::size_t k = first; k < entries_.size(); ++k) {
       auto changed = std::make_shared<PluginEntry>(*entries_[k]);
       changed->facts.source_file = file;
+      if (build_id) changed->facts.labels["library_build_id"] = *build_id;
       entries_[k] = std::move(changed);
     }
   }

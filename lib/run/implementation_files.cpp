@@ -105,7 +105,7 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
     record.extra_measurements.push_back(measurement("throughput", "tflops", "median", result.tflops));
     // Where no GEMM bounds the pass: its minimum bytes over the median.
     if (result.gbps > 0.0)
-      record.extra_measurements.push_back(measurement("bandwidth", "GB/s", "median", result.gbps));
+      record.extra_measurements.push_back(measurement("bandwidth", "gb_per_s", "median", result.gbps));
     // Memory that was not measured is left out, never recorded as 0.
     if (o.memory.measured) {
       record.extra_measurements.push_back(

@@ -20,7 +20,15 @@ std::string human_bytes(std::uint64_t bytes) {
 std::string correctness_cell(const ImplementationFacts &f) {
   if (!f.verdict) return "not checked (no loss)";
   double worst = 0;
-  for (const auto &e : f.verdict->outputs) worst = std::max(worst, e.rel_l2_error);
+  const ErrorStats *nonfinite = nullptr;
+  for (const auto &e : f.verdict->outputs) {
+    worst = std::max(worst, e.rel_l2_error);
+    if (e.nonfinite > 0 && (nonfinite == nullptr || e.nonfinite > nonfinite->nonfinite)) nonfinite = &e;
+  }
+  // NaN or Inf elements fail whatever the finite ones' error: say which
+  // output and how many, not a relative error of the finite ones alone.
+  if (!f.verdict->passed && nonfinite != nullptr)
+    return fmt::format("FAILED ({} NaN/Inf in {})", nonfinite->nonfinite, nonfinite->output);
   return fmt::format("{} (max rel {:.1e})", f.verdict->passed ? "passed" : "FAILED", worst);
 }
 
