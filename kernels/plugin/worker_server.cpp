@@ -139,7 +139,6 @@ private:
       impl_->run(pass_of(request));
     } else if (op == "timed_run") {
       const Pass pass = pass_of(request);
-      if (!timer_) timer_ = impl_->make_timer();
       // kibench's timer around the call alone, as in kibench's own process.
       timer_->start();
       impl_->run(pass);
@@ -208,8 +207,10 @@ private:
                 fmt::format("worker: its {} ({} copy) is not kibench's", got.tensor, got.copy));
     }
     p->guard = std::make_unique<InputGuard>(backend_, *p->inputs);
+    // The timer every timed sample of this preparation uses, made once.
+    timer_ = impl_->make_timer();
     prepared_ = std::move(p);
-    reply.set("timer", impl_->make_timer()->name());
+    reply.set("timer", timer_->name());
     reply.set("labels", impl_->run_labels());
   }
 
