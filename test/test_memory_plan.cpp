@@ -58,3 +58,12 @@ TEST_CASE("memory plan: a long description gives way to the groups' sizes", "[me
   CHECK(text.rfind("14 groups of 3, ", 0) == 0);
   CHECK(text.find("and 1 lanes") != std::string::npos);
 }
+
+TEST_CASE("memory plan: the largest group counts each lane as the plan does, with its slack", "[memory-plan]") {
+  const std::vector<kibench::LaneNeed> needs{{"a", 2 * kGiB}, {"b", 40 * kGiB}, {"host", 0}};
+  const Groups groups{{2, 0}, {1}};
+  // b: 40 GiB and 5 % of it; a: 2 GiB and the 256 MiB floor; host lanes nothing.
+  CHECK(kibench::largest_group_bytes(needs, groups) == 40 * kGiB + 2 * kGiB);
+  CHECK(kibench::largest_group_bytes(needs, Groups{{2, 0}}) == 2 * kGiB + (kGiB >> 2));
+  CHECK(kibench::largest_group_bytes(needs, Groups{}) == 0);
+}

@@ -4,17 +4,29 @@
 
 #include <cstring>
 #include <fstream>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
 namespace kibench::plugin {
 
-std::optional<std::string> elf_problem(const std::filesystem::path &path) {
+namespace {
+
+// An ELF file open, with its program headers, once they and everything
+// they point at lie within the file.
+struct ElfLayout {
+  std::ifstream in;
+  std::vector<Elf64_Phdr> segments;
+};
+
+std::variant<ElfLayout, std::string> read_layout(const std::filesystem::path &path) {
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   if (error) return fmt::format("cannot read its size: {}", error.message());
-  std::ifstream in(path, std::ios::binary);
+  ElfLayout layout{std::ifstream(path, std::ios::binary), {}};
+  std::ifstream &in = layout.in;
   Elf64_Ehdr header{};
   if (!in.read(reinterpret_cast<char *>(&header), sizeof header))
     return fmt::format("truncated: {} bytes, shorter than an ELF header", size);
@@ -32,29 +44,32 @@ std::optional<std::string> elf_problem(const std::filesystem::path &path) {
   if (header.e_shnum != 0 && !within(header.e_shoff, section_headers))
     return fmt::format("truncated: its section headers end at byte {} of a {}-byte file",
                        header.e_shoff + section_headers, size);
-  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  layout.segments.resize(header.e_phnum);
   in.seekg(static_cast<std::streamoff>(header.e_phoff));
-  if (header.e_phnum != 0 &&
-      !in.read(reinterpret_cast<char *>(segments.data()), static_cast<std::streamsize>(program_headers)))
+  if (header.e_phnum != 0 && !in.read(reinterpret_cast<char *>(layout.segments.data()),
+                                      static_cast<std::streamsize>(program_headers)))
     return std::string("truncated: its program headers cannot be read");
-  for (const Elf64_Phdr &segment : segments)
+  for (const Elf64_Phdr &segment : layout.segments)
     if (segment.p_type == PT_LOAD && !within(segment.p_offset, segment.p_filesz))
       return fmt::format("truncated: a loadable segment ends at byte {} of a {}-byte file",
                          segment.p_offset + segment.p_filesz, size);
+  return layout;
+}
+
+} // namespace
+
+std::optional<std::string> elf_problem(const std::filesystem::path &path) {
+  auto layout = read_layout(path);
+  if (auto *why = std::get_if<std::string>(&layout)) return std::move(*why);
   return std::nullopt;
 }
 
 std::optional<std::string> elf_build_id(const std::filesystem::path &path) {
-  if (elf_problem(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  Elf64_Ehdr header{};
-  in.read(reinterpret_cast<char *>(&header), sizeof header);
-  std::vector<Elf64_Phdr> segments(header.e_phnum);
-  in.seekg(static_cast<std::streamoff>(header.e_phoff));
-  if (header.e_phnum == 0 || !in.read(reinterpret_cast<char *>(segments.data()),
-                                      static_cast<std::streamsize>(sizeof(Elf64_Phdr) * header.e_phnum)))
-    return std::nullopt;
-  for (const Elf64_Phdr &segment : segments) {
+  auto read = read_layout(path);
+  auto *layout = std::get_if<ElfLayout>(&read);
+  if (layout == nullptr) return std::nullopt;
+  std::ifstream &in = layout->in;
+  for (const Elf64_Phdr &segment : layout->segments) {
     // A note segment: records of (namesz, descsz, type, name, desc), each
     // part padded to 4 bytes. At most 64 KiB of them are read.
     if (segment.p_type != PT_NOTE || segment.p_filesz > (std::uint64_t{1} << 16)) continue;

@@ -217,12 +217,7 @@ private:
   // The lane's outputs, copied into the shared memory.
   void outputs(json::Object &reply, int &attach) {
     const OutputView out = impl_->outputs();
-    std::size_t bytes = 0;
-    for (const worker::OutputSlot &slot : worker::kOutputSlots) {
-      const TensorRef &t = out.*slot.member;
-      if (!t.empty()) bytes += static_cast<std::size_t>(t.count) * element_bytes(t.type);
-    }
-    if (shared_.reserve(bytes)) attach = shared_.fd();
+    if (shared_.reserve(worker::gradient_bytes(out))) attach = shared_.fd();
     json::Object tensors;
     std::size_t at = 0;
     for (const worker::OutputSlot &slot : worker::kOutputSlots) {

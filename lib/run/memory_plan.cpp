@@ -15,6 +15,24 @@ std::uint64_t lane_slack_bytes(std::uint64_t device_bytes) {
   return std::max<std::uint64_t>(device_bytes / 20, std::uint64_t{256} << 20);
 }
 
+namespace {
+// A lane's need as the plan counts it.
+std::uint64_t planned_bytes(const LaneNeed &need) {
+  return need.device_bytes + lane_slack_bytes(need.device_bytes);
+}
+} // namespace
+
+std::uint64_t largest_group_bytes(const std::vector<LaneNeed> &needs,
+                                  const std::vector<std::vector<std::size_t>> &groups) {
+  std::uint64_t largest = 0;
+  for (const auto &group : groups) {
+    std::uint64_t sum = 0;
+    for (const std::size_t lane : group) sum += planned_bytes(needs[lane]);
+    largest = std::max(largest, sum);
+  }
+  return largest;
+}
+
 std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneNeed> &needs,
                                                          std::uint64_t room_bytes) {
   // Smallest first: the kernels and the floors they are held to share one
@@ -28,7 +46,7 @@ std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneN
   std::vector<std::vector<std::size_t>> groups;
   std::vector<std::uint64_t> used;
   for (const std::size_t lane : order) {
-    const std::uint64_t need = needs[lane].device_bytes + lane_slack_bytes(needs[lane].device_bytes);
+    const std::uint64_t need = planned_bytes(needs[lane]);
     bool placed = false;
     for (std::size_t g = 0; g < groups.size() && !placed; ++g) {
       if (used[g] + need <= room_bytes) {

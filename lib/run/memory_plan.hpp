@@ -30,6 +30,11 @@ std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneN
 // allocator's cache and libraries' own buffers; 5 % and at least 256 MiB.
 std::uint64_t lane_slack_bytes(std::uint64_t device_bytes);
 
+// The most any one group holds as plan_timing_groups counts it (each
+// lane's need with its slack): what stays taken while the lanes run.
+std::uint64_t largest_group_bytes(const std::vector<LaneNeed> &needs,
+                                  const std::vector<std::vector<std::size_t>> &groups);
+
 // "2 groups: [reference] then [fused, cublas-floor, torch-eager, liger]".
 std::string describe_timing_groups(const std::vector<LaneNeed> &needs,
                                    const std::vector<std::vector<std::size_t>> &groups);

@@ -1,11 +1,12 @@
 #include "lib/run/repetitions.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <utility>
 
 #include <fmt/core.h>
+
+#include "lib/stats/summary.hpp"
 
 namespace kibench {
 
@@ -22,13 +23,9 @@ std::vector<RepetitionSpread> repetition_spread(const std::vector<std::vector<Wo
         out[at->second].medians_ns.push_back(i.result.latency_ns.median);
       }
   for (RepetitionSpread &s : out) {
-    const double n = static_cast<double>(s.medians_ns.size());
-    double sum = 0.0;
-    for (const double m : s.medians_ns) sum += m;
-    s.mean_ns = sum / n;
-    double squares = 0.0;
-    for (const double m : s.medians_ns) squares += (m - s.mean_ns) * (m - s.mean_ns);
-    s.stdev_ns = s.medians_ns.size() > 1 ? std::sqrt(squares / (n - 1.0)) : 0.0;
+    const stats::Summary summary = stats::summarize(s.medians_ns);
+    s.mean_ns = summary.mean;
+    s.stdev_ns = summary.stdev;
   }
   return out;
 }

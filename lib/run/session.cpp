@@ -31,6 +31,7 @@
 #include "lib/run/run_directory_name.hpp"
 #include "lib/run/tensor_dump.hpp"
 #include "lib/run/trusted_samples.hpp"
+#include "lib/worker/protocol.hpp"
 #include "lib/worker/remote_implementation.hpp"
 
 namespace kibench {
@@ -150,27 +151,15 @@ struct DeviceTruth {
   OutputView view;
 };
 
-constexpr TensorRef OutputView::*kGradients[] = {&OutputView::grad_student_input, &OutputView::grad_student_weight,
-                                                 &OutputView::grad_student_bias};
-
-std::uint64_t gradient_bytes(const OutputView &out) {
-  std::uint64_t bytes = 0;
-  for (const auto member : kGradients) {
-    const TensorRef &t = out.*member;
-    if (!t.empty()) bytes += static_cast<std::uint64_t>(t.count) * element_bytes(t.type);
-  }
-  return bytes;
-}
-
 std::optional<DeviceTruth> truth_on_device(const Backend &backend, const OutputView &kept) {
   DeviceTruth truth;
   truth.view.loss = kept.loss;
-  for (const auto member : kGradients) {
-    const TensorRef &host = kept.*member;
+  for (const worker::OutputSlot &slot : worker::kOutputSlots) {
+    const TensorRef &host = kept.*slot.member;
     if (host.empty()) continue;
     auto copy = backend.copy_to_device(host);
     if (!copy) return std::nullopt;
-    truth.view.*member = copy->view;
+    truth.view.*slot.member = copy->view;
     truth.copies.push_back(std::move(*copy));
   }
   return truth;
@@ -331,14 +320,9 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
   // largest group (and the margin), else read from the host chunk by chunk.
   std::optional<DeviceTruth> device_truth, device_second_truth;
   if (const auto memory = run.backend.device_memory()) {
-    std::uint64_t largest_group = 0;
-    for (const auto &group : groups) {
-      std::uint64_t sum = 0;
-      for (const std::size_t i : group) sum += needs[i].device_bytes;
-      largest_group = std::max(largest_group, sum);
-    }
-    const std::uint64_t answers = gradient_bytes(truth) + (second_truth ? gradient_bytes(second_truth->view) : 0);
-    if (answers > 0 && largest_group + answers + kDeviceMarginBytes <= memory->free_bytes) {
+    const std::uint64_t answers =
+        worker::gradient_bytes(truth) + (second_truth ? worker::gradient_bytes(second_truth->view) : 0);
+    if (answers > 0 && largest_group_bytes(needs, groups) + answers + kDeviceMarginBytes <= memory->free_bytes) {
       device_truth = truth_on_device(run.backend, truth);
       if (device_truth && second_truth) device_second_truth = truth_on_device(run.backend, second_truth->view);
       if (second_truth && !device_second_truth) device_truth.reset();

@@ -95,6 +95,15 @@ RemoteSample sample_from_json(const json::Value &reply) {
   return {number_member(reply, "ns"), optional_number(reply, "clock_mhz"), optional_number(reply, "power_w")};
 }
 
+std::size_t gradient_bytes(const OutputView &out) {
+  std::size_t bytes = 0;
+  for (const OutputSlot &slot : kOutputSlots) {
+    const TensorRef &t = out.*slot.member;
+    if (!t.empty()) bytes += static_cast<std::size_t>(t.count) * element_bytes(t.type);
+  }
+  return bytes;
+}
+
 json::Object sustained_to_json(const std::optional<SustainedMeasurement> &sustained) {
   if (!sustained) return {{"measured", false}};
   json::Object out{{"measured", true},

@@ -63,6 +63,8 @@ inline constexpr OutputSlot kOutputSlots[] = {
     {"grad_student_weight", &OutputView::grad_student_weight},
     {"grad_student_bias", &OutputView::grad_student_bias},
 };
+// The bytes of `out`'s gradient tensors (every slot above), as stored.
+std::size_t gradient_bytes(const OutputView &out);
 // Host views into [data, data + bytes); throws std::runtime_error for a
 // layout that does not fit.
 OutputView output_view_from_json(const json::Value &reply, const unsigned char *data, std::size_t bytes);
