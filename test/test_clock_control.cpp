@@ -163,10 +163,10 @@ TEST_CASE("SIGINT and SIGTERM reset locked clocks, then end the process as befor
 TEST_CASE("the protocol records clocks kibench locked", "[clocks]") {
   ProtocolSettings s;
   s.timer = "cuda_events";
-  CHECK(json::member_at(protocol_manifest(s, "oracle-fp64"), "spec.devicePolicy.clocksLocked")->as_bool() ==
+  CHECK(json::member_at(protocol_manifest(s, "oracle-fp64", {}), "spec.devicePolicy.clocksLocked")->as_bool() ==
         false);
   s.clocks_locked = true;
-  CHECK(json::member_at(protocol_manifest(s, "oracle-fp64"), "spec.devicePolicy.clocksLocked")->as_bool());
+  CHECK(json::member_at(protocol_manifest(s, "oracle-fp64", {}), "spec.devicePolicy.clocksLocked")->as_bool());
 }
 
 TEST_CASE("a multi-GPU run's clocks lock all together or not at all", "[clocks][multi_gpu]") {

@@ -118,11 +118,11 @@ TEST_CASE("every sampling setting kibench states in a protocol is named when it 
       {"minimumEffect", [](ProtocolSettings &s) { s.minimum_effect = 0.02; }},
       {"measurement.warmupIterations", [](ProtocolSettings &s) { s.warmup_runs = 7; }},
   };
-  const Value before = kibench::protocol_manifest(base, "cpu-fp64");
+  const Value before = kibench::protocol_manifest(base, "cpu-fp64", {});
   for (const Change &change : changes) {
     ProtocolSettings settings = base;
     change.apply(settings);
-    const Value after = kibench::protocol_manifest(settings, "cpu-fp64");
+    const Value after = kibench::protocol_manifest(settings, "cpu-fp64", {});
     INFO(change.field);
     CHECK(fields(kibench::compare::protocol_differences(before, after)) ==
           std::vector<std::string>{change.field});
@@ -133,7 +133,7 @@ TEST_CASE("every sampling setting kibench states in a protocol is named when it 
     settings.max_samples = 300;
     settings.min_time_s = 0;
     const auto differences =
-        kibench::compare::protocol_differences(kibench::protocol_manifest(settings, "cpu-fp64"), before);
+        kibench::compare::protocol_differences(kibench::protocol_manifest(settings, "cpu-fp64", {}), before);
     CHECK(kibench::compare::join(differences) == "minTime 0 s ≠ 0.5 s, maxSamples 300 ≠ 1000");
   }
   SECTION("the pass and cache state are named beside the family they change") {
@@ -141,7 +141,7 @@ TEST_CASE("every sampling setting kibench states in a protocol is named when it 
     settings.pass = kibench::Pass::forward;
     settings.cold = true;
     const auto differences =
-        kibench::compare::protocol_differences(before, kibench::protocol_manifest(settings, "cpu-fp64"));
+        kibench::compare::protocol_differences(before, kibench::protocol_manifest(settings, "cpu-fp64", {}));
     const auto named = fields(differences);
     CHECK(std::set<std::string>(named.begin(), named.end()) ==
           std::set<std::string>{"comparability.family", "pass", "cache"});
@@ -341,7 +341,7 @@ TEST_CASE("a protocol that differs is named in the reason, field by field, in JS
   FixtureCase other = standard;
   ProtocolSettings settings = cpu_settings();
   settings.max_samples = 300;
-  other.protocol = kibench::protocol_manifest(settings, "cpu-fp64");
+  other.protocol = kibench::protocol_manifest(settings, "cpu-fp64", {});
   write_run_directory(scratch / "a", other, {FixtureRun("cpu-reference", quiet_samples(1000, 1))});
   write_run_directory(scratch / "b", standard, {FixtureRun("cpu-reference", quiet_samples(1000, 2))});
   const CompareReport report = compare_paths({scratch / "a", scratch / "b"}, false);

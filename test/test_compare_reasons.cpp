@@ -161,7 +161,7 @@ TEST_CASE("every reason code comes from an actual difference", "[compare][reason
     settings.timer = "steady_clock";
     settings.cold = false;
     settings.warmup_runs = 7;
-    other.protocol = kibench::protocol_manifest(settings, "cpu-fp64");
+    other.protocol = kibench::protocol_manifest(settings, "cpu-fp64", {});
     CHECK(reasons_for(other) == std::set<std::string>{"PROTOCOL_INCOMPARABLE"});
   }
   SECTION("ENVIRONMENT_MISMATCH: another host") {

@@ -103,7 +103,7 @@ struct FixtureCase {
     ProtocolSettings settings;
     settings.timer = "steady_clock";
     settings.cold = false;
-    c.protocol = protocol_manifest(settings, "cpu-fp64");
+    c.protocol = protocol_manifest(settings, "cpu-fp64", {});
     c.environment = make_manifest(
         "ExecutionEnvironment", json::Object{{"name", "test-host"}},
         json::Object{{"hardware",

@@ -176,6 +176,9 @@ TEST_CASE("cpu-reference stays close on sharp soft-only cases", "[cpu_impl]") {
   for (const Shape &shape : sharp_soft_cases()) {
     INFO(describe(shape));
     Workload w = make_workload(shape);
+    // bf16 logits this sharp put the loss itself 0.3-1 % off: every output,
+    // the loss included, is held to the relaxed rel L2 bound here.
+    w.correctness.comparator = std::string(kComparatorRelL2);
     w.correctness.max_relative_error = 5e-2;
     auto impl = make_cpu_reference();
     const Checked c = run_and_check(*impl, w);

@@ -99,14 +99,14 @@ TEST_CASE("parse_gpu_topology gives nothing for a matrix without the run's GPUs"
 TEST_CASE("a multi-GPU run's protocol names the GPU count; a single-GPU one is unchanged", "[multi_gpu]") {
   ProtocolSettings one;
   one.timer = "cuda_events";
-  const json::Value single = protocol_manifest(one, "oracle-fp64");
+  const json::Value single = protocol_manifest(one, "oracle-fp64", {});
   CHECK(one.method() == "cuda_events_cold_full");
   CHECK(json::string_at(single, "spec.measurement.synchronization") == "event_synchronize");
   CHECK(one.describe_gpus().empty());
 
   ProtocolSettings eight = one;
   eight.gpus = 8;
-  const json::Value multi = protocol_manifest(eight, "oracle-fp64");
+  const json::Value multi = protocol_manifest(eight, "oracle-fp64", {});
   CHECK(eight.method() == "cuda_events_cold_full_gpus8");
   CHECK(json::string_at(multi, "spec.comparability.family") == "kibench_cuda_events_cold_full_gpus8");
   CHECK(json::string_at(multi, "spec.measurement.synchronization") == "device_barrier_event_synchronize");

@@ -106,6 +106,49 @@ TEST_CASE("apply_policy: relative L2 bound, or max abs where the reference is ex
   CHECK_THROWS_AS(apply_policy(s, unknown), std::invalid_argument);
 }
 
+TEST_CASE("the loss has its own tolerance: max(1e-4 |ref|, 1e-5), the gradients keep rel L2",
+          "[correctness]") {
+  CorrectnessPolicy loss_rule = policy(1e-2, 1e-6);
+  REQUIRE(loss_rule.comparator == kComparatorLossRelAbs);
+  CorrectnessPolicy every_output = loss_rule;
+  every_output.comparator = std::string(kComparatorRelL2);
+
+  // A loss of 3.3 off by 1e-3 (0.03 %): within the gradients' 1 %, past the
+  // loss's 3.3e-4.
+  ErrorStats off = compare_scalar("loss", 3.301, 3.3);
+  apply_policy(off, every_output);
+  CHECK(off.passed);
+  apply_policy(off, loss_rule);
+  CHECK_FALSE(off.passed);
+  ErrorStats near = compare_scalar("loss", 3.3 + 3e-4, 3.3);
+  apply_policy(near, loss_rule);
+  CHECK(near.passed);
+
+  // The absolute floor: a single token's loss of 0.024 off by 4e-6 passes
+  // (1e-4 of it is 2.4e-6), one off by 2e-5 does not; a loss of exactly 0
+  // (every target ignored) may be off by 1e-5.
+  ErrorStats small = compare_scalar("loss", 0.024 + 4e-6, 0.024);
+  apply_policy(small, loss_rule);
+  CHECK(small.passed);
+  small = compare_scalar("loss", 0.024 + 2e-5, 0.024);
+  apply_policy(small, loss_rule);
+  CHECK_FALSE(small.passed);
+  ErrorStats zero = compare_scalar("loss", 9e-6, 0.0);
+  apply_policy(zero, loss_rule);
+  CHECK(zero.passed);
+
+  // Only the output named "loss" takes the loss's rule.
+  ErrorStats grad = compare_scalar("grad_input", 3.301, 3.3);
+  apply_policy(grad, loss_rule);
+  CHECK(grad.passed);
+
+  const CorrectnessVerdict verdict = make_verdict({compare_scalar("loss", 3.301, 3.3)}, loss_rule);
+  CHECK_FALSE(verdict.passed);
+  CHECK(verdict.summary.find("loss abs error 0.001 > 0.00033") != std::string::npos);
+  CHECK(loss_rule.describe_rule().find("loss: |loss - ref| <= max(0.0001 |ref|, 0.00001)") == 0);
+  CHECK(every_output.describe_rule().find("every output: rel L2 <= 0.01") == 0);
+}
+
 TEST_CASE("compare_scalar and mismatched tensors", "[correctness]") {
   const ErrorStats loss = compare_scalar("loss", 1.001, 1.0);
   CHECK(loss.count == 1);

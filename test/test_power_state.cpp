@@ -103,7 +103,7 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
   for (const PowerState state : kStates) {
     INFO(to_string(state));
     const ProtocolSettings settings = cpu_settings(state);
-    const json::Value protocol = protocol_manifest(settings, "cpu-fp64");
+    const json::Value protocol = protocol_manifest(settings, "cpu-fp64", {});
     digests.insert(manifest_digest(protocol));
     // What the manifest says reads back as the setting that wrote it.
     const auto reading = compare::read_notes_settings(compare::comparability_notes(protocol));
@@ -113,7 +113,7 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
     // The sentence is removed whole: nothing of it is left to differ.
     CHECK(reading.rest.find("Samples start") == std::string::npos);
     // The same settings give the same manifest, byte for byte.
-    CHECK(manifest_digest(protocol_manifest(settings, "cpu-fp64")) == manifest_digest(protocol));
+    CHECK(manifest_digest(protocol_manifest(settings, "cpu-fp64", {})) == manifest_digest(protocol));
   }
   CHECK(digests.size() == kStates.size());
 
@@ -126,7 +126,7 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
              EndsWith(" Samples start loaded (0.02 s load first)."));
   // How the state is brought about, in full, in the protocol's description.
   for (const PowerState state : kStates) {
-    const json::Value protocol = protocol_manifest(cpu_settings(state), "cpu-fp64");
+    const json::Value protocol = protocol_manifest(cpu_settings(state), "cpu-fp64", {});
     const json::Value *description = json::member_at(protocol, "metadata.description");
     if (state == PowerState::as_is) {
       CHECK_THAT(description ? description->as_string() : "", !Contains("Rested") && !Contains("Loaded"));
@@ -148,7 +148,7 @@ TEST_CASE("the power state is part of the protocol: stated in its notes, read ba
           gpu.power_state = state;
           gpu.share_rounds = share;
           INFO(to_string(state) << ", " << to_string(pass) << ", share rounds " << share);
-          const json::Value protocol = protocol_manifest(gpu, "oracle-fp64");
+          const json::Value protocol = protocol_manifest(gpu, "oracle-fp64", {});
           CHECK(compare::comparability_notes(protocol).size() <= 1000);
           // The description (with the sustained phase's) within its 2000.
           CHECK(json::member_at(protocol, "metadata.description")->as_string().size() <= 2000);
@@ -171,8 +171,8 @@ TEST_CASE("compare: runs with different power states are not one cohort, and the
   for (const PowerState other : {PowerState::rested, PowerState::loaded}) {
     INFO(to_string(other));
     const auto differences =
-        compare::protocol_differences(protocol_manifest(cpu_settings(PowerState::as_is), "cpu-fp64"),
-                                      protocol_manifest(cpu_settings(other), "cpu-fp64"));
+        compare::protocol_differences(protocol_manifest(cpu_settings(PowerState::as_is), "cpu-fp64", {}),
+                                      protocol_manifest(cpu_settings(other), "cpu-fp64", {}));
     REQUIRE(differences.size() == 1);
     CHECK(differences.front().field == "powerState");
     CHECK(differences.front().first == "as-is");
@@ -182,7 +182,7 @@ TEST_CASE("compare: runs with different power states are not one cohort, and the
   test::TempDir tmp;
   const test::FixtureCase as_is = test::FixtureCase::standard();
   test::FixtureCase rested = as_is;
-  rested.protocol = protocol_manifest(cpu_settings(PowerState::rested), "cpu-fp64");
+  rested.protocol = protocol_manifest(cpu_settings(PowerState::rested), "cpu-fp64", {});
   test::write_run_directory(tmp.path() / "a", rested,
                             {test::FixtureRun("cpu-reference", test::quiet_samples(1000, 1))});
   test::write_run_directory(tmp.path() / "b", as_is,
@@ -511,14 +511,14 @@ TEST_CASE("the default protocol is the GPU CI baseline's, so its gate compares l
   defaults.timer = "cuda_events";
   defaults.share_rounds = kShareRoundsByDefault; // --own-rounds turns it off
   REQUIRE(defaults.power_state == kDefaultPowerState);
-  const json::Value written = protocol_manifest(defaults, "oracle-fp64");
+  const json::Value written = protocol_manifest(defaults, "oracle-fp64", {});
   CHECK(compare::comparability_notes(written) == compare::comparability_notes(baseline));
   CHECK(json::member_at(written, "spec.comparability.family")->as_string() ==
         json::member_at(baseline, "spec.comparability.family")->as_string());
 
   ProtocolSettings own_rounds = defaults;
   own_rounds.share_rounds = false;
-  CHECK(compare::comparability_notes(protocol_manifest(own_rounds, "oracle-fp64")) !=
+  CHECK(compare::comparability_notes(protocol_manifest(own_rounds, "oracle-fp64", {})) !=
         compare::comparability_notes(baseline));
 }
 

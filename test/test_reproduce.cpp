@@ -122,7 +122,8 @@ void check_rule(const kibench::json::Value &verdict) {
 // Python lanes.
 std::vector<kibench::ImplementationEntry> known_with_python_lanes() {
   auto known = kibench::make_backend()->implementations();
-  for (const char *lane : {"torch-eager", "liger", "torch-eager-jsd", "liger-jsd"})
+  for (const char *lane : {"torch-eager", "liger", "torch-eager-jsd", "liger-jsd", "torch-eager-jsd-script",
+                           "liger-jsd-script"})
     known.push_back({lane, "a Python lane", true, false});
   return known;
 }
@@ -416,12 +417,13 @@ TEST_CASE("reproduce: a kibench import liger record resolves to its provider's l
   CHECK(resolved.workload_file.filename() == "seed-distill-jsd-h4096-t8192-v128256.json");
   CHECK_THAT(resolved.workload_from, Contains("matches the record's"));
 
-  // A jsd record of the torch provider: torch-eager-jsd on the shipped Liger workload.
+  // A jsd record of the torch provider: torch-eager-jsd timed as Liger's script times it, on the shipped
+  // Liger workload.
   const fs::path jsd = imported_record(tmp.path() / "imported-jsd",
                                        "liger-jsd-full-torch-nvidia-h100-pcie-tokens8192-vocab4096");
   const auto jsd_resolved = kibench::reproduce::resolve(kibench::reproduce::read_originals({jsd}).front(),
                                                         known_with_python_lanes());
-  CHECK(jsd_resolved.implementation == "torch-eager-jsd");
+  CHECK(jsd_resolved.implementation == "torch-eager-jsd-script");
   CHECK(jsd_resolved.workload.vocab == 4096);
   CHECK(jsd_resolved.workload.tokens == 8192);
 

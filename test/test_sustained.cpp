@@ -311,8 +311,8 @@ TEST_CASE("the protocol describes the sustained phase outside its identity", "[h
   on.timer = "cuda_events";
   ProtocolSettings off = on;
   off.sustained_time_s = 0.0;
-  const json::Value with = protocol_manifest(on, "oracle-fp64");
-  const json::Value without = protocol_manifest(off, "oracle-fp64");
+  const json::Value with = protocol_manifest(on, "oracle-fp64", {});
+  const json::Value without = protocol_manifest(off, "oracle-fp64", {});
   const std::string description = on.describe_sustained();
   CHECK(description.find("back to back, warm") != std::string::npos);
   CHECK(description.find("~1 s") != std::string::npos);

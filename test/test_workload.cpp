@@ -190,7 +190,7 @@ TEST_CASE("every shipped workload loads, typed as its file states", "[workload]"
       CHECK(w.scalars.weight_hard == scalars.find("weight_hard_loss")->find("value")->as_number());
       CHECK(w.scalars.weight_soft == scalars.find("weight_soft_loss")->find("value")->as_number());
       CHECK(w.scalars.ignore_index == scalars.find("ignore_index")->find("value")->as_int());
-      CHECK(w.correctness.comparator == "fp64_oracle_rel_l2");
+      CHECK(w.correctness.comparator == "fp64_oracle_loss_rel_abs_grads_rel_l2");
       CHECK(w.correctness.nan_policy == "reject");
       CHECK(w.correctness.infinity_policy == "reject");
 

@@ -45,7 +45,7 @@ def labels(tokens, vocab, seed, ignore_fraction):
 
 
 def correctness(max_relative_error):
-    return {"comparator": "fp64_oracle_rel_l2", "maxRelativeError": max_relative_error,
+    return {"comparator": "fp64_oracle_loss_rel_abs_grads_rel_l2", "maxRelativeError": max_relative_error,
             "maxAbsoluteError": 0.000001, "nanPolicy": "reject", "infinityPolicy": "reject"}
 
 

@@ -57,6 +57,10 @@ double relative_error(double diff_norm, double ref_norm) {
 // worst of all. Used to name the worst output in the summary.
 double severity(const ErrorStats &s, const CorrectnessPolicy &policy) {
   if (s.nonfinite > 0) return kInfinity;
+  if (policy.loss_rule_for(s.output)) {
+    // The scalar's reference is ||ref||_2 = |ref|.
+    return s.max_abs_error / CorrectnessPolicy::loss_allowance(s.ref_l2_norm);
+  }
   if (s.ref_l2_norm == 0.0) {
     if (s.max_abs_error == 0.0) return 0.0;
     return policy.max_absolute_error > 0.0 ? s.max_abs_error / policy.max_absolute_error : kInfinity;
@@ -67,6 +71,10 @@ double severity(const ErrorStats &s, const CorrectnessPolicy &policy) {
 
 std::string describe(const ErrorStats &s, const CorrectnessPolicy &policy) {
   if (s.nonfinite > 0) return fmt::format("{} has {} NaN/Inf of {} elements", s.output, s.nonfinite, s.count);
+  if (policy.loss_rule_for(s.output))
+    return fmt::format("{} abs error {:.3g} {} {:.3g} (max({:g} |ref|, {:g}))", s.output, s.max_abs_error,
+                       s.passed ? "<=" : ">", CorrectnessPolicy::loss_allowance(s.ref_l2_norm),
+                       kLossRelativeTolerance, kLossAbsoluteFloor);
   if (s.ref_l2_norm == 0.0)
     return fmt::format("{} max abs error {:.3g} {} {:.3g} (reference is exactly zero)", s.output,
                        s.max_abs_error, s.passed ? "<=" : ">", policy.max_absolute_error);
@@ -77,12 +85,15 @@ std::string describe(const ErrorStats &s, const CorrectnessPolicy &policy) {
 } // namespace
 
 void apply_policy(ErrorStats &stats, const CorrectnessPolicy &policy) {
-  if (policy.comparator != "fp64_oracle_rel_l2")
+  if (policy.comparator != kComparatorRelL2 && policy.comparator != kComparatorLossRelAbs)
     throw std::invalid_argument(fmt::format("unknown correctness comparator \"{}\"", policy.comparator));
   // nanPolicy and infinityPolicy are "reject" (the only value defined):
   // any nonfinite element fails the output.
   if (stats.nonfinite > 0) {
     stats.passed = false;
+  } else if (policy.loss_rule_for(stats.output)) {
+    // One element: max_abs_error = |loss - ref| and ref_l2_norm = |ref|.
+    stats.passed = stats.count == 1 && stats.max_abs_error <= CorrectnessPolicy::loss_allowance(stats.ref_l2_norm);
   } else if (stats.ref_l2_norm == 0.0) {
     stats.passed = stats.max_abs_error <= policy.max_absolute_error;
   } else {

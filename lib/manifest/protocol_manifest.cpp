@@ -7,7 +7,7 @@
 namespace kibench {
 
 json::Value protocol_manifest(const ProtocolSettings &s, const std::string &oracle,
-                              const ProtocolHarness &harness) {
+                              const CorrectnessPolicy &policy, const ProtocolHarness &harness) {
   json::Object measurement{
       {"timer", s.timer},
       {"synchronization", s.timer != "cuda_events" ? "host_blocking"
@@ -23,8 +23,9 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
   json::Object spec{
       {"harness", json::Object{{"name", harness.name}, {"version", harness.version}}},
       {"measurement", std::move(measurement)},
-      {"correctness", json::Object{{"reference", fmt::format("{} (fp64 loss and gradients)", oracle)},
-                                   {"comparator", "fp64_oracle_rel_l2"}}},
+      {"correctness",
+       json::Object{{"reference", fmt::format("{} (fp64 loss and gradients); {}", oracle, policy.describe_rule())},
+                    {"comparator", policy.comparator}}},
       {"devicePolicy", json::Object{{"clocksLocked", s.clocks_locked}}},
       {"comparability", json::Object{{"family", s.family()}, {"notes", s.describe()}}},
   };

@@ -4,6 +4,7 @@
 
 #include "lib/harness/protocol_settings.hpp"
 #include "lib/json/value.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench {
 
@@ -17,8 +18,9 @@ struct ProtocolHarness {
 };
 
 // The BenchmarkProtocol for these settings; `oracle` names what outputs are
-// checked against (e.g. "oracle-fp64").
+// checked against (e.g. "oracle-fp64") and `policy` how (its comparator, and
+// the rule in words in spec.correctness.reference).
 json::Value protocol_manifest(const ProtocolSettings &settings, const std::string &oracle,
-                              const ProtocolHarness &harness = {});
+                              const CorrectnessPolicy &policy, const ProtocolHarness &harness = {});
 
 } // namespace kibench

@@ -22,23 +22,26 @@ namespace fs = std::filesystem;
 // The lanes of Liger-Kernel's benchmark providers (KernelIndex's curated
 // ImplementationRevisions are keyed "<kernel>/<provider>"): `torch` is the
 // PyTorch eager reference of Liger's benchmark scripts, `liger` Liger's own.
+// Liger's jsd rows are reproduced by the `-script` lanes, which time what
+// benchmark_jsd.py times: the input's log_softmax backward and the leaf's
+// gradient accumulation included (docs/side-by-side.md).
 struct ProviderLane {
   std::string_view kernel, provider, lane;
 };
 constexpr std::array<ProviderLane, 6> kProviderLanes{{
     {"distill_jsd_loss", "torch", "torch-eager"},
     {"distill_jsd_loss", "liger", "liger"},
-    {"jsd", "torch", "torch-eager-jsd"},
-    {"jsd", "liger", "liger-jsd"},
+    {"jsd", "torch", "torch-eager-jsd-script"},
+    {"jsd", "liger", "liger-jsd-script"},
     {"fused_linear_jsd", "torch", "torch-eager-fused-linear-jsd"},
     {"fused_linear_jsd", "liger", "liger-fused-linear-jsd"},
 }};
 
 // python/kibench/lanes.py SHIPPED.
-constexpr std::array<std::string_view, 7> kPythonLanes{
-    "torch-eager",           "torch-compile", "liger",
-    "torch-eager-jsd",       "liger-jsd",     "torch-eager-fused-linear-jsd",
-    "liger-fused-linear-jsd"};
+constexpr std::array<std::string_view, 9> kPythonLanes{
+    "torch-eager",      "torch-compile",          "liger",
+    "torch-eager-jsd",  "liger-jsd",              "torch-eager-jsd-script",
+    "liger-jsd-script", "torch-eager-fused-linear-jsd", "liger-fused-linear-jsd"};
 
 bool is_known(const std::vector<ImplementationEntry> &known, std::string_view name) {
   return std::any_of(known.begin(), known.end(),

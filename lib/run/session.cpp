@@ -632,13 +632,14 @@ SessionPlan plan_session(const Backend &backend, const SessionOptions &options, 
 }
 
 // What every workload of the session shares: the clocks' lock (held while
-// the session runs; the guard resets it, on signals too), the protocol, the
-// environment and the power state's conditioner.
+// the session runs; the guard resets it, on signals too), the protocol's
+// settings (each workload's protocol adds its correctness policy and timing
+// groups), the environment and the power state's conditioner.
 struct SessionProtocol {
   std::unique_ptr<ClockControl> clocks;
   std::optional<ClockLockGuard> clock_lock;
   ProtocolSettings settings;
-  json::Value protocol, environment;
+  json::Value environment;
   std::string environment_digest;
   std::unique_ptr<PowerConditioner> conditioner;
   json::Object power_state_labels;
@@ -686,7 +687,6 @@ void set_up_protocol(const Backend &backend, const SessionOptions &options, cons
   if (gpu_missing) p.settings.cold = false; // no device cache to flush on the CPU path
   p.settings.clocks_locked = p.clock_lock && p.clock_lock->locked();
   p.settings.gpus = backend.run_gpus();
-  p.protocol = protocol_manifest(p.settings, plan.oracle);
   EnvironmentFacts facts = backend.environment();
   if (p.settings.clocks_locked) {
     // A lock NVML cannot read back: what kibench set is what is known.
@@ -751,9 +751,7 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
   ProtocolSettings workload_settings = p.settings;
   workload_settings.timing_groups = timing_groups;
   workload_settings.rotation = run.input_rotation;
-  const json::Value protocol = timing_groups.empty() && run.input_rotation.empty()
-                                   ? p.protocol
-                                   : protocol_manifest(workload_settings, plan.oracle);
+  const json::Value protocol = protocol_manifest(workload_settings, plan.oracle, workload.correctness);
   CalibrationStep::WorkloadCalibration calibrated =
       calibration ? calibration->after_workload(workload.name) : CalibrationStep::WorkloadCalibration{};
   json::Object labels = p.power_state_labels;

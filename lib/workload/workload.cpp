@@ -19,6 +19,7 @@
 
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
+#include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 #include "lib/manifest/envelope.hpp"
 #include "lib/workload/field_reader.hpp"
@@ -30,8 +31,6 @@ namespace {
 
 using detail::Field;
 using detail::ObjectReader;
-
-constexpr std::string_view kComparator = "fp64_oracle_rel_l2";
 
 // Each axis fits in a signed 32-bit index, so every product of two axes
 // (T*V logits, V*H weights) fits in int64 and kernels may index rows with
@@ -386,12 +385,12 @@ CorrectnessPolicy read_correctness(const Field &field) {
   CorrectnessPolicy policy;
   const Field comparator = correctness.required("comparator");
   policy.comparator = comparator.string();
-  if (policy.comparator != kComparator) {
-    comparator.fail(
-        fmt::format("unsupported comparator {:?} (kibench has \"{}\")", policy.comparator, kComparator));
+  if (policy.comparator != kComparatorRelL2 && policy.comparator != kComparatorLossRelAbs) {
+    comparator.fail(fmt::format("unsupported comparator {:?} (kibench has \"{}\" and \"{}\")",
+                                policy.comparator, kComparatorLossRelAbs, kComparatorRelL2));
   }
   if (const auto ratio = correctness.optional("requiredMatchedRatio")) {
-    ratio->fail(fmt::format("requiredMatchedRatio is not used by comparator \"{}\"", kComparator));
+    ratio->fail(fmt::format("requiredMatchedRatio is not used by comparator \"{}\"", policy.comparator));
   }
   const auto tolerance = [&](std::string_view key) {
     const Field tolerance_field = correctness.required(key);
@@ -613,6 +612,16 @@ Workload load_workload(const std::filesystem::path &file) {
         searched.empty() ? "(no operations/ folder found)" : fmt::format("{}", fmt::join(searched, ", "))));
   }
   return workload_from_json(manifest, *operation, file);
+}
+
+std::string CorrectnessPolicy::describe_rule() const {
+  const std::string gradients =
+      fmt::format("rel L2 <= {} (max abs <= {} where the reference is zero)",
+                  json::format_number(max_relative_error), json::format_number(max_absolute_error));
+  if (comparator != kComparatorLossRelAbs) return fmt::format("every output: {}", gradients);
+  return fmt::format("loss: |loss - ref| <= max({} |ref|, {}); gradients: {}",
+                     json::format_number(kLossRelativeTolerance), json::format_number(kLossAbsoluteFloor),
+                     gradients);
 }
 
 std::string_view to_string(OperationKind kind) {

@@ -23,6 +23,12 @@ and, for the rest of the JSD family (docs/loss-math.md):
     torch-eager-jsd               the JSD of Liger's tests, op by op (at
                                   beta 0.5 also its benchmark's `torch`
                                   provider); jsd
+    liger-jsd-script,             the two above timed as benchmark_jsd.py
+    torch-eager-jsd-script        times them: the input is log_softmax of a
+                                  leaf, its graph kept, and the leaf's
+                                  gradient accumulates (no grad_to_none), so
+                                  a sample adds log_softmax's backward and
+                                  grad += dX (docs/side-by-side.md); jsd
     liger-fused-linear-jsd        LigerFusedLinearJSD
                                   (liger_kernel.transformers.fused_linear_jsd)
                                   as benchmark_fused_linear_jsd.py calls it,
@@ -37,15 +43,17 @@ workload of an operation it does not compute."""
 import importlib.util
 import math
 
-from .api import backward, implementation
+from .api import Outputs, backward, implementation
 
 SHIPPED = {"torch-eager": "torch_eager", "torch-compile": "torch_compile", "liger": "liger",
            "torch-eager-jsd": "torch_eager_jsd", "liger-jsd": "liger_jsd",
+           "torch-eager-jsd-script": "torch_eager_jsd_script", "liger-jsd-script": "liger_jsd_script",
            "torch-eager-fused-linear-jsd": "torch_eager_fused_linear_jsd",
            "liger-fused-linear-jsd": "liger_fused_linear_jsd"}
 REQUIRES = {"torch-eager": ("torch",), "torch-compile": ("torch", "triton"),
             "liger": ("torch", "triton", "liger_kernel"), "torch-eager-jsd": ("torch",),
-            "liger-jsd": ("torch", "triton", "liger_kernel"), "torch-eager-fused-linear-jsd": ("torch",),
+            "liger-jsd": ("torch", "triton", "liger_kernel"), "torch-eager-jsd-script": ("torch",),
+            "liger-jsd-script": ("torch", "triton", "liger_kernel"), "torch-eager-fused-linear-jsd": ("torch",),
             "liger-fused-linear-jsd": ("torch", "triton", "liger_kernel")}
 PIP_NAME = {"torch": "torch", "triton": "triton", "liger_kernel": "liger-kernel"}
 # What each lane declares as its licence (spec.licensing.declared, SPDX):
@@ -304,6 +312,81 @@ def liger_jsd(inputs):
 
     jsd = LigerJSD(beta=inputs.beta, ignore_index=inputs.ignore_index)
     run = AutogradRun(lambda: jsd(inputs.student_log_probs, inputs.teacher_log_probs, inputs.target), inputs)
+    _warm_up(torch, run, inputs)
+    return run
+
+
+class ScriptRun:
+    """A jsd loss timed the way Liger-Kernel's benchmark_jsd.py times it:
+    its input is `log_softmax` of a leaf of its own (made once, in prepare,
+    with the graph kept), and each full pass is `loss.backward(
+    retain_graph=True)` with no `grad_to_none`, so every sample also runs
+    log_softmax's backward and accumulates the leaf's gradient. The leaf
+    holds a copy of the student log-probabilities, whose log_softmax equals
+    them to fp32 rounding (they are normalised: their logsumexp is 0).
+
+    What is checked is the gradient of the loss's input, dX: a hook on the
+    input keeps a reference to the gradient autograd hands it (no copy),
+    the tensor log_softmax's backward then reads."""
+
+    def __init__(self, loss_of, inputs):
+        import torch
+
+        self.loss_of, self.inputs, self.pending, self.grad = loss_of, inputs, None, None
+        with torch.no_grad():
+            leaf = inputs.student_log_probs.detach().clone()
+        self.leaf = leaf.requires_grad_(True)
+        self.input = self.leaf.log_softmax(dim=-1)
+        self.input.register_hook(self._keep)
+
+    def _keep(self, grad):
+        self.grad = grad
+
+    def before_sample(self, pass_):
+        self.pending = self.loss_of(self.input) if pass_ == "backward" else None
+
+    def __call__(self, pass_):
+        if pass_ == "forward":
+            return self.loss_of(self.input)
+        loss = self.pending if pass_ == "backward" else self.loss_of(self.input)
+        self.pending, self.grad = None, None
+        loss.backward(retain_graph=True)
+        return Outputs(loss, grad_student_log_probs=self.grad)
+
+
+@implementation(name="torch-eager-jsd-script", revision_name="kibench-py-torch-eager-jsd-script",
+                passes=("full", "forward", "backward"), operations=("jsd",),
+                title="PyTorch eager jsd, timed as Liger's benchmark_jsd.py times it",
+                description="torch-eager-jsd's op sequence on log_softmax of a leaf holding the student "
+                            "log-probabilities (graph kept), backward(retain_graph=True) with the leaf's gradient "
+                            "accumulated: a sample includes log_softmax's backward and grad += dX, as in Liger's "
+                            "benchmark script; checked on the loss and dX",
+                package="kibench", licence=TORCH_LICENCE)
+def torch_eager_jsd_script(inputs):
+    import torch
+
+    def loss_of(student_log_probs):
+        return liger_test_jsd(torch, student_log_probs, inputs.teacher_log_probs, inputs.target, inputs.beta,
+                              inputs.ignore_index, student_log_probs.dtype)
+
+    return ScriptRun(loss_of, inputs)
+
+
+@implementation(name="liger-jsd-script", revision_name="kibench-py-liger-jsd-script",
+                passes=("full", "forward", "backward"), operations=("jsd",),
+                title="Liger-Kernel LigerJSD, timed as Liger's benchmark_jsd.py times it",
+                description="LigerJSD(beta, ignore_index) as in liger-jsd, on log_softmax of a leaf holding the "
+                            "student log-probabilities (graph kept), backward(retain_graph=True) with the leaf's "
+                            "gradient accumulated: a sample includes log_softmax's backward and grad += dX, as in "
+                            "Liger's benchmark script; checked on the loss and dX; warmed up in prepare",
+                package="kibench", licence=LIGER_LICENCE)
+def liger_jsd_script(inputs):
+    import torch
+    from liger_kernel.transformers.jsd import LigerJSD
+
+    jsd = LigerJSD(beta=inputs.beta, ignore_index=inputs.ignore_index)
+    run = ScriptRun(lambda student_log_probs: jsd(student_log_probs, inputs.teacher_log_probs, inputs.target),
+                    inputs)
     _warm_up(torch, run, inputs)
     return run
 

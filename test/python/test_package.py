@@ -161,9 +161,11 @@ class Package(unittest.TestCase):
             "torch-eager": ["torch-eager", "BSD-3-Clause"],
             "torch-compile": ["torch-compile", "BSD-3-Clause"],
             "torch-eager-jsd": ["torch-eager-jsd", "BSD-3-Clause"],
+            "torch-eager-jsd-script": ["torch-eager-jsd-script", "BSD-3-Clause"],
             "torch-eager-fused-linear-jsd": ["torch-eager-fused-linear-jsd", "BSD-3-Clause"],
             "liger": ["liger", "BSD-2-Clause"],
             "liger-jsd": ["liger-jsd", "BSD-2-Clause"],
+            "liger-jsd-script": ["liger-jsd-script", "BSD-2-Clause"],
             "liger-fused-linear-jsd": ["liger-fused-linear-jsd", "BSD-2-Clause"]})
 
     def test_capi_from_the_environment_and_its_absence(self):
@@ -361,6 +363,8 @@ class Package(unittest.TestCase):
         needs = {"torch-eager-jsd": "needs torch (pip install torch)",
                  "torch-eager-fused-linear-jsd": "needs torch (pip install torch)",
                  "liger-jsd": "needs torch, triton, liger-kernel (pip install torch triton liger-kernel)",
+                 "torch-eager-jsd-script": "needs torch (pip install torch)",
+                 "liger-jsd-script": "needs torch, triton, liger-kernel (pip install torch triton liger-kernel)",
                  "liger-fused-linear-jsd": "needs torch, triton, liger-kernel (pip install torch triton liger-kernel)"}
         lines = listed.stdout.splitlines()
         for lane, reason in needs.items():
@@ -482,7 +486,8 @@ class Package(unittest.TestCase):
             self.assertIn(phrase, text)
         lines = text.splitlines()
         for lane in ("torch-eager", "torch-compile", "liger", "torch-eager-jsd", "liger-jsd",
-                     "torch-eager-fused-linear-jsd", "liger-fused-linear-jsd"):
+                     "torch-eager-jsd-script", "liger-jsd-script", "torch-eager-fused-linear-jsd",
+                     "liger-fused-linear-jsd"):
             self.assertTrue(any(l.split()[:1] == [lane] for l in lines), lane)
         self.assertNotIn("Traceback", result.stderr)
 

@@ -158,8 +158,9 @@ ExternalImport import_external(const fs::path &result_file, const fs::path &run_
   for (ImplementationEntry &entry : result.implementations)
     prepared.push_back(prepare(result, std::move(entry), run));
 
-  const json::Value protocol = protocol_manifest(
-      result.settings, result.oracle, ProtocolHarness{result.harness_name, result.harness_version});
+  const json::Value protocol =
+      protocol_manifest(result.settings, result.oracle, workload.correctness,
+                        ProtocolHarness{result.harness_name, result.harness_version});
   ExternalImport imported;
   imported.source = result.source;
   imported.directory = out / import_directory_name(result.invocation, workload.name, result.settings.pass);
