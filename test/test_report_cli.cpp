@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -322,6 +323,17 @@ TEST_CASE("the report renders in headless Chromium with every chart laid out", "
   REQUIRE(std::regex_search(dump.out, measured_count, std::regex(R"#(data-measured-charts="(\d+)")#")));
   CHECK(std::stoul(measured_count[1]) == charts.size());
   CHECK(count(dump.out, "<script") == 1);
+
+  // Every table sits in a scrolling box and, at 1280 px, fits it.
+  std::smatch tables, overflows;
+  REQUIRE(std::regex_search(dump.out, tables, std::regex(R"#(data-tables="(\d+)")#")));
+  REQUIRE(std::regex_search(dump.out, overflows, std::regex(R"#(data-table-overflows="([-\d ]*)")#")));
+  std::istringstream widths(overflows[1].str());
+  std::vector<int> overflow;
+  for (int px = 0; widths >> px;) overflow.push_back(px);
+  CHECK(overflow.size() == std::stoul(tables[1]));
+  CHECK_FALSE(overflow.empty());
+  for (const int px : overflow) CHECK(px <= 0);
 
   // The screenshot: a PNG of the requested size with content in it.
   const fs::path png = tmp.path() / "report.png";

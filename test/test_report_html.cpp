@@ -5,6 +5,8 @@
 // axis ticks) are checked on their own first.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <regex>
 #include <string>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "lib/report/chart_files.hpp"
 #include "lib/report/html_escape.hpp"
 #include "lib/report/html_page.hpp"
+#include "lib/report/run_figures.hpp"
+#include "lib/json/parse.hpp"
 #include "lib/report/slug.hpp"
 #include "lib/report/svg_canvas.hpp"
 #include "lib/report/units.hpp"
@@ -326,4 +330,24 @@ TEST_CASE("every chart of the page is also an SVG document of its own", "[report
     CHECK(file.svg.find(inline_svg.substr(inline_svg.find("</desc>") + 8)) != std::string::npos);
   }
   CHECK_THROWS_AS(standalone_svg("<div>not a chart</div>"), std::logic_error);
+}
+
+TEST_CASE("the correctness table judges the loss by its own bound and the gradients by rel L2", "[report]") {
+  using kibench::report::above_bound;
+  const auto policy = [](const char *comparator) {
+    return kibench::json::parse(fmt::format(
+        R"({{"comparator": "{}", "maxRelativeError": 0.01, "maxAbsoluteError": 1e-6}})", comparator),
+        "policy");
+  };
+  const auto loss_rule = policy("fp64_oracle_loss_rel_abs_grads_rel_l2");
+  const auto every_output = policy("fp64_oracle_rel_l2");
+  // A loss of 3.3 off by 1e-3: within 1 %, past max(1e-4 * 3.3, 1e-5).
+  CHECK(above_bound(loss_rule, "loss", 1e-3 / 3.3, 1e-3));
+  CHECK_FALSE(above_bound(every_output, "loss", 1e-3 / 3.3, 1e-3));
+  // A single token's loss of 0.024 off by 4e-6 (1.7e-4 relative) is inside the floor.
+  CHECK_FALSE(above_bound(loss_rule, "loss", 4e-6 / 0.024, 4e-6));
+  // Without its absolute error the loss is not judged; gradients by rel L2 alone.
+  CHECK_FALSE(above_bound(loss_rule, "loss", 0.5, std::nullopt));
+  CHECK(above_bound(loss_rule, "grad_student_weight", 0.011, std::nullopt));
+  CHECK_FALSE(above_bound(loss_rule, "grad_student_weight", 0.009, 1.0));
 }

@@ -24,6 +24,7 @@ void describe_workload(const compare::ComparedRun &first, const ManifestIndex &i
       }
     }
   }
+  out.comparator = string_at(first.correctness, "comparator");
   out.tolerance_relative = number_in(first.correctness, "maxRelativeError");
   out.tolerance_absolute = number_in(first.correctness, "maxAbsoluteError");
   out.protocol_name = first.protocol_name;

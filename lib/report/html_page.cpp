@@ -11,6 +11,7 @@
 #include "lib/report/page_style.hpp"
 #include "lib/report/palette.hpp"
 #include "lib/report/report_charts.hpp"
+#include "lib/workload/workload.hpp"
 #include "lib/report/units.hpp"
 
 namespace kibench::report {
@@ -30,6 +31,25 @@ std::string environment_anchor(const ReportModel &model, const std::string &dige
 
 std::string duration_or_dash(const std::optional<double> &ns) {
   return ns ? compare::text::duration(*ns) : std::string(kDash);
+}
+
+// A time range as a cell that may wrap after its dash, and nowhere else:
+// "35.27–\n36.03 ms" rather than a table wider than its card.
+std::string range_cell(const std::string &title, const std::string &range) {
+  std::string html;
+  for (const char c : e(range)) html += c == ' ' ? std::string("&nbsp;") : std::string(1, c);
+  std::string wrapped;
+  for (std::size_t at = 0;;) {
+    const std::size_t dash = html.find("–", at);
+    if (dash == std::string::npos) {
+      wrapped += html.substr(at);
+      break;
+    }
+    wrapped += html.substr(at, dash - at) + "–<wbr>";
+    at = dash + std::string_view("–").size();
+  }
+  return fmt::format("<td class=\"range\"{}>{}</td>", title.empty() ? "" : fmt::format(" title=\"{}\"", e(title)),
+                     wrapped);
 }
 
 std::string status_cell(RunStatus status) {
@@ -60,11 +80,15 @@ std::string axes_text(const CohortSection &cohort) {
 
 std::string policy_text(const CohortSection &cohort) {
   if (!cohort.tolerance_relative) return std::string(kDash);
-  std::string text =
-      fmt::format("each output's relative L2 error ≤ {}", json::format_number(*cohort.tolerance_relative));
+  const bool loss_rule = cohort.comparator == kComparatorLossRelAbs;
+  std::string text = fmt::format("{} relative L2 error ≤ {}", loss_rule ? "each gradient's" : "each output's",
+                                 json::format_number(*cohort.tolerance_relative));
   if (cohort.tolerance_absolute)
     text += fmt::format(" (max |error| ≤ {} where the reference is zero)",
                         json::format_number(*cohort.tolerance_absolute));
+  if (loss_rule)
+    text += fmt::format("; the loss's |error| ≤ max({} |ref|, {})", json::format_number(kLossRelativeTolerance),
+                        json::format_number(kLossAbsoluteFloor));
   return text;
 }
 
@@ -99,16 +123,15 @@ void append_timing_table(std::string &out, const CohortSection &cohort, const Co
     out += status_cell(run.status);
     out += fmt::format("<td>{}</td>", run.samples > 0 ? std::to_string(run.samples) : std::string(kDash));
     out += fmt::format("<td>{}</td>", e(duration_or_dash(run.median_ns)));
-    out += fmt::format("<td title=\"{}\">{}</td>", e(run.interval_source),
-                       run.median_interval
-                           ? e(format_time_range(run.median_interval->low, run.median_interval->high))
-                           : std::string(kDash));
-    out +=
-        fmt::format("<td>{}</td>", run.p20_ns && run.p80_ns ? e(format_time_range(*run.p20_ns, *run.p80_ns))
-                                                            : std::string(kDash));
+    out += range_cell(run.interval_source,
+                      run.median_interval ? format_time_range(run.median_interval->low, run.median_interval->high)
+                                          : std::string(kDash));
+    out += range_cell("", run.p20_ns && run.p80_ns ? format_time_range(*run.p20_ns, *run.p80_ns)
+                                                   : std::string(kDash));
     out += fmt::format("<td>{}</td>", run.rank ? std::to_string(*run.rank) : std::string(kDash));
     if (run.speedup) {
-      out += fmt::format("<td title=\"{}\">{:.3f}× [{:.3f}, {:.3f}] <em>{}</em></td>", e(run.verdict_detail),
+      out += fmt::format("<td class=\"verdict\" title=\"{}\">{:.3f}× [{:.3f}, {:.3f}] <em>{}</em></td>",
+                         e(run.verdict_detail),
                          run.speedup->estimate, run.speedup->low, run.speedup->high, e(run.verdict));
     } else if (run.is_baseline) {
       out += "<td>1× <em>baseline</em></td>";

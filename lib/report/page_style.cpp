@@ -44,9 +44,15 @@ figcaption { color: #4a4f57; font-size: 12.5px; margin-top: 2px; }
 figcaption strong { color: #1d1f23; }
 .table-wrap { overflow-x: auto; margin: 10px 0; }
 table { border-collapse: collapse; font-size: 12.5px; }
-th, td { padding: 4px 7px; border-bottom: 1px solid #e6e8eb; text-align: right; white-space: nowrap; }
+th, td { padding: 4px 6px; border-bottom: 1px solid #e6e8eb; text-align: right; white-space: nowrap; }
 th { background: #f1f3f5; font-weight: 600; white-space: normal; vertical-align: bottom; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
+/* Tables fit their cards: names break at any character where they must,
+   and the verdict and reason cells wrap between words. */
+td:first-child { white-space: normal; overflow-wrap: anywhere; min-width: 7em; }
+td.verdict { white-space: normal; min-width: 9em; }
+td.text { white-space: normal; overflow-wrap: anywhere; }
+td.range { white-space: normal; }
 td.wrap { white-space: normal; min-width: 260px; text-align: left; color: #4a4f57; font-size: 12px; }
 tr.failed td { background: #fdf0ee; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px;

@@ -19,7 +19,7 @@ namespace kibench::report {
 struct OutputError {
   std::string output; // "loss", "grad_student_input", ...
   double relative_l2 = 0.0;
-  bool above_tolerance = false; // above the policy's maxRelativeError
+  bool above_tolerance = false; // above its bound: maxRelativeError, or the loss's own
 };
 
 // One run as its cohort's table and charts show it. Latencies in ns.
@@ -64,7 +64,8 @@ struct CohortSection {
   std::string protocol_name, protocol_title;
   std::string environment_digest, environment_name;
   std::string comparison_key;
-  std::optional<double> tolerance_relative, tolerance_absolute; // the workload's policy
+  std::string comparator;                                        // the workload's policy
+  std::optional<double> tolerance_relative, tolerance_absolute; // and its tolerances
   std::string baseline_id;                                      // empty when none is rankable
   std::vector<RunFigures> runs;                                 // baseline first, floor last
   std::vector<std::string> notes;

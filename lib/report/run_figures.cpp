@@ -4,11 +4,13 @@
 
 #include "lib/compare/run_loader.hpp"
 #include "lib/stats/summary.hpp"
+#include "lib/workload/workload.hpp"
 
 namespace kibench::report {
 namespace {
 
 constexpr std::string_view kErrorPrefix = "rel_l2_error_";
+constexpr std::string_view kAbsErrorPrefix = "max_abs_error_";
 
 std::optional<double> number_at(const json::Value &value, std::string_view dotted_path) {
   const json::Value *member = member_at(value, dotted_path);
@@ -51,6 +53,18 @@ void read_reported_interval(const json::Value &manifest, RunFigures &out) {
 
 } // namespace
 
+bool above_bound(const json::Value &correctness, std::string_view output, double relative,
+                 std::optional<double> absolute) {
+  if (string_at(correctness, "comparator") == kComparatorLossRelAbs && output == "loss") {
+    // |loss - ref| against max(1e-4 |ref|, 1e-5), with |ref| = |loss - ref| / rel;
+    // a run without the absolute error is not judged.
+    return absolute.has_value() &&
+           *absolute > CorrectnessPolicy::loss_allowance(relative > 0.0 ? *absolute / relative : 0.0);
+  }
+  const auto tolerance = number_at(correctness, "maxRelativeError");
+  return tolerance.has_value() && relative > *tolerance;
+}
+
 RunFigures read_run_figures(const compare::ComparedRun &run, const ManifestIndex &index) {
   RunFigures out;
   out.id = run.id;
@@ -83,15 +97,15 @@ RunFigures read_run_figures(const compare::ComparedRun &run, const ManifestIndex
   out.peak_bytes = measurements.value("peak_memory", "bytes", "maximum");
   out.workspace_bytes = measurements.value("workspace_memory", "bytes", "maximum");
 
-  const auto tolerance = number_at(run.correctness, "maxRelativeError");
   if (const json::Value *list = member_at(manifest, "spec.measurements");
       list != nullptr && list->is_array()) {
     for (const json::Value &m : list->as_array()) {
       const std::string metric = string_at(m, "metric");
       const auto value = number_at(m, "value");
       if (!metric.starts_with(kErrorPrefix) || !value) continue;
-      out.errors.push_back(OutputError{metric.substr(kErrorPrefix.size()), *value,
-                                       tolerance.has_value() && *value > *tolerance});
+      const std::string output = metric.substr(kErrorPrefix.size());
+      const auto absolute = measurements.value(std::string(kAbsErrorPrefix) + output, "absolute", "value");
+      out.errors.push_back(OutputError{output, *value, above_bound(run.correctness, output, *value, absolute)});
     }
   }
   out.max_relative_error = number_at(manifest, "spec.correctness.maximumRelativeError");

@@ -118,11 +118,17 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
   }
   if (o.measurement.sustained)
     add_sustained_measurements(record, *o.measurement.sustained, *result.sustained);
+  // Each output's errors: the relative one the gradients are judged by and
+  // the absolute one the loss is (docs/protocol.md, "Correctness policy").
   if (o.verdict)
-    for (const auto &e : o.verdict->outputs)
+    for (const auto &e : o.verdict->outputs) {
       if (std::isfinite(e.rel_l2_error))
         record.extra_measurements.push_back(
             measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
+      if (e.nonfinite == 0)
+        record.extra_measurements.push_back(
+            measurement("max_abs_error_" + e.output, "absolute", "value", e.max_abs_error));
+    }
   record.labels.set("implementation", o.name);
   record.labels.set("pass", pass);
   if (!o.failed()) record.labels.set("stop_reason", o.measurement.stop_reason);

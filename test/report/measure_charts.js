@@ -24,6 +24,15 @@
     svg.setAttribute('data-rendered-invisible', String(invisible));
     svg.setAttribute('data-rendered-title', svg.querySelector(':scope > title')?.textContent ?? '');
   }
+  // Tables fit their cards: how far each table is wider than the box it
+  // scrolls in (0 or less fits).
+  const overflows = [];
+  for (const wrap of document.querySelectorAll('.table-wrap')) {
+    const table = wrap.querySelector('table');
+    overflows.push(String(Math.round(table.scrollWidth - wrap.clientWidth)));
+  }
+  document.body.setAttribute('data-table-overflows', overflows.join(' '));
+  document.body.setAttribute('data-tables', String(document.querySelectorAll('table').length));
   document.body.setAttribute('data-measured-charts', String(charts.length));
   document.body.setAttribute('data-viewport-width', String(window.innerWidth));
 })();

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One device call for the per-output correctness policy and the Liger-way
+# jsd lanes:
+#   baseline   `kibench run` with every default (the seed, the default
+#              lanes), the CI gate's baseline for this board (.github/
+#              workflows/gpu.yml), written to $OUT/baseline;
+#   small      every GPU and Python lane checked once (--check-only) on
+#              the small workloads of all three operations, under the
+#              shipped policy;
+#   jsd        liger-jsd, liger-jsd-script, torch-eager-jsd and
+#              torch-eager-jsd-script timed on jsd T 8192 V 128256;
+#   reproduce  `kibench reproduce` of Liger's H100 (PCIe) jsd records at
+#              T 8192, V 131072 (liger and torch), which run the -script
+#              lanes;
+#   tests      the [gpu] suite, as far as the call's time allows.
+#   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
+default_steps="baseline small jsd reproduce tests"
+source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
+log="$out/session.txt"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$log"
+quiet=" · [0-9]+/~|warm-up|back to back|checking|computing"
+
+if want baseline; then
+  "$bin/kibench" run --out "$work/runs/baseline" 2>&1 | grep -vE "$quiet" | tee -a "$log"
+  mkdir -p "$out/baseline" && cp -r "$work"/runs/baseline/*/ "$out/baseline/"
+fi
+
+if want small; then
+  gpu_lanes=fused,fused-rowstats,fused-cublaslt,fused-lean,fused-fp8-teacher,fused-vp2-emulated,reference
+  python3 -m kibench run workloads/small/*.json workloads/fused_linear_jsd/small/*.json \
+    --impl "$gpu_lanes,torch-eager,torch-compile,liger,torch-eager-fused-linear-jsd,liger-fused-linear-jsd" \
+    --capi "$bin/libkibench_capi.so" --check-only --isolation in-process 2>&1 | grep -vE "$quiet" | tee -a "$log"
+  python3 -m kibench run workloads/jsd/small/*.json \
+    --impl fused,reference,torch-eager-jsd,liger-jsd,torch-eager-jsd-script,liger-jsd-script \
+    --capi "$bin/libkibench_capi.so" --check-only --isolation in-process 2>&1 | grep -vE "$quiet" | tee -a "$log"
+fi
+
+want jsd && python3 -m kibench run workloads/jsd/liger/jsd-t8192-v128256.json \
+  --impl fused,liger-jsd,liger-jsd-script,torch-eager-jsd,torch-eager-jsd-script --capi "$bin/libkibench_capi.so" \
+  --out "$work/runs/jsd" 2>&1 | grep -vE "$quiet" | tee -a "$log"
+
+if want reproduce; then
+  "$bin/kibench" import liger test/data/liger/jsd-family-rows.csv --out "$work/imported" > /dev/null 2>&1
+  for provider in liger torch; do
+    record=$(ls -d "$work"/imported/liger-jsd-full-"$provider"-nvidia-h100-*-tokens8192-vocab131072-* | head -n 1)
+    echo "reproducing $record" | tee -a "$log"
+    python3 -m kibench reproduce "$record" --capi "$bin/libkibench_capi.so" --out "$work/runs/reproduce-jsd-$provider" 2>&1 \
+      | grep -vE "$quiet" | tee -a "$log"
+  done
+fi
+
+tar -czf "$out/runs.tgz" -C "$work" runs
+want tests && timeout "${TESTS_S:-200}" "$bin/kibench_tests" "[gpu]" 2>&1 | tail -n 30 | tee "$out/gpu_tests.txt"
