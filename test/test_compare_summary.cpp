@@ -30,7 +30,7 @@ TEST_CASE("compare: several workloads are summarized on one screen, --verbose sh
   const auto summary = run_kibench("compare " + quoted(tmp.path()));
   INFO(summary.out << summary.err);
   REQUIRE(summary.exit_code == 0);
-  CHECK_THAT(summary.out, Contains("summary: 3 workloads × 2 implementations"));
+  CHECK_THAT(summary.out, Contains("summary: 3 workloads × 2 implementation runs"));
   // Rows named by what sets the workloads apart, a cell per implementation.
   CHECK_THAT(summary.out, Contains("\n  tau2-hidden64-tokens32-vocab1000 "));
   CHECK_THAT(summary.out, Contains("\n  odd-vocab-hidden64-tokens32-vocab1003 "));
@@ -45,7 +45,23 @@ TEST_CASE("compare: several workloads are summarized on one screen, --verbose sh
   REQUIRE(verbose.exit_code == 0);
   CHECK_THAT(verbose.out, Contains("cohort 3 of 3"));
   CHECK_THAT(verbose.out, Contains("compatible_workload view"));
-  CHECK_THAT(verbose.out, Contains("summary: 3 workloads × 2 implementations"));
+  CHECK_THAT(verbose.out, Contains("summary: 3 workloads × 2 implementation runs"));
+
+  // A second invocation with a label: each run keeps a column of its own.
+  const auto again = run_kibench(
+      "run " + quoted(small / "small-v1000-h64-t32.json") + " " + quoted(small / "small-v1000-h64-t32-tau2.json") +
+      " " + quoted(small / "small-v1003-h64-t32-odd-vocab.json") + " --plugin " + quoted(KIBENCH_EXAMPLE_PLUGIN) +
+      " --impl cpu-reference,example-cpu-fp32 --min-samples 5 --max-samples 5 --min-time 0 --warmup 1 --label b" +
+      " --out " + quoted(tmp.path() / "b"));
+  INFO(again.out << again.err);
+  REQUIRE(again.exit_code == 0);
+  const auto both = run_kibench("compare " + quoted(tmp.path()) + " " + quoted(tmp.path() / "b"));
+  INFO(both.out << both.err);
+  REQUIRE(both.exit_code == 0);
+  CHECK_THAT(both.out, Contains("summary: 3 workloads × 4 implementation runs"));
+  CHECK_THAT(both.out, Contains("cpu-reference[b]"));
+  CHECK_THAT(both.out, Contains("example-cpu-fp32[b]"));
+  CHECK(std::count(both.out.begin(), both.out.end(), '\n') < 30);
 }
 
 TEST_CASE("compare: a relative bound below −100 % is shown at −100 %", "[compare]") {

@@ -606,7 +606,7 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
   kibench::ProtocolSettings settings;
   settings.timer = "cuda_events";
   settings.share_rounds = kibench::kShareRoundsByDefault; // kibench run's default
-  const Value protocol = kibench::protocol_manifest(settings, "oracle-fp64", {});
+  const Value protocol = kibench::protocol_manifest(settings, "oracle-fp64", workload.correctness);
   CHECK(kibench::json_file_text(protocol) == read_text(baseline / "protocol.json"));
 
   TempDir tmp;

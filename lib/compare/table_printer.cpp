@@ -1,6 +1,7 @@
 #include "lib/compare/table_printer.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -100,11 +101,26 @@ std::vector<std::string> distinct_names(const std::vector<std::string> &names) {
 // column per implementation; each cell the speedup over the cohort's
 // baseline with its 95 % interval and verdict, "baseline", or the status
 // of a run that cannot be ranked.
+// A column per implementation and run label ("cpu-reference[a]"), so that
+// two invocations compared together keep a column each; runs that share
+// both within one cohort are numbered there ("fused #2").
 std::string render_pivot(const CompareReport &report) {
   std::vector<std::string> implementations, workloads;
-  for (const ComparedRun &run : report.runs)
-    if (std::find(implementations.begin(), implementations.end(), run.implementation) == implementations.end())
-      implementations.push_back(run.implementation);
+  std::vector<std::string> column_of_run(report.runs.size());
+  for (const Cohort &cohort : report.cohorts) {
+    std::map<std::string, int> seen;
+    for (const std::size_t run : cohort.members) {
+      const ComparedRun &r = report.runs[run];
+      const std::string base = r.run_label.empty() ? r.implementation
+                                                   : fmt::format("{}[{}]", r.implementation, r.run_label);
+      const int n = ++seen[base];
+      column_of_run[run] = n == 1 ? base : fmt::format("{} #{}", base, n);
+    }
+  }
+  for (const Cohort &cohort : report.cohorts)
+    for (const std::size_t run : cohort.members)
+      if (std::find(implementations.begin(), implementations.end(), column_of_run[run]) == implementations.end())
+        implementations.push_back(column_of_run[run]);
   for (const Cohort &cohort : report.cohorts) workloads.push_back(report.runs[cohort.reference].workload_name);
   const std::vector<std::string> rows = distinct_names(workloads);
   std::vector<std::string> headers{"workload"};
@@ -115,7 +131,7 @@ std::string render_pivot(const CompareReport &report) {
     std::vector<std::string> cells(implementations.size(), "·");
     const auto column = [&](std::size_t run) {
       return static_cast<std::size_t>(
-          std::find(implementations.begin(), implementations.end(), report.runs[run].implementation) -
+          std::find(implementations.begin(), implementations.end(), column_of_run[run]) -
           implementations.begin());
     };
     for (const RankedMember &member : cohort.ranking) {
@@ -135,7 +151,7 @@ std::string render_pivot(const CompareReport &report) {
     row.insert(row.end(), cells.begin(), cells.end());
     table.add_row(std::move(row));
   }
-  std::string out = fmt::format("\nsummary: {} workloads × {} implementations; speedup over each workload's "
+  std::string out = fmt::format("\nsummary: {} workloads × {} implementation runs; speedup over each workload's "
                                 "baseline [95 % CI] and verdict, or the run's status (· not run)\n",
                                 report.cohorts.size(), implementations.size());
   out += table.render("  ");

@@ -20,11 +20,13 @@ json::Value protocol_manifest(const ProtocolSettings &s, const std::string &orac
       {"outlierPolicy", "none: every sample is kept; throttled samples are flagged in the raw samples"},
       {"primaryStatistic", "median"},
   };
+  const std::string rule = policy.describe_rule();
   json::Object spec{
       {"harness", json::Object{{"name", harness.name}, {"version", harness.version}}},
       {"measurement", std::move(measurement)},
       {"correctness",
-       json::Object{{"reference", fmt::format("{} (fp64 loss and gradients); {}", oracle, policy.describe_rule())},
+       json::Object{{"reference", fmt::format("{} (fp64 loss and gradients){}", oracle,
+                                              rule.empty() ? "" : "; " + rule)},
                     {"comparator", policy.comparator}}},
       {"devicePolicy", json::Object{{"clocksLocked", s.clocks_locked}}},
       {"comparability", json::Object{{"family", s.family()}, {"notes", s.describe()}}},

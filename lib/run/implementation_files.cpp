@@ -118,14 +118,14 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
   }
   if (o.measurement.sustained)
     add_sustained_measurements(record, *o.measurement.sustained, *result.sustained);
-  // Each output's errors: the relative one the gradients are judged by and
-  // the absolute one the loss is (docs/protocol.md, "Correctness policy").
+  // Each output's relative error, and the loss's absolute error where the
+  // policy judges the loss by it (docs/protocol.md, "Correctness policy").
   if (o.verdict)
     for (const auto &e : o.verdict->outputs) {
       if (std::isfinite(e.rel_l2_error))
         record.extra_measurements.push_back(
             measurement("rel_l2_error_" + e.output, "ratio", "value", e.rel_l2_error));
-      if (e.nonfinite == 0)
+      if (e.nonfinite == 0 && workload.correctness.loss_rule_for(e.output))
         record.extra_measurements.push_back(
             measurement("max_abs_error_" + e.output, "absolute", "value", e.max_abs_error));
     }
