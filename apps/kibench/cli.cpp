@@ -77,6 +77,7 @@ int run_cli(int argc, const char *const *argv, const CliContext &context) {
   add_keygen(app, action);
   add_attest(app, action);
   add_verify(app, action);
+  add_merge(app, action);
   add_reproduce(app, action, context);
   add_worker(app, action, context);
 

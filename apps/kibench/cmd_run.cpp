@@ -54,6 +54,8 @@ struct RunArgs {
   std::optional<std::string> lock_clocks; // none (leave them), base or max; "" is refused
   std::string gpus = "1";
   std::string repetitions = "1";
+  std::optional<std::string> shard;  // --shard K/N
+  std::optional<std::string> shards; // --shards N, with JOB_COMPLETION_INDEX
 };
 
 // The terminal's width, for a progress line that must not wrap (a wrapped
@@ -136,6 +138,16 @@ int run_command(const RunArgs &args, const CliContext &context) {
     fmt::print("{}", check_only ? render_check_table(o) : render_run_table(o));
     flush_stdout();
   };
+  // --shard, else what a job scheduler puts in the environment.
+  const std::optional<std::size_t> shards =
+      args.shards ? std::optional<std::size_t>(count_flag("--shards", *args.shards, 1, 1'000'000'000))
+                  : std::nullopt;
+  if (args.shard) {
+    if (shards) throw InputError("--shards: only with JOB_COMPLETION_INDEX; --shard K/N already gives the count");
+    options.shard = parse_shard(*args.shard);
+  } else {
+    options.shard = shard_from_environment(process_environment(), shards);
+  }
   const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
   const auto isolation = plugin::isolation_from_string(args.isolation);
   if (!isolation)
@@ -193,6 +205,13 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
   add_sampling_options(*run, args->sampling);
   run->add_option("--save-tensors", args->save_tensors,
                   "Write inputs and every implementation's outputs as .npy files (with index.json) here");
+  run->add_option("--shard", args->shard,
+                  "Run shard K of N (K from 0 to N - 1): the points (workloads as expanded by --axis, then "
+                  "--filter) whose index i has i mod N = K; without it, SLURM_ARRAY_TASK_ID/COUNT, "
+                  "JOB_COMPLETION_INDEX (with --shards) or TEST_SHARD_INDEX/TEST_TOTAL_SHARDS give it; "
+                  "`kibench merge` joins the shards (docs/guide.md, \"Sharding\")");
+  run->add_option("--shards", args->shards,
+                  "The shard count of a Kubernetes Indexed Job (its completions), beside JOB_COMPLETION_INDEX");
   run->add_option("--axis", args->axes,
                   "Sweep: run each workload at every combination of these axis values instead, e.g. "
                   "tokens=1024,2048 or tokens=1024:8192:pow2 or vocab=32000:128000:32000; repeatable, one "

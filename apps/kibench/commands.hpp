@@ -30,6 +30,7 @@ void add_report(CLI::App &app, Action &action);
 void add_keygen(CLI::App &app, Action &action);
 void add_attest(CLI::App &app, Action &action);
 void add_verify(CLI::App &app, Action &action);
+void add_merge(CLI::App &app, Action &action);
 // reproduce, like run, takes the hosting program's plugins (the Python lanes).
 void add_reproduce(CLI::App &app, Action &action, const CliContext &context);
 // The hidden `worker` subcommand (kernels/plugin/worker_server.hpp).

@@ -473,6 +473,12 @@ struct SessionPlan {
   }
   std::string oracle;
   std::unique_ptr<PowerTelemetry> telemetry;
+  // A sharded run: the run set (shard.hpp), its digest, and each kept
+  // workload's index among the run's points.
+  json::Value run_set;
+  std::string run_set_digest;
+  std::vector<std::size_t> point_index;
+  std::size_t point_count = 0;
 };
 
 // Levenshtein distance between two short names (insertions, deletions and
@@ -578,6 +584,40 @@ std::unique_ptr<PowerTelemetry> power_state_telemetry(const Backend &backend, co
   return telemetry;
 }
 
+// --shard: the run set of every point (the workloads as expanded and
+// filtered, in order) and the settings all shards share; then only the
+// points this shard takes.
+void keep_shard(const SessionOptions &options, SessionPlan &plan, const Note &note) {
+  const Shard &shard = *options.shard;
+  std::vector<RunPoint> points;
+  for (const Workload &w : plan.workloads) points.push_back({w.name, manifest_digest(w.manifest)});
+  const json::Value settings = json::Object{
+      {"pass", std::string(to_string(options.settings.pass))},
+      {"family", options.settings.family()},
+      {"notes", options.settings.describe()},
+      {"filter", options.filter ? json::Value(*options.filter) : json::Value(nullptr)},
+      {"checkOnly", options.check_only},
+      {"timeFailed", options.time_failed},
+      {"oracle", plan.oracle},
+  };
+  plan.run_set = run_set_document(points, plan.runnable, settings);
+  plan.run_set_digest = canonical_digest(plan.run_set);
+  plan.point_count = points.size();
+  std::vector<Workload> kept;
+  for (std::size_t i = 0; i < plan.workloads.size(); ++i) {
+    if (!shard.takes(i)) continue;
+    kept.push_back(std::move(plan.workloads[i]));
+    plan.point_index.push_back(i);
+  }
+  plan.workloads = std::move(kept);
+  note(fmt::format("shard {} (from {}): {} of the run's {} points (those whose index i has i mod {} = {}); "
+                   "run set {}",
+                   shard.text(), shard.source, plan.workloads.size(), plan.point_count, shard.count, shard.index,
+                   plan.run_set_digest));
+  if (plan.workloads.empty())
+    note(fmt::format("shard {} has no points: nothing to run, nothing written", shard.text()));
+}
+
 // 1. Everything that can be refused is refused before any work: workloads,
 // implementation names, cases too big for the machine, and output folders
 // that cannot be written.
@@ -624,6 +664,10 @@ SessionPlan plan_session(const Backend &backend, const SessionOptions &options, 
     if (plan.workloads.empty())
       throw InputError(fmt::format("--filter: {:?} matches no WORKLOAD/IMPLEMENTATION pair (implementations: {})",
                                    io::printable(*options.filter), fmt::join(plan.runnable, ", ")));
+  }
+  if (options.shard) {
+    keep_shard(options, plan, note);
+    if (plan.workloads.empty()) return plan; // nothing to run, nothing written
   }
   std::vector<io::OutputFolder> folders{{options.out_dir, "--out"}};
   if (options.save_tensors) folders.push_back({*options.save_tensors, "--save-tensors"});
@@ -755,6 +799,12 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
   CalibrationStep::WorkloadCalibration calibrated =
       calibration ? calibration->after_workload(workload.name) : CalibrationStep::WorkloadCalibration{};
   json::Object labels = p.power_state_labels;
+  if (options.shard) {
+    labels.set("shard", options.shard->text());
+    labels.set("shard_source", options.shard->source);
+    labels.set("run_set", plan.run_set_digest);
+    labels.set("run_set_point", fmt::format("{} of {}", plan.point_index[index], plan.point_count));
+  }
   for (const auto &[key, value] : calibrated.labels) labels.set(key, value);
   run.outcome.calibration_caveats = std::move(calibrated.caveats);
   write_run_directory(run, candidates, protocol, p.environment, p.environment_digest, labels);
@@ -768,6 +818,10 @@ std::vector<WorkloadOutcome> run_session(const Backend &backend, const SessionOp
     if (options.note) options.note(line);
   };
   const SessionPlan plan = plan_session(backend, options, note);
+  if (plan.workloads.empty()) return {}; // a shard with no points
+  if (options.shard && !options.check_only)
+    io::write_file_atomically(options.out_dir / run_set_file_name(plan.run_set_digest),
+                              json_file_text(plan.run_set));
   SessionProtocol protocol;
   set_up_protocol(backend, options, note, plan, protocol);
   // Nothing is timed with --check-only: nothing to calibrate.

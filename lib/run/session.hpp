@@ -22,6 +22,7 @@
 #include "lib/run/backend.hpp"
 #include "lib/run/outcome.hpp"
 #include "lib/run/outcome_summary.hpp"
+#include "lib/run/shard.hpp"
 #include "lib/stats/summary.hpp"
 #include "lib/workload/axis_sweep.hpp"
 #include "lib/workload/workload.hpp"
@@ -67,6 +68,10 @@ struct SessionOptions {
   // this ECMAScript regular expression finds a match in (the oracle
   // always runs); nullopt: every pair.
   std::optional<std::string> filter;
+  // --shard K/N, or the scheduler's index and count (run/shard.hpp): only
+  // the points this shard takes are run, each run labelled with the shard
+  // and the run set, and the run set written beside the run directories.
+  std::optional<Shard> shard;
 };
 
 // The workload `kibench run` uses when none is named.
