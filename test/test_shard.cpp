@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "lib/digest/digest.hpp"
 #include "lib/error.hpp"
 #include "lib/json/parse.hpp"
 #include "lib/json/path.hpp"
+#include "lib/run/parallel_gpus.hpp"
 #include "lib/run/shard.hpp"
 #include "test/cli_process.hpp"
 #include "test/source_tree.hpp"
@@ -244,4 +247,53 @@ TEST_CASE("a run split three ways, by --shard and by each scheduler's variables,
   CHECK(conflict.exit_code == 2);
   CHECK_THAT(conflict.err, Contains("JOB_COMPLETION_INDEX") && Contains("TEST_SHARD_INDEX"));
   CHECK_FALSE(fs::exists(tmp.path() / "bad"));
+}
+
+TEST_CASE("--parallel-gpus: GPU g of G within the host's shard K/N takes shard K + N·g of N·G", "[shard]") {
+  TempDir tmp;
+  // Three hosts of two GPUs each cover every point once.
+  std::set<std::size_t> covered;
+  for (std::size_t host = 0; host < 3; ++host) {
+    const auto workers =
+        kibench::plan_gpu_workers(2, Shard{host, 3, "test"}, std::string("GPU-a,GPU-b"), tmp.path());
+    REQUIRE(workers.size() == 2);
+    CHECK(workers[0].device == "GPU-a");
+    CHECK(workers[1].device == "GPU-b");
+    for (const auto &w : workers) {
+      CHECK(w.shard.count == 6);
+      CHECK(w.shard.index % 3 == host);
+      CHECK_THAT(w.shard.source, Contains("within " + std::to_string(host) + "/3"));
+      for (std::size_t point = 0; point < 60; ++point)
+        if (w.shard.takes(point)) CHECK(covered.insert(point).second);
+    }
+  }
+  CHECK(covered.size() == 60);
+  // One GPU, no scheduler: the whole run, on device 0.
+  const auto one = kibench::plan_gpu_workers(1, std::nullopt, std::nullopt, tmp.path());
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].shard.text() == "0/1");
+  CHECK(one[0].device == "0");
+
+  // The workers start at once, each with its device and shard, its output in
+  // its log; the run's exit code is the worst of theirs.
+  auto workers = kibench::plan_gpu_workers(3, std::nullopt, std::nullopt, tmp.path());
+  const std::vector<std::string> command{"/bin/sh", "-c",
+                                         "echo \"device=$CUDA_VISIBLE_DEVICES $1 $2\"; exit $((${2%%/*} == 1))", "sh"};
+  CHECK(kibench::run_gpu_workers(command, workers) == 1);
+  for (const auto &w : workers) {
+    INFO(w.log);
+    CHECK(w.exit_code == (w.gpu == 1 ? 1 : 0));
+    CHECK(read_text(w.log) == fmt::format("device={} --shard {}/3\n", w.gpu, w.gpu));
+  }
+}
+
+TEST_CASE("run --parallel-gpus without a GPU is refused, nothing written", "[cli][shard]") {
+  TempDir tmp;
+  const auto run = run_kibench("run " + quoted(source_dir() / "workloads/small/small-v1000-h64-t32.json") +
+                               " --parallel-gpus --out " + quoted(tmp.path() / "runs"));
+  if (run.exit_code == 2 && run.err.find("no GPU here") != std::string::npos) {
+    CHECK_FALSE(fs::exists(tmp.path() / "runs"));
+  } else {
+    WARN("a GPU is here: --parallel-gpus ran (" << run.exit_code << "); its refusal without one is not checked");
+  }
 }

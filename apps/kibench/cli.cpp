@@ -65,8 +65,10 @@ int run_cli(int argc, const char *const *argv, const CliContext &context) {
   app.require_subcommand(1);
   app.footer("Run `kibench SUBCOMMAND --help` for a subcommand's flags and examples.");
 
+  CliContext with_arguments = context;
+  with_arguments.arguments.assign(argv + (argc > 0 ? 1 : 0), argv + argc);
   Action action;
-  add_run(app, action, context);
+  add_run(app, action, with_arguments);
   add_list(app, action, context);
   add_env(app, action);
   add_digest(app, action);

@@ -3,6 +3,7 @@
 // same parsing, subcommands and exit codes.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "kernels/plugin/plugin_catalog.hpp"
@@ -17,6 +18,11 @@ struct CliContext {
   // implementation (`kibench worker`; the Python package gives its own);
   // empty: every plugin implementation runs in process.
   std::vector<std::string> worker_command;
+  // The program that runs this command line again (`run --parallel-gpus`
+  // starts one per GPU); empty where the host cannot (the C API).
+  std::vector<std::string> self_command;
+  // argv after the program's name, as given (filled in by run_cli).
+  std::vector<std::string> arguments;
 };
 
 // Parses argv (argv[0] is the program's name), runs the subcommand and

@@ -21,6 +21,8 @@
 #include "lib/io/terminal_text.hpp"
 #include "lib/io/text_rules.hpp"
 #include "lib/json/canonical.hpp"
+#include "lib/io/output_directory.hpp"
+#include "lib/run/parallel_gpus.hpp"
 #include "lib/run/progress_line.hpp"
 #include "lib/run/repetitions.hpp"
 #include "lib/run/run_printer.hpp"
@@ -56,6 +58,7 @@ struct RunArgs {
   std::string repetitions = "1";
   std::optional<std::string> shard;  // --shard K/N
   std::optional<std::string> shards; // --shards N, with JOB_COMPLETION_INDEX
+  bool parallel_gpus = false;
 };
 
 // The terminal's width, for a progress line that must not wrap (a wrapped
@@ -80,6 +83,53 @@ ProgressCallback make_progress(bool tty) {
     const double now_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (log->wants(p, now_s)) fmt::print(stderr, "{}\n", progress_line(p));
   };
+}
+
+// `run` again for one GPU: the arguments as given, less --parallel-gpus and
+// any shard flag (each worker gets its own --shard).
+std::vector<std::string> worker_arguments(const std::vector<std::string> &arguments) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < arguments.size(); ++k) {
+    const std::string &a = arguments[k];
+    if (a == "--parallel-gpus") continue;
+    if (a == "--shard" || a == "--shards") {
+      ++k; // and its value
+      continue;
+    }
+    if (a.starts_with("--shard=") || a.starts_with("--shards=")) continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+// --parallel-gpus: one `kibench run` per GPU of this machine, each on its
+// own device and shard; their logs beside the run directories.
+int run_parallel_gpus(const RunArgs &args, const CliContext &context, const SessionOptions &options,
+                      const Backend &backend) {
+  if (context.self_command.empty())
+    throw InputError("--parallel-gpus: only the kibench executable starts its own workers; under python -m "
+                     "kibench start one per GPU with --shard K/N and CUDA_VISIBLE_DEVICES");
+  if (const auto missing = backend.gpu_unavailable_reason())
+    throw InputError(fmt::format("--parallel-gpus: no GPU here: {}", *missing));
+  if (args.gpus != "1") throw InputError("--parallel-gpus: each worker has one GPU; leave out --gpus");
+  if (args.check_only) throw InputError("--parallel-gpus: --check-only times nothing to spread over GPUs");
+  io::prepare_output_directories({{options.out_dir, "--out"}});
+  const auto count = static_cast<std::size_t>(backend.gpu_count());
+  const auto visible = process_environment()("CUDA_VISIBLE_DEVICES");
+  std::vector<GpuWorker> workers = plan_gpu_workers(count, options.shard, visible, options.out_dir);
+  std::vector<std::string> command = context.self_command;
+  for (std::string &a : worker_arguments(context.arguments)) command.push_back(std::move(a));
+  options.note(count == 1 ? fmt::format("--parallel-gpus: this machine has 1 GPU: one worker, shard {}",
+                                        workers.front().shard.text())
+                          : fmt::format("--parallel-gpus: {} GPUs, one worker each (shards {} to {} of {})", count,
+                                        workers.front().shard.index, workers.back().shard.index,
+                                        workers.front().shard.count));
+  const int code = run_gpu_workers(command, workers);
+  for (const GpuWorker &w : workers)
+    fmt::print("GPU {} (CUDA_VISIBLE_DEVICES={}) shard {}: exit code {}; log {}\n", w.gpu, io::printable(w.device),
+               w.shard.text(), w.exit_code, io::printable(w.log.string()));
+  fmt::print("merge the shards with: kibench merge {} --out MERGED\n", io::printable(options.out_dir.string()));
+  return code;
 }
 
 // Every flag in its range (setting_ranges.hpp; docs/guide.md lists them).
@@ -158,6 +208,7 @@ int run_command(const RunArgs &args, const CliContext &context) {
     throw InputError("--repetitions: --check-only times nothing to repeat");
   const auto backend =
       make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s, *isolation, {}}), gpus);
+  if (args.parallel_gpus) return run_parallel_gpus(args, context, options, *backend);
   std::vector<WorkloadOutcome> outcomes;
   std::vector<std::vector<WorkloadOutcome>> by_repetition;
   for (std::uint64_t r = 1; r <= repetitions; ++r) {
@@ -210,6 +261,10 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
                   "--filter) whose index i has i mod N = K; without it, SLURM_ARRAY_TASK_ID/COUNT, "
                   "JOB_COMPLETION_INDEX (with --shards) or TEST_SHARD_INDEX/TEST_TOTAL_SHARDS give it; "
                   "`kibench merge` joins the shards (docs/guide.md, \"Sharding\")");
+  run->add_flag("--parallel-gpus", args->parallel_gpus,
+                "Run one worker process per GPU of this machine, each on its own GPU and shard (within the "
+                "scheduler's shard, where one is given); their logs go beside the run directories, and "
+                "`kibench merge` joins them");
   run->add_option("--shards", args->shards,
                   "The shard count of a Kubernetes Indexed Job (its completions), beside JOB_COMPLETION_INDEX");
   run->add_option("--axis", args->axes,

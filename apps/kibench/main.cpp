@@ -9,6 +9,9 @@ int main(int argc, char **argv) {
   // Its workers are this same executable's `kibench worker`.
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) context.worker_command = {self.string(), "worker"};
+  if (!error) {
+    context.worker_command = {self.string(), "worker"};
+    context.self_command = {self.string()};
+  }
   return kibench::cli::run_cli(argc, argv, context);
 }
