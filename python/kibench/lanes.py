@@ -308,12 +308,20 @@ def torch_eager_jsd(inputs):
                 package="kibench", licence=LIGER_LICENCE)
 def liger_jsd(inputs):
     import torch
+
+    loss_of = _liger_jsd_loss(inputs)
+    run = AutogradRun(lambda: loss_of(inputs.student_log_probs), inputs)
+    _warm_up(torch, run, inputs)
+    return run
+
+
+def _liger_jsd_loss(inputs):
+    """LigerJSD with the workload's beta and ignore_index, as a function of
+    the student log-probabilities (Liger's `input`)."""
     from liger_kernel.transformers.jsd import LigerJSD
 
     jsd = LigerJSD(beta=inputs.beta, ignore_index=inputs.ignore_index)
-    run = AutogradRun(lambda: jsd(inputs.student_log_probs, inputs.teacher_log_probs, inputs.target), inputs)
-    _warm_up(torch, run, inputs)
-    return run
+    return lambda student_log_probs: jsd(student_log_probs, inputs.teacher_log_probs, inputs.target)
 
 
 class ScriptRun:
@@ -382,11 +390,8 @@ def torch_eager_jsd_script(inputs):
                 package="kibench", licence=LIGER_LICENCE)
 def liger_jsd_script(inputs):
     import torch
-    from liger_kernel.transformers.jsd import LigerJSD
 
-    jsd = LigerJSD(beta=inputs.beta, ignore_index=inputs.ignore_index)
-    run = ScriptRun(lambda student_log_probs: jsd(student_log_probs, inputs.teacher_log_probs, inputs.target),
-                    inputs)
+    run = ScriptRun(_liger_jsd_loss(inputs), inputs)
     _warm_up(torch, run, inputs)
     return run
 
