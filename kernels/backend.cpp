@@ -134,6 +134,16 @@ public:
     if (g.max_sm_clock_mhz) facts.labels["max_sm_clock_mhz"] = std::to_string(*g.max_sm_clock_mhz);
     if (g.max_memory_clock_mhz)
       facts.labels["max_memory_clock_mhz"] = std::to_string(*g.max_memory_clock_mhz);
+    // The board's peak DRAM bandwidth, as nvbench takes it: two transfers
+    // per memory clock (DDR) over the bus width. H100 SXM: 2 x 2619 MHz x
+    // 5120 bit / 8 = 3.35 TB/s.
+    if (g.max_memory_clock_mhz && g.memory_bus_width_bits > 0) {
+      facts.peak_memory_bandwidth_gbps =
+          2.0 * *g.max_memory_clock_mhz * 1e6 * (g.memory_bus_width_bits / 8.0) * 1e-9;
+      facts.labels["peak_memory_bandwidth"] =
+          fmt::format("{:.0f} GB/s (2 x {} MHz x {}-bit bus)", *facts.peak_memory_bandwidth_gbps,
+                      *g.max_memory_clock_mhz, g.memory_bus_width_bits);
+    }
     if (g.sm_clock_mhz) facts.labels["sm_clock_mhz_at_probe"] = std::to_string(*g.sm_clock_mhz);
     facts.labels["gpu_uuid"] = g.uuid;
     if (run_gpus_ > 1) add_multi_gpu_facts(facts, g);

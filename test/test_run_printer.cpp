@@ -171,3 +171,25 @@ TEST_CASE("the run table says which implementations stopped at a cap short of th
   o.noise_target = 0.1;
   CHECK(render_run_table(o).find("warning") == std::string::npos);
 }
+
+TEST_CASE("a bandwidth-bound workload shows GB/s and, where the board's peak is known, its share",
+          "[run][printer]") {
+  // jsd, T = 1000, V = 1000: 12 MB per full pass (two fp32 reads, one write),
+  // so a median of 0.004 ms is 3000 GB/s.
+  WorkloadOutcome o;
+  o.workload.name = "jsd-workload";
+  o.workload.operation_kind = OperationKind::jsd;
+  o.workload.tokens = 1000;
+  o.workload.vocab = 1000;
+  o.run_dir = "runs/jsd";
+  o.oracle = "cpu-fp64";
+  o.implementations = {finished(o.workload, "fused", 4000.0, verdict(true, {1e-7, 1e-6}), 1 << 20, 0)};
+  const std::string unknown = render_run_table(o);
+  CHECK(unknown.find("GB/s ") != std::string::npos);
+  CHECK(unknown.find("% peak") == std::string::npos);
+  CHECK(unknown.find(" 3e+03 ") != std::string::npos);
+  o.peak_bandwidth_gbps = 3352.0;
+  const std::string known = render_run_table(o);
+  CHECK(known.find("GB/s (% peak)") != std::string::npos);
+  CHECK(known.find("3000 (89 %)") != std::string::npos);
+}

@@ -43,6 +43,7 @@ GpuEnvironment probe_gpu_environment(int device) {
   env.compute_capability_major = prop.major;
   env.compute_capability_minor = prop.minor;
   env.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+  env.memory_bus_width_bits = prop.memoryBusWidth;
   std::array<char, 32> bus_id{};
   CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id.data(), static_cast<int>(bus_id.size()), device));
   env.pci_bus_id = bus_id.data();

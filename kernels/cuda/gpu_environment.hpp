@@ -26,6 +26,7 @@ struct GpuEnvironment {
   std::optional<std::string> nvml_driver_version; // "580.159.04"
   std::optional<unsigned> sm_clock_mhz, max_sm_clock_mhz;
   std::optional<unsigned> memory_clock_mhz, max_memory_clock_mhz;
+  int memory_bus_width_bits = 0; // cudaDeviceProp::memoryBusWidth
   std::optional<bool> ecc_enabled;
   std::optional<bool> persistence_mode;
   std::optional<double> power_limit_watts; // enforced now

@@ -41,6 +41,9 @@ struct EnvironmentFacts {
   std::map<std::string, std::string> environment_variables;
 
   std::map<std::string, std::string> labels; // drifting readings (metadata only)
+  // The board's peak DRAM bandwidth (NVML's maximum memory clock and the bus
+  // width), for "% of peak" beside GB/s; a label, not part of the identity.
+  std::optional<double> peak_memory_bandwidth_gbps;
 };
 
 // Facts about the host: CPU, OS, kernel, compiler and library versions.

@@ -64,6 +64,9 @@ struct WorkloadOutcome {
   // The calibration sentinels' caveats (lib/run/calibration_step.hpp):
   // outside this machine's control limits, or drifting during the workload.
   std::vector<std::string> calibration_caveats;
+  // The board's peak DRAM bandwidth where known (EnvironmentFacts), for
+  // bandwidth-bound workloads' "% of peak".
+  std::optional<double> peak_bandwidth_gbps;
 
   // No implementation's status is a failure (is_failure): what `kibench
   // run`'s exit code reports.

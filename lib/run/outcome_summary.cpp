@@ -69,6 +69,8 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
                      {"relativeNoise", latency.relative_noise},
                      {"effectiveTflops", i.result.tflops}};
     if (i.result.gbps > 0.0) row.set("effectiveGBps", i.result.gbps);
+    if (i.result.gbps > 0.0 && o.peak_bandwidth_gbps && *o.peak_bandwidth_gbps > 0.0)
+      row.set("fractionOfPeakBandwidth", i.result.gbps / *o.peak_bandwidth_gbps);
     // Unmeasured memory is left out, never written as 0.
     if (f.memory.measured) {
       row.set("peakBytes", f.memory.peak_bytes);
@@ -100,12 +102,15 @@ json::Value outcome_summary(const WorkloadOutcome &o) {
   json::Array skipped;
   for (const auto &[name, reason] : o.skipped)
     skipped.emplace_back(json::Object{{"implementation", name}, {"reason", reason}});
-  return json::Object{{"workload", o.workload.name},
-                      {"gemmTflop", o.workload.gemm_flops(true) * 1e-12},
-                      {"oracle", o.oracle},
-                      {"oracleLoss", o.oracle_loss},
-                      {"implementations", std::move(rows)},
-                      {"skipped", std::move(skipped)}};
+  json::Object summary{{"workload", o.workload.name},
+                       {"gemmTflop", o.workload.gemm_flops(true) * 1e-12},
+                       {"oracle", o.oracle},
+                       {"oracleLoss", o.oracle_loss},
+                       {"implementations", std::move(rows)},
+                       {"skipped", std::move(skipped)}};
+  // The board's peak DRAM bandwidth, where known (the environment's label).
+  if (o.peak_bandwidth_gbps) summary.set("boardPeakGBps", *o.peak_bandwidth_gbps);
+  return summary;
 }
 
 } // namespace kibench

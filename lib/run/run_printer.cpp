@@ -140,9 +140,13 @@ std::string render_run_table(const WorkloadOutcome &o) {
   for (const auto &i : o.implementations) width = std::max(width, i.facts.name.size());
   // Bandwidth where no GEMM bounds the pass (jsd), else GEMM throughput.
   const bool bandwidth = w.minimum_bytes(true, true) > 0.0;
-  out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8} {:>10} {:>10}  {}\n",
+  // GB/s with its share of the board's peak DRAM bandwidth where known.
+  const bool of_peak = bandwidth && o.peak_bandwidth_gbps && *o.peak_bandwidth_gbps > 0.0;
+  const int rate_width = of_peak ? 14 : 8;
+  out += fmt::format("{:<{}} {:>11} {:>19} {:>7} {:>8} {:>9} {:>8} {:>{}} {:>10} {:>10}  {}\n",
                      "implementation", width, "median ms", "p20–p80 ms", "n", "stop", "vs ref", "÷ floor",
-                     bandwidth ? "GB/s" : "TFLOP/s", "peak", "workspace", "correctness");
+                     !bandwidth ? "TFLOP/s" : of_peak ? "GB/s (% peak)" : "GB/s", rate_width, "peak",
+                     "workspace", "correctness");
   for (const auto &i : o.implementations) {
     if (i.facts.failed()) {
       out += fmt::format("{:<{}} FAILED ({}): {}\n", i.facts.name, width, to_string(i.facts.status),
@@ -158,11 +162,13 @@ std::string render_run_table(const WorkloadOutcome &o) {
                                     : "–";
     const std::string to_floor =
         correct && floor && floor != &i ? fmt::format("{:.2f}", s.median / median_of(*floor)) : "–";
-    out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>8} {:>9} {:>8} {:>8.3g} {:>10} {:>10}  {}\n",
+    const std::string rate =
+        of_peak ? fmt::format("{:.4g} ({:.0f} %)", i.result.gbps, 100.0 * i.result.gbps / *o.peak_bandwidth_gbps)
+                : fmt::format("{:.3g}", bandwidth ? i.result.gbps : i.result.tflops);
+    out += fmt::format("{:<{}} {:>11.3f} {:>19} {:>7} {:>8} {:>9} {:>8} {:>{}} {:>10} {:>10}  {}\n",
                        i.facts.name, width, s.median * 1e-6,
                        fmt::format("{:.3f}–{:.3f}", s.p20 * 1e-6, s.p80 * 1e-6), s.count,
-                       stop_cell(i.facts.measurement.stop_reason), speedup, to_floor,
-                       bandwidth ? i.result.gbps : i.result.tflops,
+                       stop_cell(i.facts.measurement.stop_reason), speedup, to_floor, rate, rate_width,
                        i.facts.memory.measured ? human_bytes(i.facts.memory.peak_bytes) : std::string("unknown"),
                        i.facts.memory.measured ? human_bytes(i.facts.memory.workspace_bytes) : std::string("unknown"),
                        correctness_cell(i.facts));

@@ -685,6 +685,7 @@ struct SessionProtocol {
   ProtocolSettings settings;
   json::Value environment;
   std::string environment_digest;
+  std::optional<double> peak_bandwidth_gbps;
   std::unique_ptr<PowerConditioner> conditioner;
   json::Object power_state_labels;
 };
@@ -746,6 +747,7 @@ void set_up_protocol(const Backend &backend, const SessionOptions &options, cons
                                                           : "NVML not available"));
   }
   condition_power_state(options, note, plan.telemetry.get(), p);
+  p.peak_bandwidth_gbps = facts.peak_memory_bandwidth_gbps;
   p.environment = environment_manifest(facts);
   p.environment_digest = manifest_digest(p.environment);
 }
@@ -769,6 +771,7 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
   run.outcome.workload = workload;
   run.outcome.oracle = plan.oracle;
   run.outcome.noise_target = p.settings.max_noise;
+  run.outcome.peak_bandwidth_gbps = p.peak_bandwidth_gbps;
   InputSet inputs(workload);
   std::unique_ptr<TensorDump> dump;
   if (options.save_tensors) {
