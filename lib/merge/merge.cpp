@@ -131,8 +131,11 @@ MergePlan plan_merge(const std::vector<fs::path> &paths) {
   // Run sets by digest, read from the folders the run directories are in.
   std::map<std::string, std::pair<json::Value, fs::path>> run_sets;
   std::set<fs::path> folders;
-  for (const fs::path &path : paths) {
-    if (!fs::is_directory(path)) throw InputError(fmt::format("{}: not a folder", shown(path)));
+  for (const fs::path &given : paths) {
+    // "dir/" names dir: its last component is what is copied.
+    fs::path path = given.lexically_normal();
+    if (path.filename().empty()) path = path.parent_path();
+    if (!fs::is_directory(path)) throw InputError(fmt::format("{}: not a folder", shown(given)));
     if (is_run_directory(path)) {
       runs.push_back(read_shard_run(path));
       folders.insert(path.parent_path().empty() ? fs::path(".") : path.parent_path());
@@ -208,8 +211,14 @@ MergePlan plan_merge(const std::vector<fs::path> &paths) {
 void write_merge(const MergePlan &plan, const fs::path &out) {
   if (!plan.complete()) throw std::logic_error("write_merge: the plan has missing or doubled points");
   io::StagedDirectory dir(out, io::StagedDirectory::IfTaken::fail);
-  for (const MergedPoint &point : plan.points)
-    fs::copy(point.run_directory, dir.staging_path() / point.run_directory.filename(), fs::copy_options::recursive);
+  for (const MergedPoint &point : plan.points) {
+    // Two machines may start a workload in the same millisecond: the
+    // second name gets "-2", as `kibench run` does.
+    const std::string name = point.run_directory.filename().string();
+    fs::path target = dir.staging_path() / name;
+    for (int n = 2; fs::exists(target); ++n) target = dir.staging_path() / fmt::format("{}-{}", name, n);
+    fs::copy(point.run_directory, target, fs::copy_options::recursive);
+  }
   dir.write(run_set_file_name(plan.run_set_digest), json::canonical(plan.run_set) + "\n");
   dir.commit();
 }
