@@ -60,7 +60,7 @@ std::multiset<std::pair<std::string, std::string>> points_in(const fs::path &fol
 
 } // namespace
 
-TEST_CASE("--shard K/N: K from 0 to N - 1", "[shard]") {
+TEST_CASE("the shard K/N of --shard: K from 0 to N - 1", "[shard]") {
   const Shard shard = kibench::parse_shard("2/3");
   CHECK(shard.index == 2);
   CHECK(shard.count == 3);
@@ -249,7 +249,7 @@ TEST_CASE("a run split three ways, by --shard and by each scheduler's variables,
   CHECK_FALSE(fs::exists(tmp.path() / "bad"));
 }
 
-TEST_CASE("--parallel-gpus: GPU g of G within the host's shard K/N takes shard K + N·g of N·G", "[shard]") {
+TEST_CASE("run with parallel GPUs: GPU g of G within the host's shard K/N takes shard K + N*g of N*G", "[shard]") {
   TempDir tmp;
   // Three hosts of two GPUs each cover every point once.
   std::set<std::size_t> covered;
