@@ -12,7 +12,7 @@ board=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "board: $board" | tee "$out/board.txt"
 if [[ "$board" == *H200* ]]; then
   STEPS="cohort outside" OUT="$out/h200-seed" bash "$here/trusted_session.sh" "$@"
-  STEPS="${POLICY_STEPS:-baseline small jsd}" OUT="$out/policy" bash "$here/policy_session.sh" "$@"
+  STEPS="${POLICY_STEPS:-parallel baseline small jsd}" OUT="$out/policy" bash "$here/policy_session.sh" "$@"
 else
-  STEPS="${POLICY_STEPS:-baseline small jsd reproduce}" OUT="$out/policy" bash "$here/policy_session.sh" "$@"
+  STEPS="${POLICY_STEPS:-parallel baseline small jsd reproduce}" OUT="$out/policy" bash "$here/policy_session.sh" "$@"
 fi

@@ -12,6 +12,8 @@
 #   reproduce  `kibench reproduce` of Liger's H100 (PCIe) jsd records at
 #              T 8192, V 131072 (liger and torch), which run the -script
 #              lanes;
+#   parallel   `kibench run --parallel-gpus` of a small workload on this
+#              one-GPU machine (one worker, said so), then its merge;
 #   tests      the [gpu] suite, as far as the call's time allows.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
 default_steps="baseline small jsd reproduce tests"
@@ -47,6 +49,13 @@ if want reproduce; then
     python3 -m kibench reproduce "$record" --capi "$bin/libkibench_capi.so" --out "$work/runs/reproduce-jsd-$provider" 2>&1 \
       | grep -vE "$quiet" | tee -a "$log"
   done
+fi
+
+if want parallel; then
+  "$bin/kibench" run workloads/small/small-v1000-h64-t32.json workloads/jsd/small/jsd-small-t32-v1000.json \
+    --impl fused,reference --parallel-gpus --out "$work/runs/parallel" 2>&1 | tee -a "$log"
+  cat "$work"/runs/parallel/parallel-gpus.*.log >> "$log"
+  "$bin/kibench" merge "$work/runs/parallel" --out "$work/runs/parallel-merged" 2>&1 | tee -a "$log"
 fi
 
 tar -czf "$out/runs.tgz" -C "$work" runs
