@@ -85,7 +85,7 @@ std::string describe(const ErrorStats &s, const CorrectnessPolicy &policy) {
 } // namespace
 
 void apply_policy(ErrorStats &stats, const CorrectnessPolicy &policy) {
-  if (policy.comparator != kComparatorRelL2 && policy.comparator != kComparatorLossRelAbs)
+  if (!known_comparator(policy.comparator))
     throw std::invalid_argument(fmt::format("unknown correctness comparator \"{}\"", policy.comparator));
   // nanPolicy and infinityPolicy are "reject" (the only value defined):
   // any nonfinite element fails the output.

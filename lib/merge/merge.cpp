@@ -1,10 +1,10 @@
 #include "lib/merge/merge.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -36,13 +36,6 @@ std::string shown(const fs::path &path) {
   return io::printable(path.string());
 }
 
-std::optional<std::size_t> whole(std::string_view text) {
-  std::size_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 bool is_run_directory(const fs::path &dir) {
   return fs::is_regular_file(dir / "workload.json") && fs::is_regular_file(dir / "summary.json");
 }
@@ -64,14 +57,11 @@ ShardRun read_shard_run(const fs::path &dir) {
     throw InputError(fmt::format("{}: $.metadata.labels: no run_set: this run was not made as a shard "
                                  "(kibench run --shard K/N)",
                                  shown(runs.front())));
-  const std::size_t of = point.find(" of ");
-  const auto index = of == std::string::npos ? std::nullopt : whole(point.substr(0, of));
-  const auto count = of == std::string::npos ? std::nullopt : whole(point.substr(of + 4));
-  if (!index || !count || *index >= *count)
+  const auto label = parse_point_label(point);
+  if (!label)
     throw InputError(
         fmt::format("{}: $.metadata.labels.run_set_point: {:?} is not \"I of P\"", shown(runs.front()), point));
-  out.point = *index;
-  out.point_count = *count;
+  std::tie(out.point, out.point_count) = *label;
   out.shard = fmt::format("{} (from {})", string_at(run, "metadata.labels.shard"),
                           string_at(run, "metadata.labels.shard_source"));
   out.workload_digest = manifest_digest(json::parse_file(dir / "workload.json"));

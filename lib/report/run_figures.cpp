@@ -55,7 +55,9 @@ void read_reported_interval(const json::Value &manifest, RunFigures &out) {
 
 bool above_bound(const json::Value &correctness, std::string_view output, double relative,
                  std::optional<double> absolute) {
-  if (string_at(correctness, "comparator") == kComparatorLossRelAbs && output == "loss") {
+  CorrectnessPolicy policy;
+  policy.comparator = string_at(correctness, "comparator");
+  if (policy.loss_rule_for(output)) {
     // |loss - ref| against max(1e-4 |ref|, 1e-5), with |ref| = |loss - ref| / rel;
     // a run without the absolute error is not judged.
     return absolute.has_value() &&

@@ -806,7 +806,7 @@ WorkloadOutcome run_workload(const Backend &backend, const SessionOptions &optio
     labels.set("shard", options.shard->text());
     labels.set("shard_source", options.shard->source);
     labels.set("run_set", plan.run_set_digest);
-    labels.set("run_set_point", fmt::format("{} of {}", plan.point_index[index], plan.point_count));
+    labels.set("run_set_point", point_label(plan.point_index[index], plan.point_count));
   }
   for (const auto &[key, value] : calibrated.labels) labels.set(key, value);
   run.outcome.calibration_caveats = std::move(calibrated.caveats);

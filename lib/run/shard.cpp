@@ -39,14 +39,23 @@ Shard checked(std::size_t index, std::size_t count, std::string source) {
   return Shard{index, count, std::move(source)};
 }
 
+// A scheduler's index and count variables, read as whole numbers: nullopt
+// when neither is set, an InputError when one is set without the other.
+std::optional<std::pair<std::size_t, std::size_t>> index_and_count(const EnvironmentReader &environment,
+                                                                   const char *index_name, const char *count_name) {
+  const auto index = environment(index_name);
+  const auto count = environment(count_name);
+  if (!index && !count) return std::nullopt;
+  if (!index || !count)
+    throw InputError(fmt::format("{} is set without {}", index ? index_name : count_name,
+                                 index ? count_name : index_name));
+  return std::pair{number_from(index_name, *index), number_from(count_name, *count)};
+}
+
 std::optional<Shard> from_slurm(const EnvironmentReader &environment) {
-  const auto id = environment("SLURM_ARRAY_TASK_ID");
-  const auto count = environment("SLURM_ARRAY_TASK_COUNT");
-  if (!id && !count) return std::nullopt;
-  if (!id || !count)
-    throw InputError(fmt::format("{} is set without {}", id ? "SLURM_ARRAY_TASK_ID" : "SLURM_ARRAY_TASK_COUNT",
-                                 id ? "SLURM_ARRAY_TASK_COUNT" : "SLURM_ARRAY_TASK_ID"));
-  std::size_t index = number_from("SLURM_ARRAY_TASK_ID", *id);
+  const auto pair = index_and_count(environment, "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT");
+  if (!pair) return std::nullopt;
+  std::size_t index = pair->first;
   std::string source = "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT";
   // An array --array=1-8 numbers its tasks from 1: the index counts from
   // the array's first task.
@@ -57,7 +66,7 @@ std::optional<Shard> from_slurm(const EnvironmentReader &environment) {
     index -= first;
     source += " less SLURM_ARRAY_TASK_MIN";
   }
-  return checked(index, number_from("SLURM_ARRAY_TASK_COUNT", *count), source);
+  return checked(index, pair->second, source);
 }
 
 std::optional<Shard> from_kubernetes(const EnvironmentReader &environment, std::optional<std::size_t> shards) {
@@ -71,14 +80,9 @@ std::optional<Shard> from_kubernetes(const EnvironmentReader &environment, std::
 }
 
 std::optional<Shard> from_test_sharding(const EnvironmentReader &environment) {
-  const auto index = environment("TEST_SHARD_INDEX");
-  const auto total = environment("TEST_TOTAL_SHARDS");
-  if (!index && !total) return std::nullopt;
-  if (!index || !total)
-    throw InputError(fmt::format("{} is set without {}", index ? "TEST_SHARD_INDEX" : "TEST_TOTAL_SHARDS",
-                                 index ? "TEST_TOTAL_SHARDS" : "TEST_SHARD_INDEX"));
-  return checked(number_from("TEST_SHARD_INDEX", *index),
-                 number_from("TEST_TOTAL_SHARDS", *total), "TEST_SHARD_INDEX/TEST_TOTAL_SHARDS");
+  const auto pair = index_and_count(environment, "TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS");
+  if (!pair) return std::nullopt;
+  return checked(pair->first, pair->second, "TEST_SHARD_INDEX/TEST_TOTAL_SHARDS");
 }
 
 } // namespace
@@ -118,6 +122,19 @@ std::optional<Shard> shard_from_environment(const EnvironmentReader &environment
       throw InputError(fmt::format("the environment names two shards: {} gives {}, {} gives {}",
                                    found.front().source, found.front().text(), other.source, other.text()));
   return found.front();
+}
+
+std::string point_label(std::size_t index, std::size_t count) {
+  return fmt::format("{} of {}", index, count);
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> parse_point_label(std::string_view label) {
+  const std::size_t of = label.find(" of ");
+  if (of == std::string_view::npos) return std::nullopt;
+  const auto index = whole_number(label.substr(0, of));
+  const auto count = whole_number(label.substr(of + 4));
+  if (!index || !count || *index >= *count) return std::nullopt;
+  return std::pair{*index, *count};
 }
 
 json::Value run_set_document(const std::vector<RunPoint> &points, const std::vector<std::string> &implementations,

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/json/value.hpp"
@@ -53,6 +54,11 @@ struct RunPoint {
   std::string name;   // metadata.name
   std::string digest; // the WorkloadCase's digest
 };
+
+// A run's point as its BenchmarkRuns label it (run_set_point): "I of P".
+std::string point_label(std::size_t index, std::size_t count);
+// The label read back: {I, P} with I < P, or nullopt.
+std::optional<std::pair<std::size_t, std::size_t>> parse_point_label(std::string_view label);
 
 // What every shard of one run shares, as a JSON document: the points in
 // order, the implementations asked for, the pass, the settings that enter

@@ -385,7 +385,7 @@ CorrectnessPolicy read_correctness(const Field &field) {
   CorrectnessPolicy policy;
   const Field comparator = correctness.required("comparator");
   policy.comparator = comparator.string();
-  if (policy.comparator != kComparatorRelL2 && policy.comparator != kComparatorLossRelAbs) {
+  if (!known_comparator(policy.comparator)) {
     comparator.fail(fmt::format("unsupported comparator {:?} (kibench has \"{}\" and \"{}\")",
                                 policy.comparator, kComparatorLossRelAbs, kComparatorRelL2));
   }

@@ -68,6 +68,9 @@ struct LossScalars {
 inline constexpr std::string_view kComparatorRelL2 = "fp64_oracle_rel_l2";
 inline constexpr std::string_view kComparatorLossRelAbs = "fp64_oracle_loss_rel_abs_grads_rel_l2";
 inline constexpr double kLossRelativeTolerance = 1e-4;
+[[nodiscard]] inline bool known_comparator(std::string_view comparator) {
+  return comparator == kComparatorRelL2 || comparator == kComparatorLossRelAbs;
+}
 inline constexpr double kLossAbsoluteFloor = 1e-5;
 
 struct CorrectnessPolicy {

@@ -289,13 +289,20 @@ def liger_test_lm_head_jsd(torch, student_input, student_weight, teacher_input, 
                             "host; autograd backward",
                 package="kibench", licence=TORCH_LICENCE)
 def torch_eager_jsd(inputs):
+    loss_of = _torch_jsd_loss(inputs)
+    return AutogradRun(lambda: loss_of(inputs.student_log_probs), inputs)
+
+
+def _torch_jsd_loss(inputs):
+    """liger_test_jsd with the workload's teacher, labels and scalars, as a
+    function of the student log-probabilities."""
     import torch
 
-    def loss_fn():
-        return liger_test_jsd(torch, inputs.student_log_probs, inputs.teacher_log_probs, inputs.target, inputs.beta,
-                              inputs.ignore_index, inputs.student_log_probs.dtype)
+    def loss_of(student_log_probs):
+        return liger_test_jsd(torch, student_log_probs, inputs.teacher_log_probs, inputs.target, inputs.beta,
+                              inputs.ignore_index, student_log_probs.dtype)
 
-    return AutogradRun(loss_fn, inputs)
+    return loss_of
 
 
 @implementation(name="liger-jsd", revision_name="kibench-py-liger-jsd", passes=("full", "forward", "backward"),
@@ -371,13 +378,7 @@ class ScriptRun:
                             "benchmark script; checked on the loss and dX",
                 package="kibench", licence=TORCH_LICENCE)
 def torch_eager_jsd_script(inputs):
-    import torch
-
-    def loss_of(student_log_probs):
-        return liger_test_jsd(torch, student_log_probs, inputs.teacher_log_probs, inputs.target, inputs.beta,
-                              inputs.ignore_index, student_log_probs.dtype)
-
-    return ScriptRun(loss_of, inputs)
+    return ScriptRun(_torch_jsd_loss(inputs), inputs)
 
 
 @implementation(name="liger-jsd-script", revision_name="kibench-py-liger-jsd-script",
