@@ -24,13 +24,13 @@ RevisionFacts builtin_revision(const BuiltinCallable &c, std::string_view langua
   f.name = "kibench-" + std::string(c.name);
   f.title = c.title;
   f.description = c.description;
-  f.operation_digest = operation_digest(c.operation);
+  f.operation_digest = c.operation->digest();
   f.language = language;
   f.source_path = c.source_path;
   f.symbol = c.symbol;
   f.interface = "kibench_implementation";
   f.architectures = {std::string(architecture)};
-  f.dtypes = {c.operation == OperationKind::jsd ? "fp32" : "bf16"};
+  f.dtypes = {c.operation->float_type() == FloatType::fp32 ? "fp32" : "bf16"};
   f.layouts = {"row_major"};
   f.licence = std::string(kKibenchLicence);
   const BuildSource &source = build_source();
@@ -43,24 +43,12 @@ RevisionFacts builtin_revision(const BuiltinCallable &c, std::string_view langua
 
 } // namespace
 
-std::string_view operation_digest(OperationKind kind) {
-  switch (kind) {
-  case OperationKind::jsd:
-    return kJsdOperationDigest;
-  case OperationKind::fused_linear_jsd:
-    return kFusedLinearJsdOperationDigest;
-  case OperationKind::distill_jsd_loss:
-    break;
-  }
-  return kDistillJsdLossOperationDigest;
-}
-
-RevisionFacts as_fused_linear_jsd(RevisionFacts distill) {
-  distill.operation_digest = kFusedLinearJsdOperationDigest;
-  distill.title += " (fused_linear_jsd)";
-  distill.description += " On fused_linear_jsd: the same code with the hard loss's weight 0 and the student "
-                         "as wide as the teacher.";
-  return distill;
+RevisionFacts revision_on(RevisionFacts facts, OperationKind kind) {
+  if (facts.operation_digest == kind->digest()) return facts;
+  facts.operation_digest = kind->digest();
+  facts.title += kind->shared_code_title();
+  facts.description += kind->shared_code_description();
+  return facts;
 }
 
 RevisionFacts host_revision(const BuiltinCallable &callable) {

@@ -6,23 +6,12 @@
 #include <string_view>
 
 #include "lib/implementation/revision_facts.hpp"
-#include "lib/workload/workload.hpp"
+#include "lib/operations/distill_jsd_loss/distill_jsd_loss.hpp"
+#include "lib/operations/fused_linear_jsd/fused_linear_jsd.hpp"
+#include "lib/operations/jsd/jsd.hpp"
+#include "lib/operations/operation.hpp"
 
 namespace kibench {
-
-// Identity digest of the distill_jsd_loss OperationSpec
-// (workloads/operations/distill_jsd_loss.json, KernelIndex's curated one).
-inline constexpr std::string_view kDistillJsdLossOperationDigest =
-    "sha256:4ce30dbf7da705e4eac1f5d2dce3a47ea0174fae11af426c422e0064be63eac5";
-// The same for jsd (workloads/operations/jsd.json) and fused_linear_jsd
-// (workloads/operations/fused_linear_jsd.json).
-inline constexpr std::string_view kJsdOperationDigest =
-    "sha256:eccbf4150e60ad41ce52a4bd06fa582b8b4d5ed394fcd096f069b08eadf420e6";
-inline constexpr std::string_view kFusedLinearJsdOperationDigest =
-    "sha256:71138de338d4a1a85e751a2db3bd1a1c08f93a234a9ab0cfd9c5ab35eb180b72";
-
-// The curated OperationSpec digest of `kind`.
-[[nodiscard]] std::string_view operation_digest(OperationKind kind);
 
 // kibench's licence (LICENSE), which every built-in implementation's
 // revision declares (spec.licensing.declared), as an SPDX identifier.
@@ -37,13 +26,14 @@ struct BuiltinCallable {
   std::string_view description; // metadata.description
   std::string_view source_path; // callable.path, relative to the repository
   std::string_view symbol;      // callable.symbol, the factory
-  OperationKind operation = OperationKind::distill_jsd_loss; // spec.operation
+  OperationKind operation; // spec.operation; default distill_jsd_loss
 };
 
-// `distill`, the facts of an implementation of distill_jsd_loss, as those of
-// the same code computing fused_linear_jsd (distill_jsd_loss with w_h = 0,
-// Hs = H and no bias): another operation, so another revision.
-[[nodiscard]] RevisionFacts as_fused_linear_jsd(RevisionFacts distill);
+// `facts`, those of code written for one operation, as those of the same
+// code computing `kind` (fused_linear_jsd by distill_jsd_loss's code, with
+// w_h = 0, Hs = H and no bias): another operation, so another revision.
+// Unchanged where `facts` are already `kind`'s.
+[[nodiscard]] RevisionFacts revision_on(RevisionFacts facts, OperationKind kind);
 
 // A host implementation (callable.language "cpp", the host's instruction set).
 [[nodiscard]] RevisionFacts host_revision(const BuiltinCallable &callable);

@@ -16,6 +16,7 @@
 #include "kernels/reference/reference.hpp"
 #include "kernels/vocab_parallel/emulated_implementation.hpp"
 #include "kernels/vocab_parallel/multi_gpu_implementation.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace {
@@ -26,9 +27,9 @@ template <typename Distill>
 std::unique_ptr<Implementation> family(std::string name, Distill distill,
                                        std::unique_ptr<Implementation> (*jsd)()) {
   std::map<OperationKind, std::unique_ptr<Implementation>> parts;
-  parts.emplace(OperationKind::distill_jsd_loss, distill());
-  parts.emplace(OperationKind::fused_linear_jsd, distill());
-  parts.emplace(OperationKind::jsd, jsd());
+  parts.emplace(operation_named("distill_jsd_loss"), distill());
+  parts.emplace(operation_named("fused_linear_jsd"), distill());
+  parts.emplace(operation_named("jsd"), jsd());
   return make_operation_switch(std::move(name), std::move(parts));
 }
 

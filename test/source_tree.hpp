@@ -17,7 +17,7 @@ inline bool is_source_tree(const std::filesystem::path &dir) {
   std::error_code error;
   return std::filesystem::is_directory(dir / "workloads", error) &&
          std::filesystem::is_directory(dir / "test" / "data", error) &&
-         std::filesystem::is_regular_file(dir / "apps" / "capi" / "kibench.h", error);
+         std::filesystem::is_regular_file(dir / "include" / "kibench" / "kibench.h", error);
 }
 
 inline std::filesystem::path find_source_dir() {

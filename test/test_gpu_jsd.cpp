@@ -24,6 +24,7 @@
 #include "lib/workload/workload.hpp"
 #include "test/test_gpu_support.hpp"
 #include "test/source_tree.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
@@ -193,7 +194,7 @@ TEST_CASE("copy-floor's kernels move the bytes they claim", "[gpu][jsd]") {
   const Workload w = jsd_workload(64, 4096, 0.5, 0.0, 3);
   const auto floor = find_implementation("copy-floor")->make();
   CHECK_FALSE(floor->computes_loss());
-  CHECK(floor->runs(OperationKind::jsd));
-  CHECK_FALSE(floor->runs(OperationKind::distill_jsd_loss));
+  CHECK(floor->runs(operation_named("jsd")));
+  CHECK_FALSE(floor->runs(operation_named("distill_jsd_loss")));
   CHECK(floor->unsupported_for(w, Pass::backward).has_value());
 }

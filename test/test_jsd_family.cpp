@@ -27,6 +27,7 @@
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/source_tree.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
@@ -70,14 +71,14 @@ TEST_CASE("the jsd and fused_linear_jsd OperationSpecs are KernelIndex's, byte f
           "[workload][digest][jsd]") {
   const json::Value implementations = json::parse_file(kLiger / "implementations-by-kernel-provider.json");
   for (const auto &[kernel, kind] :
-       {std::pair{"jsd", OperationKind::jsd}, std::pair{"fused_linear_jsd", OperationKind::fused_linear_jsd},
-        std::pair{"distill_jsd_loss", OperationKind::distill_jsd_loss}}) {
+       {std::pair{"jsd", operation_named("jsd")}, std::pair{"fused_linear_jsd", operation_named("fused_linear_jsd")},
+        std::pair{"distill_jsd_loss", operation_named("distill_jsd_loss")}}) {
     INFO(kernel);
     const fs::path shipped = kWorkloads / "operations" / (std::string(kernel) + ".json");
     const fs::path curated = kLiger / ("operation-" + std::string(kernel) + ".json");
     CHECK(read_bytes(shipped) == read_bytes(curated));
     const std::string digest = manifest_digest(json::parse_file(curated));
-    CHECK(digest == operation_digest(kind));
+    CHECK(digest == kind->digest());
     // KernelIndex's own ImplementationRevisions of Liger's kernels name the same digest.
     for (const char *provider : {"liger", "torch"}) {
       const json::Value *revision = implementations.find(std::string(kernel) + "/" + provider);
@@ -90,8 +91,8 @@ TEST_CASE("the jsd and fused_linear_jsd OperationSpecs are KernelIndex's, byte f
 TEST_CASE("every jsd and fused_linear_jsd workload loads, typed as its file states", "[workload][jsd]") {
   CHECK(files_under(kWorkloads / "jsd").size() >= 7 + 10);
   CHECK(files_under(kWorkloads / "fused_linear_jsd").size() >= 9 + 4);
-  for (const auto &[folder, kind] : {std::pair{"jsd", OperationKind::jsd},
-                                     std::pair{"fused_linear_jsd", OperationKind::fused_linear_jsd}}) {
+  for (const auto &[folder, kind] : {std::pair{"jsd", operation_named("jsd")},
+                                     std::pair{"fused_linear_jsd", operation_named("fused_linear_jsd")}}) {
     for (const fs::path &file : files_under(kWorkloads / folder)) {
       DYNAMIC_SECTION(file.lexically_relative(kWorkloads).string()) {
         const Workload w = load_workload(file);
@@ -100,7 +101,7 @@ TEST_CASE("every jsd and fused_linear_jsd workload loads, typed as its file stat
         const json::Value &tensors = *spec.find("tensors");
         const json::Value &scalars = *spec.find("scalars");
         CHECK(w.operation_kind == kind);
-        CHECK(manifest_digest(w.operation) == operation_digest(kind));
+        CHECK(manifest_digest(w.operation) == kind->digest());
         CHECK(w.tokens == spec.find("axes")->find("tokens")->as_int());
         CHECK(w.vocab == spec.find("axes")->find("vocab")->as_int());
         CHECK(w.scalars.beta == scalars.find("beta")->find("value")->as_number());
@@ -109,7 +110,7 @@ TEST_CASE("every jsd and fused_linear_jsd workload loads, typed as its file stat
         if (!w.has_target) CHECK(w.target.ignore_fraction == 0.0);
         CHECK_FALSE(w.student_bias);
         CHECK_FALSE(w.teacher_bias);
-        if (kind == OperationKind::jsd) {
+        if (kind == operation_named("jsd")) {
           CHECK(w.dtype == FloatType::fp32);
           CHECK(w.hidden == 0);
           CHECK(w.student_log_probs.name == "philox4x32_10_uniform_log_softmax");
@@ -327,34 +328,34 @@ TEST_CASE("cpu-fp64 and cpu-reference compute all three operations, each with it
           "[cpu][jsd]") {
   for (const char *name : {"cpu-fp64", "cpu-reference"}) {
     const auto impl = find_implementation(name)->make();
-    for (const auto kind : {OperationKind::distill_jsd_loss, OperationKind::jsd, OperationKind::fused_linear_jsd}) {
+    for (const auto kind : {operation_named("distill_jsd_loss"), operation_named("jsd"), operation_named("fused_linear_jsd")}) {
       INFO(name << " " << to_string(kind));
       CHECK(impl->runs(kind));
-      CHECK(impl->revision_for(kind).operation_digest == operation_digest(kind));
+      CHECK(impl->revision_for(kind).operation_digest == kind->digest());
       CHECK(impl->revision_for(kind).name == "kibench-" + std::string(name));
     }
     // The distill revision is the one it always had.
-    CHECK(manifest_digest(implementation_manifest(impl->revision_for(OperationKind::distill_jsd_loss))) ==
+    CHECK(manifest_digest(implementation_manifest(impl->revision_for(operation_named("distill_jsd_loss")))) ==
           manifest_digest(implementation_manifest(impl->revision())));
   }
   // The GPU implementations of the three share their names; copy-floor is jsd's alone.
   for (const char *name : {"fused", "reference", "oracle-fp64"}) {
     const auto impl = find_implementation(name)->make();
-    for (const auto kind : {OperationKind::distill_jsd_loss, OperationKind::jsd, OperationKind::fused_linear_jsd}) {
+    for (const auto kind : {operation_named("distill_jsd_loss"), operation_named("jsd"), operation_named("fused_linear_jsd")}) {
       INFO(name << " " << to_string(kind));
       CHECK(impl->runs(kind));
-      CHECK(impl->revision_for(kind).operation_digest == operation_digest(kind));
+      CHECK(impl->revision_for(kind).operation_digest == kind->digest());
     }
   }
   // An implementation of distill_jsd_loss (and fused_linear_jsd) alone says so for jsd.
   const auto floor = find_implementation("cublas-floor")->make();
   const Workload jsd = load_workload(kWorkloads / "jsd" / "small" / "jsd-small-t32-v1000.json");
-  CHECK_FALSE(floor->runs(OperationKind::jsd));
-  CHECK(floor->runs(OperationKind::fused_linear_jsd));
+  CHECK_FALSE(floor->runs(operation_named("jsd")));
+  CHECK(floor->runs(operation_named("fused_linear_jsd")));
   CHECK(other_operation(*floor, jsd) == std::optional<std::string>("cublas-floor does not compute jsd"));
   const auto copy = find_implementation("copy-floor")->make();
-  CHECK(copy->runs(OperationKind::jsd));
-  CHECK_FALSE(copy->runs(OperationKind::distill_jsd_loss));
+  CHECK(copy->runs(operation_named("jsd")));
+  CHECK_FALSE(copy->runs(operation_named("distill_jsd_loss")));
 }
 
 TEST_CASE("cpu-reference passes the oracle gate on every small jsd and fused_linear_jsd workload",
@@ -375,14 +376,14 @@ TEST_CASE("cpu-reference passes the oracle gate on every small jsd and fused_lin
         reference->poison_outputs();
         reference->run(Pass::full);
         const OutputView out = reference->outputs();
-        const std::int64_t gradient_count = w.is_jsd() ? w.tokens * w.vocab : w.tokens * w.hidden;
+        const std::int64_t gradient_count = (w.operation_kind.name() == "jsd") ? w.tokens * w.vocab : w.tokens * w.hidden;
         CHECK(truth.grad_student_input.count == gradient_count);
         CHECK(out.grad_student_input.count == gradient_count);
-        CHECK(out.grad_student_weight.count == (w.is_jsd() ? 0 : w.vocab * w.hidden));
+        CHECK(out.grad_student_weight.count == ((w.operation_kind.name() == "jsd") ? 0 : w.vocab * w.hidden));
         std::vector<ErrorStats> errors{compare_scalar("loss", out.loss, truth.loss),
                                        compare_host("grad_student_input", out.grad_student_input,
                                                     truth.grad_student_input)};
-        if (!w.is_jsd())
+        if (!(w.operation_kind.name() == "jsd"))
           errors.push_back(
               compare_host("grad_student_weight", out.grad_student_weight, truth.grad_student_weight));
         const CorrectnessVerdict verdict = make_verdict(errors, w.correctness);

@@ -11,6 +11,7 @@
 #include "kernels/operation_switch.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "test/harness_test_support.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace {
@@ -31,7 +32,7 @@ public:
 
 private:
   std::string tag(const std::string &call) const {
-    return (kind_ == OperationKind::jsd ? "jsd:" : "distill:") + call;
+    return (kind_ == operation_named("jsd") ? "jsd:" : "distill:") + call;
   }
   OperationKind kind_;
   std::vector<std::string> &calls_;
@@ -42,13 +43,13 @@ private:
 TEST_CASE("the operation switch forwards every per-sample hook to the prepared part") {
   std::vector<std::string> calls;
   std::map<OperationKind, std::unique_ptr<Implementation>> parts;
-  parts[OperationKind::distill_jsd_loss] =
-      std::make_unique<RecordingPart>(OperationKind::distill_jsd_loss, calls);
-  parts[OperationKind::jsd] = std::make_unique<RecordingPart>(OperationKind::jsd, calls);
+  parts[operation_named("distill_jsd_loss")] =
+      std::make_unique<RecordingPart>(operation_named("distill_jsd_loss"), calls);
+  parts[operation_named("jsd")] = std::make_unique<RecordingPart>(operation_named("jsd"), calls);
   const auto impl = make_operation_switch("switched", std::move(parts));
 
   Workload workload;
-  workload.operation_kind = OperationKind::jsd;
+  workload.operation_kind = operation_named("jsd");
   InputSet inputs(workload);
   impl->prepare(workload, inputs);
   impl->flush_caches();

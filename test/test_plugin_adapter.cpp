@@ -19,6 +19,7 @@
 #include "lib/manifest/implementation_manifest.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/source_tree.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace kibench;
@@ -297,9 +298,9 @@ TEST_CASE("a plugin runs the operations it declares, and its revision names the 
   SECTION("by default distill_jsd_loss alone") {
     const PluginCatalog catalog = catalog_of(i);
     auto impl = make_plugin_implementation(catalog.find("host-lane"), {});
-    CHECK(impl->runs(OperationKind::distill_jsd_loss));
-    CHECK_FALSE(impl->runs(OperationKind::jsd));
-    CHECK_FALSE(impl->runs(OperationKind::fused_linear_jsd));
+    CHECK(impl->runs(operation_named("distill_jsd_loss")));
+    CHECK_FALSE(impl->runs(operation_named("jsd")));
+    CHECK_FALSE(impl->runs(operation_named("fused_linear_jsd")));
     CHECK(impl->revision().operation_digest == kDistillJsdLossOperationDigest);
   }
   SECTION("the declared ones") {
@@ -307,11 +308,11 @@ TEST_CASE("a plugin runs the operations it declares, and its revision names the 
     i.operations = declared;
     const PluginCatalog catalog = catalog_of(i);
     auto impl = make_plugin_implementation(catalog.find("host-lane"), {});
-    CHECK_FALSE(impl->runs(OperationKind::distill_jsd_loss));
-    CHECK(impl->runs(OperationKind::jsd));
-    CHECK(impl->runs(OperationKind::fused_linear_jsd));
-    CHECK(impl->revision_for(OperationKind::jsd).operation_digest == kJsdOperationDigest);
-    CHECK(impl->revision_for(OperationKind::fused_linear_jsd).operation_digest ==
+    CHECK_FALSE(impl->runs(operation_named("distill_jsd_loss")));
+    CHECK(impl->runs(operation_named("jsd")));
+    CHECK(impl->runs(operation_named("fused_linear_jsd")));
+    CHECK(impl->revision_for(operation_named("jsd")).operation_digest == kJsdOperationDigest);
+    CHECK(impl->revision_for(operation_named("fused_linear_jsd")).operation_digest ==
           kFusedLinearJsdOperationDigest);
     CHECK(other_operation(*impl, load_workload(kSource / "workloads/small/small-v1000-h64-t32.json")) ==
           std::string("host-lane does not compute distill_jsd_loss"));

@@ -9,6 +9,7 @@
 
 #include "lib/run/outcome.hpp"
 #include "lib/run/run_printer.hpp"
+#include "lib/operations/registry.hpp"
 
 using namespace kibench;
 
@@ -178,7 +179,7 @@ TEST_CASE("a bandwidth-bound workload shows GB/s and, where the board's peak is 
   // so a median of 0.004 ms is 3000 GB/s.
   WorkloadOutcome o;
   o.workload.name = "jsd-workload";
-  o.workload.operation_kind = OperationKind::jsd;
+  o.workload.operation_kind = operation_named("jsd");
   o.workload.tokens = 1000;
   o.workload.vocab = 1000;
   o.run_dir = "runs/jsd";

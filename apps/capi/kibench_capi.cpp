@@ -3,8 +3,8 @@
 // implementations, CudaEventTimer, L2Flush and the backend's comparator.
 // Each entry point catches every exception and turns it into the
 // thread-local message of kibench_last_error().
-#include "apps/capi/kibench.h"
-#include "apps/capi/kibench_plugin.h"
+#include "include/kibench/kibench.h"
+#include "include/kibench/kibench_plugin.h"
 
 #include <algorithm>
 #include <cmath>

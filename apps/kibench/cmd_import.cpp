@@ -161,7 +161,7 @@ int import_external(const ExternalImportOptions &options) {
 
 void add_import_external(CLI::App &command, Action &action) {
   CLI::App *external = command.add_subcommand(
-      "external", "Import samples an external harness (one using kibench's C API, apps/capi/kibench.h) took "
+      "external", "Import samples an external harness (one using kibench's C API, include/kibench/kibench.h) took "
                   "with kibench's "
                   "measurement method, beside the `kibench run` directory whose oracle it checked against.");
   auto options = std::make_shared<ExternalImportOptions>();

@@ -297,7 +297,7 @@ void add_run(CLI::App &app, Action &action, const CliContext &context) {
       ->type_name("N")
       ->capture_default_str();
   run->add_option("--plugin", args->plugins,
-                  "A plugin library (apps/capi/kibench_plugin.h) whose implementations --impl may name; "
+                  "A plugin library (include/kibench/kibench_plugin.h) whose implementations --impl may name; "
                   "repeatable");
   run->add_option("--isolation", args->isolation,
                   "Where plugin and Python implementations run: auto (the default) and process put each in a "

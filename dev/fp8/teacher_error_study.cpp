@@ -15,6 +15,7 @@
 #include "kernels/oracle/fp64_arithmetic.hpp"
 #include "lib/inputs/generate.hpp"
 #include "lib/parallel/parallel_for.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench::dev {
 
@@ -80,7 +81,7 @@ void require_uniform(const GeneratorSpec &spec, const char *tensor) {
 }
 
 Sampled sample_inputs(const Workload &w, const std::vector<std::int64_t> &rows) {
-  if (w.is_jsd()) throw std::invalid_argument("teacher error study: jsd has no LM heads");
+  if (!w.operation_kind->has_lm_heads()) throw std::invalid_argument("teacher error study: the operation has no LM heads");
   require_uniform(w.student_input, "student_input");
   require_uniform(w.student_weight, "student_weight");
   require_uniform(w.teacher_input, "teacher_input");

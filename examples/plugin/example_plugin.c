@@ -1,4 +1,4 @@
-/* An example kibench plugin (apps/capi/kibench_plugin.h): two
+/* An example kibench plugin (include/kibench/kibench_plugin.h): two
  * implementations of the distillation loss (docs/loss-math.md) that
  * `kibench run --plugin libkibench_example_plugin.so --impl ...` checks
  * against the fp64 oracle and times beside kibench's own.

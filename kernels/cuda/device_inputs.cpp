@@ -46,7 +46,7 @@ std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
   if (w.student_bias) d.student_bias = Bf16Buffer(d.allocator, n(w.vocab), MemoryTag::input);
   if (w.teacher_bias) d.teacher_bias = Bf16Buffer(d.allocator, n(w.vocab), MemoryTag::input);
   d.target = DeviceBuffer<std::int64_t>(d.allocator, n(w.tokens), MemoryTag::input);
-  if (w.is_jsd()) {
+  if (!w.operation_kind->has_lm_heads()) {
     d.student_log_probs = DeviceBuffer<float>(d.allocator, n(w.tokens, w.vocab), MemoryTag::input);
     d.teacher_log_probs = DeviceBuffer<float>(d.allocator, n(w.tokens, w.vocab), MemoryTag::input);
   }
@@ -57,7 +57,7 @@ std::shared_ptr<DeviceInputs> generate_device_inputs(const Workload &w) {
 void fill_device_inputs(DeviceInputs &d, const Workload &w) {
   const auto n = [](std::int64_t a, std::int64_t b = 1) { return static_cast<std::size_t>(a * b); };
   Stream stream;
-  if (w.is_jsd()) {
+  if (!w.operation_kind->has_lm_heads()) {
     // Row-wise log_softmax in double on the host's cores, then one copy each.
     for (const auto &[spec, buffer] : {std::pair{&w.student_log_probs, &d.student_log_probs},
                                        std::pair{&w.teacher_log_probs, &d.teacher_log_probs}}) {

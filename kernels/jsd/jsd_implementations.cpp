@@ -16,6 +16,7 @@
 #include "kernels/jsd/jsd_kernels.hpp"
 #include "kernels/jsd/jsd_passes.hpp"
 #include "kernels/jsd/jsd_torch_ops.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace gpu {
@@ -31,11 +32,11 @@ std::uint64_t cells(const Workload &w) {
 // of valid rows on the device, and the row arguments.
 class JsdImplementation : public GpuImplementation {
 public:
-  [[nodiscard]] bool runs(OperationKind kind) const override { return kind == OperationKind::jsd; }
+  [[nodiscard]] bool runs(OperationKind kind) const override { return computes_one_of(kind, {"jsd"}); }
 
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     if (!gpu_available()) return fmt::format("no GPU: {}", gpu_availability().reason);
-    if (!w.is_jsd()) return fmt::format("{} here computes jsd only", name());
+    if (!runs(w.operation_kind)) return fmt::format("{} here computes jsd only", name());
     if (w.dtype != FloatType::fp32) return fmt::format("{} computes fp32 log-probabilities", name());
     return device_fit(name(), w.input_bytes() + own_bytes(w));
   }
@@ -167,7 +168,7 @@ std::unique_ptr<Implementation> make_jsd_fused() {
                                      "sum of the rows.",
                       .source_path = "kernels/jsd/jsd_kernels.cu",
                       .symbol = "kibench::make_fused",
-                      .operation = OperationKind::jsd},
+                      .operation = operation_named("jsd")},
       &jsd::fused_rows);
 }
 
@@ -181,7 +182,7 @@ std::unique_ptr<Implementation> make_jsd_oracle() {
                                      "implementations are checked against.",
                       .source_path = "kernels/jsd/jsd_kernels.cu",
                       .symbol = "kibench::make_oracle_fp64",
-                      .operation = OperationKind::jsd},
+                      .operation = operation_named("jsd")},
       &jsd::oracle_rows);
 }
 
@@ -202,7 +203,7 @@ public:
                               "op over full [T, V] fp32 intermediates.",
                           .source_path = "kernels/jsd/jsd_torch_ops.cu",
                           .symbol = "kibench::make_reference",
-                          .operation = OperationKind::jsd});
+                          .operation = operation_named("jsd")});
   }
 
   void poison_outputs() override {
@@ -321,7 +322,7 @@ public:
                                          "pass, one [T, V] tensor written. The same-run bandwidth limit.",
                           .source_path = "kernels/jsd/jsd_kernels.cu",
                           .symbol = "kibench::make_copy_floor",
-                          .operation = OperationKind::jsd});
+                          .operation = operation_named("jsd")});
   }
   [[nodiscard]] bool computes_loss() const override { return false; }
 

@@ -6,6 +6,9 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
@@ -14,6 +17,7 @@
 #include "kernels/operation_switch.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 #include "lib/inputs/input_set.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace {
@@ -32,18 +36,17 @@ std::uint64_t bytes_of(const std::vector<double> &values) {
 // workload's w_h = 0, w_s = 1, Hs = H).
 class CpuFp64 final : public cpu::HostImplementation {
 public:
-  explicit CpuFp64(OperationKind kind) : HostImplementation("cpu-fp64"), kind_(kind) {}
+  // `title` and `loss` name what it computes on `kind`.
+  CpuFp64(OperationKind kind, std::string_view title, std::string_view loss)
+      : HostImplementation("cpu-fp64"), kind_(kind), title_(title), loss_name_(loss) {}
 
   [[nodiscard]] RevisionFacts revision() const override {
-    const bool distill = kind_ == OperationKind::distill_jsd_loss;
     return host_revision({
         .name = "cpu-fp64",
-        .title = distill ? "kibench CPU fp64 oracle" : "kibench CPU fp64 oracle (fused_linear_jsd)",
-        .description = distill ? "The distillation loss and its student gradients in fp64 on the CPU, term "
-                                 "by term as docs/loss-math.md defines them; the reference for small cases."
-                               : "The fused linear + JSD loss and its student gradients in fp64 on the CPU, "
-                                 "term by term as docs/loss-math.md defines them; the reference for small "
-                                 "cases.",
+        .title = title_,
+        .description = fmt::format("{} and its student gradients in fp64 on the CPU, term by term as "
+                                   "docs/loss-math.md defines them; the reference for small cases.",
+                                   loss_name_),
         .source_path = "kernels/oracle/cpu_fp64.cpp",
         .symbol = "kibench::make_cpu_fp64",
         .operation = kind_,
@@ -136,6 +139,7 @@ private:
   }
 
   OperationKind kind_;
+  std::string_view title_, loss_name_;
   OracleProblem problem_;
   OracleLogits logits_;
   OracleGradients gradients_;
@@ -152,9 +156,13 @@ private:
 
 std::unique_ptr<Implementation> make_cpu_fp64() {
   std::map<OperationKind, std::unique_ptr<Implementation>> parts;
-  parts.emplace(OperationKind::distill_jsd_loss, std::make_unique<CpuFp64>(OperationKind::distill_jsd_loss));
-  parts.emplace(OperationKind::jsd, make_cpu_jsd_fp64());
-  parts.emplace(OperationKind::fused_linear_jsd, std::make_unique<CpuFp64>(OperationKind::fused_linear_jsd));
+  const OperationKind distill = operation_named("distill_jsd_loss");
+  const OperationKind fused_linear_jsd = operation_named("fused_linear_jsd");
+  parts.emplace(distill, std::make_unique<CpuFp64>(distill, "kibench CPU fp64 oracle", "The distillation loss"));
+  parts.emplace(operation_named("jsd"), make_cpu_jsd_fp64());
+  parts.emplace(fused_linear_jsd, std::make_unique<CpuFp64>(fused_linear_jsd,
+                                                            "kibench CPU fp64 oracle (fused_linear_jsd)",
+                                                            "The fused linear + JSD loss"));
   return make_operation_switch("cpu-fp64", std::move(parts));
 }
 

@@ -13,6 +13,7 @@
 #include "kernels/jsd/jsd_passes.hpp"
 #include "kernels/oracle/jsd_oracle.hpp"
 #include "lib/inputs/input_set.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace {
@@ -32,7 +33,7 @@ public:
                        "defines them; the reference for small cases.",
         .source_path = "kernels/oracle/cpu_jsd_fp64.cpp",
         .symbol = "kibench::make_cpu_fp64",
-        .operation = OperationKind::jsd,
+        .operation = operation_named("jsd"),
     });
   }
 

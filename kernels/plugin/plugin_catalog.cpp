@@ -16,6 +16,7 @@
 #include "lib/io/terminal_text.hpp"
 #include "lib/io/text_rules.hpp"
 #include "lib/manifest/implementation_manifest.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench::plugin {
 
@@ -84,7 +85,7 @@ SourceFile library_file(const fs::path &path) {
 void require_function(bool present, const std::string &origin, const std::string &name,
                       std::string_view function) {
   if (!present)
-    throw InputError(fmt::format("{}: implementation \"{}\": {} is NULL (apps/capi/kibench_plugin.h)", origin,
+    throw InputError(fmt::format("{}: implementation \"{}\": {} is NULL (include/kibench/kibench_plugin.h)", origin,
                                  name, function));
 }
 
@@ -93,48 +94,19 @@ void require_function(bool present, const std::string &origin, const std::string
 static_assert(offsetof(kibench_plugin_implementation, release) + sizeof(void (*)()) ==
               KIBENCH_PLUGIN_IMPLEMENTATION_V1_SIZE);
 
-constexpr OperationKind kOperations[] = {OperationKind::distill_jsd_loss, OperationKind::jsd,
-                                         OperationKind::fused_linear_jsd};
-
 } // namespace
-
-std::int32_t operation_code(OperationKind kind) {
-  switch (kind) {
-  case OperationKind::jsd:
-    return KIBENCH_OPERATION_JSD;
-  case OperationKind::fused_linear_jsd:
-    return KIBENCH_OPERATION_FUSED_LINEAR_JSD;
-  case OperationKind::distill_jsd_loss:
-    break;
-  }
-  return KIBENCH_OPERATION_DISTILL_JSD_LOSS;
-}
-
-const char *operation_name(OperationKind kind) {
-  switch (kind) {
-  case OperationKind::jsd:
-    return "jsd";
-  case OperationKind::fused_linear_jsd:
-    return "fused_linear_jsd";
-  case OperationKind::distill_jsd_loss:
-    break;
-  }
-  return "distill_jsd_loss";
-}
 
 std::vector<OperationKind> declared_operations(const kibench_plugin_implementation &i,
                                                const std::string &origin) {
-  if (i.operations == nullptr) return {OperationKind::distill_jsd_loss};
+  if (i.operations == nullptr) return {OperationKind()};
   std::vector<OperationKind> out;
   for (std::size_t k = 0; i.operations[k] != nullptr; ++k) {
     const std::string_view name = i.operations[k];
-    const auto *kind = std::find_if(std::begin(kOperations), std::end(kOperations),
-                                    [&](OperationKind o) { return name == operation_name(o); });
-    if (kind == std::end(kOperations))
-      throw InputError(
-          fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": not an operation kibench "
-                      "runs (distill_jsd_loss, jsd, fused_linear_jsd)",
-                      origin, text(i.name), k, name));
+    const std::optional<OperationKind> kind = find_operation_named(name);
+    if (!kind)
+      throw InputError(fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": not an operation kibench "
+                                   "runs ({})",
+                                   origin, text(i.name), k, name, operation_names(", ")));
     if (std::find(out.begin(), out.end(), *kind) != out.end())
       throw InputError(fmt::format("{}: implementation \"{}\": operations[{}] \"{}\": listed twice", origin,
                                    text(i.name), k, name));
@@ -153,7 +125,7 @@ bool PluginEntry::runs(OperationKind kind) const {
 
 RevisionFacts PluginEntry::facts_for(OperationKind kind) const {
   RevisionFacts f = facts;
-  f.operation_digest = operation_digest(kind);
+  f.operation_digest = kind->digest();
   return f;
 }
 
@@ -164,7 +136,7 @@ RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &i, cons
   f.name = text(r.name);
   f.title = text(r.title);
   f.description = text(r.description);
-  f.operation_digest = operation_digest(kind);
+  f.operation_digest = kind->digest();
   f.language = text(r.language);
   f.source_path = text(r.path);
   f.symbol = text(r.symbol);
@@ -201,7 +173,7 @@ PluginCatalog::PluginCatalog(const std::vector<fs::path> &libraries,
     void *symbol = dlsym(const_cast<void *>(library.get()), KIBENCH_PLUGIN_ENTRY_SYMBOL);
     if (symbol == nullptr)
       throw InputError(fmt::format("{}: --plugin: no symbol {} (a kibench plugin exports it; "
-                                   "apps/capi/kibench_plugin.h)",
+                                   "include/kibench/kibench_plugin.h)",
                                    path.string(), KIBENCH_PLUGIN_ENTRY_SYMBOL));
     const auto entry = reinterpret_cast<kibench_plugin_entry_fn>(symbol);
     const kibench_plugin *plugin = entry(KIBENCH_PLUGIN_ABI_VERSION);

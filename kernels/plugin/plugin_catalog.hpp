@@ -1,4 +1,4 @@
-// The implementations plugins add to a run (apps/capi/kibench_plugin.h):
+// The implementations plugins add to a run (include/kibench/kibench_plugin.h):
 // those of shared libraries named with --plugin, and those a host program
 // hands in (the Python package's lanes). Everything about them that can be
 // refused is refused here, before any work, with one line naming the file
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/capi/kibench_plugin.h"
+#include "include/kibench/kibench_plugin.h"
 #include "lib/implementation/implementation.hpp"
 #include "lib/implementation/revision_facts.hpp"
 
@@ -33,7 +33,7 @@ struct PluginEntry {
   std::string origin; // the library's path, or the host's name for in-process plugins
   const kibench_plugin_implementation *functions = nullptr;
   // The operations it computes (its `operations`, default distill_jsd_loss).
-  std::vector<OperationKind> operations{OperationKind::distill_jsd_loss};
+  std::vector<OperationKind> operations{OperationKind()};
   // Keeps the library loaded while an implementation of it exists.
   std::shared_ptr<const void> library;
   // A version-1 implementation read into the current layout (`functions`
@@ -106,7 +106,7 @@ private:
 // operation `kind`, and the interface "kibench_plugin".
 [[nodiscard]] RevisionFacts plugin_revision_facts(const kibench_plugin_implementation &implementation,
                                                   const std::string &origin,
-                                                  OperationKind kind = OperationKind::distill_jsd_loss);
+                                                  OperationKind kind = OperationKind());
 
 // The operations an implementation lists (NULL: distill_jsd_loss); throws
 // InputError naming `origin`, the implementation and the entry for an
@@ -114,8 +114,8 @@ private:
 [[nodiscard]] std::vector<OperationKind> declared_operations(const kibench_plugin_implementation &implementation,
                                                              const std::string &origin);
 
-// The kibench_operation code and name of `kind`.
-[[nodiscard]] std::int32_t operation_code(OperationKind kind);
-[[nodiscard]] const char *operation_name(OperationKind kind);
+// The kibench_operation code and name of `kind` (its Operation's).
+[[nodiscard]] inline std::int32_t operation_code(OperationKind kind) { return kind->abi_code(); }
+[[nodiscard]] inline const char *operation_name(OperationKind kind) { return kind.name().data(); }
 
 } // namespace kibench::plugin

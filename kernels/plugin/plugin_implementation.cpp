@@ -48,7 +48,7 @@ template <typename Get> InputViews input_views(const Workload &w, Pass pass, boo
   v.inputs.operation_name = operation_name(w.operation_kind);
   const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
   auto &in = v.inputs;
-  if (w.is_jsd()) {
+  if (!w.operation_kind->has_lm_heads()) {
     v.add(in.student_log_probs, pointer("student_log_probs"), KIBENCH_DTYPE_FP32, 4, on_device, T, V,
           "student_log_probs");
     v.add(in.teacher_log_probs, pointer("teacher_log_probs"), KIBENCH_DTYPE_FP32, 4, on_device, T, V,

@@ -279,23 +279,23 @@ OutputView PluginLane::outputs(const Workload &w) {
   if (!has_run_ || last_pass_ == Pass::forward) return out;
   // jsd's one gradient is that of the student log-probabilities [T, V], in
   // grad_student_input; the LM-head operations' are those of x_s, W_s and b_s.
-  const bool jsd = w.is_jsd();
+  const bool one_gradient = !w.operation_kind->has_lm_heads(); // jsd
   const Described wanted[] = {
-      {"grad_student_input", &raw.grad_student_input, w.tokens, jsd ? w.vocab : w.student_hidden},
+      {"grad_student_input", &raw.grad_student_input, w.tokens, w.operation_kind->grad_student_input_shape(w)[1]},
       {"grad_student_weight", &raw.grad_student_weight, w.vocab, w.student_hidden},
       {"grad_student_bias", &raw.grad_student_bias, w.vocab, 0}};
   TensorRef *into[] = {&out.grad_student_input, &out.grad_student_weight, &out.grad_student_bias};
   for (std::size_t k = 0; k < 3; ++k) {
     const Described &d = wanted[k];
     const kibench_tensor &t = *d.tensor;
-    const bool expected = k == 0 || (!jsd && (k == 1 || w.student_bias.has_value()));
+    const bool expected = k == 0 || (!one_gradient && (k == 1 || w.student_bias.has_value()));
     const std::string shape =
         d.columns > 0 ? fmt::format("[{}, {}]", d.rows, d.columns) : fmt::format("[{}]", d.rows);
     if (!expected) {
       if (t.data != nullptr)
         throw ImplementationFailure(RunStatus::incorrect_shape,
                                     fmt::format("{}: outputs: {} given, but {}", entry_->name, d.name,
-                                                jsd ? "a jsd workload has one gradient, of the student "
+                                                one_gradient ? "a jsd workload has one gradient, of the student "
                                                       "log-probabilities (grad_student_input)"
                                                     : "the workload has no student bias"));
       continue;

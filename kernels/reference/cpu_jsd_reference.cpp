@@ -25,6 +25,7 @@
 #include "kernels/jsd/jsd_passes.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/parallel/parallel_for.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace {
@@ -49,7 +50,7 @@ public:
                        "autograd backward, in fp32 on the CPU.",
         .source_path = "kernels/reference/cpu_jsd_reference.cpp",
         .symbol = "kibench::make_cpu_reference",
-        .operation = OperationKind::jsd,
+        .operation = operation_named("jsd"),
     });
   }
 

@@ -25,6 +25,8 @@
 #include <span>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
@@ -34,6 +36,7 @@
 #include "lib/inputs/bf16.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/parallel/parallel_for.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 namespace {
@@ -100,11 +103,9 @@ public:
   explicit CpuReference(OperationKind kind) : HostImplementation("cpu-reference"), kind_(kind) {}
 
   [[nodiscard]] RevisionFacts revision() const override {
-    const bool distill = kind_ == OperationKind::distill_jsd_loss;
     return host_revision({
         .name = "cpu-reference",
-        .title = distill ? "kibench CPU mirror of the torch-equivalent reference"
-                         : "kibench CPU mirror of the torch-equivalent reference (fused_linear_jsd)",
+        .title = fmt::format("kibench CPU mirror of the torch-equivalent reference{}", kind_->shared_code_title()),
         .description = "bf16 logit GEMMs with fp32 accumulation, the loss op by op in fp32 as PyTorch "
                        "eager computes it, bf16 gradients; on the CPU.",
         .source_path = "kernels/reference/cpu_reference.cpp",
@@ -333,11 +334,9 @@ private:
 
 std::unique_ptr<Implementation> make_cpu_reference() {
   std::map<OperationKind, std::unique_ptr<Implementation>> parts;
-  parts.emplace(OperationKind::distill_jsd_loss,
-                std::make_unique<CpuReference>(OperationKind::distill_jsd_loss));
-  parts.emplace(OperationKind::jsd, make_cpu_jsd_reference());
-  parts.emplace(OperationKind::fused_linear_jsd,
-                std::make_unique<CpuReference>(OperationKind::fused_linear_jsd));
+  for (const std::string_view lm_heads : {"distill_jsd_loss", "fused_linear_jsd"})
+    parts.emplace(operation_named(lm_heads), std::make_unique<CpuReference>(operation_named(lm_heads)));
+  parts.emplace(operation_named("jsd"), make_cpu_jsd_reference());
   return make_operation_switch("cpu-reference", std::move(parts));
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/reference/reference_chain.hpp"
+#include "lib/operations/registry.hpp"
 
 namespace kibench {
 
@@ -51,9 +52,11 @@ public:
 
   // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
   // the same code computes it (docs/loss-math.md).
-  [[nodiscard]] bool runs(OperationKind kind) const override { return kind != OperationKind::jsd; }
+  [[nodiscard]] bool runs(OperationKind kind) const override {
+    return computes_one_of(kind, {"distill_jsd_loss", "fused_linear_jsd"});
+  }
   [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return kind == OperationKind::fused_linear_jsd ? as_fused_linear_jsd(revision()) : revision();
+    return revision_on(revision(), kind);
   }
 
   [[nodiscard]] RevisionFacts revision() const override {

@@ -77,10 +77,11 @@ public:
   // A pseudo-implementation (cublas-floor) times work without computing the
   // loss: it has no outputs to check.
   [[nodiscard]] virtual bool computes_loss() const { return true; }
-  // Whether it computes `kind` at all (workload.hpp's OperationKind); the
-  // session skips it, with the reason, on another operation's workloads.
-  // Default: distill_jsd_loss only.
-  [[nodiscard]] virtual bool runs(OperationKind kind) const { return kind == OperationKind::distill_jsd_loss; }
+  // Whether it computes `kind` at all (lib/operations/); the session skips
+  // it, with the reason, on another operation's workloads. Each
+  // implementation names the operations it computes (computes_one_of);
+  // default: the default operation, distill_jsd_loss, only.
+  [[nodiscard]] virtual bool runs(OperationKind kind) const { return kind == OperationKind(); }
   // nullopt when it can run this workload, else why not (one line).
   [[nodiscard]] virtual std::optional<std::string> unsupported(const Workload &w) const = 0;
   // The same for timing `pass` on `w`: an implementation that cannot time a

@@ -135,7 +135,7 @@ HostInputs generate_host_inputs(const Workload &workload) {
   require_generator(workload.target, "philox4x32_10_uniform_int");
   inputs.target.resize(T);
   fill_targets(workload.target, workload.scalars.ignore_index, inputs.target);
-  if (workload.is_jsd()) {
+  if (!workload.operation_kind->has_lm_heads()) {
     for (const auto &[spec, out] : {std::pair{&workload.student_log_probs, &inputs.student_log_probs},
                                     std::pair{&workload.teacher_log_probs, &inputs.teacher_log_probs}}) {
       require_generator(*spec, "philox4x32_10_uniform_log_softmax");

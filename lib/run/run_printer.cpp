@@ -123,17 +123,7 @@ std::string render_run_table(const WorkloadOutcome &o) {
   const auto [reference, floor, tensor_floor] = reference_points(o);
   const Workload &w = o.workload;
   std::string out;
-  if (w.is_jsd()) {
-    // No GEMM: the bytes bound it (two fp32 [T, V] reads, one write per full pass).
-    out +=
-        fmt::format("\n{}  (jsd: T={} V={}, β={}; {:.3g} GB read, {:.3g} GB written per full pass)\n", w.name,
-                    w.tokens, w.vocab, w.scalars.beta, 8e-9 * static_cast<double>(w.tokens * w.vocab),
-                    4e-9 * static_cast<double>(w.tokens * w.vocab));
-  } else {
-    out += fmt::format("\n{}  (T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass)\n",
-                       w.name, w.tokens, w.vocab, w.hidden, w.student_hidden, w.scalars.beta,
-                       w.scalars.temperature, w.gemm_flops(true) * 1e-12);
-  }
+  out += fmt::format("\n{}  ({})\n", w.name, w.operation_kind->describe_shape(w));
   out += fmt::format("checked against {} (loss {:.9g})\n\n", o.oracle, o.oracle_loss);
   // Names longer than the header (plugins') widen the first column.
   std::size_t width = 14;

@@ -77,8 +77,8 @@ void TensorDump::add_outputs(const std::string &who, const OutputView &out, cons
     add(fmt::format("{}.{}.{}.npy", who, name, s.logical), fmt::format("{}.{}", who, name), s.logical,
         s.descr, shape, bytes.data(), element_bytes(t.type));
   };
-  // jsd's is the gradient of the student log-probs, [T, V].
-  one("grad_student_input", out.grad_student_input, {w.tokens, w.is_jsd() ? w.vocab : w.student_hidden});
+  // The gradient of the operation's first input (jsd's: the student log-probs, [T, V]).
+  one("grad_student_input", out.grad_student_input, w.operation_kind->grad_student_input_shape(w));
   one("grad_student_weight", out.grad_student_weight, {w.vocab, w.student_hidden});
   one("grad_student_bias", out.grad_student_bias, {w.vocab});
 }

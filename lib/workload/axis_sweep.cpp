@@ -184,8 +184,6 @@ json::Value derive_workload_case(const json::Value &base, const std::map<std::st
   return w;
 }
 
-namespace {
-
 // jsd, fused_linear_jsd and any operation but distill_jsd_loss (whose files
 // workloads/sweeps/generate.py writes, derived above): every input's shape
 // from its OperationSpec signature at the new axes, the LM heads' uniform
@@ -193,7 +191,7 @@ namespace {
 // target's range [low, vocab), and the name generate_jsd_family.py's
 // pattern gives: "<operation>-<axis><value>...-<dtype>", axes in
 // alphabetical order.
-json::Value derive_from_signature(const Workload &base, const std::map<std::string, std::int64_t> &given) {
+json::Value derive_case_from_signature(const Workload &base, const std::map<std::string, std::int64_t> &given) {
   const detail::OperationSignature signature =
       detail::OperationSignature::read(base.operation, base.source.string());
   json::Value w = base.manifest;
@@ -265,12 +263,8 @@ json::Value derive_from_signature(const Workload &base, const std::map<std::stri
   return w;
 }
 
-} // namespace
-
 json::Value derive_workload_case(const Workload &base, const std::map<std::string, std::int64_t> &axes) {
-  if (base.operation_kind == OperationKind::distill_jsd_loss)
-    return derive_workload_case(base.manifest, axes);
-  return derive_from_signature(base, axes);
+  return base.operation_kind->derive_case(base, axes);
 }
 
 std::vector<Workload> expand_sweep(const Workload &base, const std::vector<AxisValues> &axes) {

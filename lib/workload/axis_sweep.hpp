@@ -57,12 +57,15 @@ inline constexpr std::size_t kMaxSweepCases = 4096;
 // `axes` (tokens, vocab, hidden; those missing keep the base's).
 json::Value derive_workload_case(const json::Value &base, const std::map<std::string, std::int64_t> &axes);
 
-// The case at `axes` for a base of any operation: distill_jsd_loss as above;
-// jsd and fused_linear_jsd from their OperationSpec's signature (each
-// input's shape at the new axes, the LM heads' bounds, the name
-// "<operation>-<axis><value>...-<dtype>"). `axes` names only axes the
-// operation varies (expand_sweep checks).
+// The case at `axes` for a base of any operation, as its operation derives
+// it (Operation::derive_case): distill_jsd_loss as above; jsd and
+// fused_linear_jsd by derive_case_from_signature. `axes` names only axes
+// the operation varies (expand_sweep checks).
 json::Value derive_workload_case(const Workload &base, const std::map<std::string, std::int64_t> &axes);
+
+// From the base's OperationSpec signature: each input's shape at the new
+// axes, the LM heads' bounds, the name "<operation>-<axis><value>...-<dtype>".
+json::Value derive_case_from_signature(const Workload &base, const std::map<std::string, std::int64_t> &axes);
 
 // The base at every combination of `axes`, the first axis outermost,
 // each validated (workload_from_json); with no axes, the base itself.

@@ -22,6 +22,7 @@
 #include "lib/json/canonical.hpp"
 #include "lib/json/parse.hpp"
 #include "lib/manifest/envelope.hpp"
+#include "lib/operations/registry.hpp"
 #include "lib/workload/field_reader.hpp"
 #include "lib/workload/operation_catalog.hpp"
 #include "lib/workload/operation_signature.hpp"
@@ -41,12 +42,6 @@ constexpr std::int64_t kMaxJsonInteger = 9007199254740991;
 // Generated float values must stay finite bf16 after rounding (bf16's
 // largest finite value is about 3.39e38).
 constexpr double kMaxUniformMagnitude = 1e38;
-
-// The input tensors kibench's implementations take, beyond the
-// OperationSpec's own inputs: the optional LM-head biases, shape [vocab].
-constexpr std::array<std::string_view, 2> kBiasTensors{"student_bias", "teacher_bias"};
-constexpr std::array<std::string_view, 5> kScalarNames{"beta", "temperature", "weight_hard_loss",
-                                                       "weight_soft_loss", "ignore_index"};
 
 bool matches_name_pattern(std::string_view name) {
   // ^[a-z0-9][a-z0-9._-]*$
@@ -236,8 +231,9 @@ struct TensorRule {
   std::string symbolic;            // e.g. "[tokens, student_hidden]"
   bool is_float = true;            // else int64 (the target)
   bool is_required = true;         // the biases, and jsd's and fused_linear_jsd's target, are optional
-  std::string_view float_dtype = "bf16";               // the one float dtype kibench runs here
+  std::string_view float_dtype = "bf16";               // the operation's one float dtype
   std::string_view generator = "philox4x32_10_uniform"; // for a float tensor
+  std::string_view float_dtype_reason;                  // appended to a dtype error
 };
 
 GeneratorSpec read_tensor(const Field &field, const TensorRule &rule, std::int64_t vocab) {
@@ -261,7 +257,7 @@ GeneratorSpec read_tensor(const Field &field, const TensorRule &rule, std::int64
   const Field dtype = tensor.required("dtype");
   if (rule.is_float && dtype.string() != rule.float_dtype) {
     dtype.fail(fmt::format("unsupported dtype {:?} (kibench supports {} float tensors{})", dtype.string(),
-                           rule.float_dtype, rule.float_dtype == "fp32" ? " for jsd, as Liger's benchmark" : ""));
+                           rule.float_dtype, rule.float_dtype_reason));
   }
   if (!rule.is_float && dtype.string() != "int64") {
     dtype.fail(fmt::format("unsupported dtype {:?} (the target is int64)", dtype.string()));
@@ -312,31 +308,14 @@ Field fp32_scalar(const ObjectReader &scalars, std::string_view name) {
   return value;
 }
 
-// The scalars each operation states (docs/workloads.md).
-std::vector<std::string_view> scalar_names(OperationKind kind) {
-  switch (kind) {
-  case OperationKind::jsd:
-    return {"beta", "ignore_index"};
-  case OperationKind::fused_linear_jsd:
-    return {"beta", "temperature", "ignore_index"};
-  case OperationKind::distill_jsd_loss:
-    break;
-  }
-  return {kScalarNames.begin(), kScalarNames.end()};
-}
-
-LossScalars read_scalars(const Field &field, std::int64_t vocab, OperationKind kind) {
-  const std::vector<std::string_view> names = scalar_names(kind);
+LossScalars read_scalars(const Field &field, std::int64_t vocab, const Operation &operation) {
+  const std::vector<std::string_view> names(operation.scalar_names().begin(), operation.scalar_names().end());
   const ObjectReader scalars(field, names, "scalar");
   LossScalars loss;
   const auto states = [&](std::string_view name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
-  // fused_linear_jsd is the soft loss alone (Liger's LigerFusedLinearJSD).
-  if (kind == OperationKind::fused_linear_jsd) {
-    loss.weight_hard = 0.0;
-    loss.weight_soft = 1.0;
-  }
+  operation.fix_scalars(loss);
 
   const Field beta = fp32_scalar(scalars, "beta");
   loss.beta = beta.number();
@@ -416,92 +395,70 @@ CorrectnessPolicy read_correctness(const Field &field) {
 }
 
 // kibench's implementations compute docs/loss-math.md on exactly these
-// inputs: an OperationSpec binds a workload only when its signature is one
-// of these three (inputs in order, with their symbolic shapes and dtypes, and
-// the variable axes). distill_jsd_loss's derived axis may divide hidden by
-// any k (the kernels take Hs as a parameter); KernelIndex's has k = 2.
-struct ExpectedInput {
-  std::string_view name;
-  std::string_view shape;
-  std::string_view dtype;
-};
-
-struct OperationShape {
-  OperationKind kind;
-  std::vector<ExpectedInput> inputs;
-  std::vector<std::string_view> variable_axes;
-  bool has_student_hidden = false; // student_hidden = hidden // k
-};
-
-const std::vector<OperationShape> &known_operations() {
-  static const std::vector<OperationShape> known{
-      {OperationKind::distill_jsd_loss,
-       {{"student_input", "[tokens, student_hidden]", "float"},
-        {"student_weight", "[vocab, student_hidden]", "float"},
-        {"teacher_input", "[tokens, hidden]", "float"},
-        {"teacher_weight", "[vocab, hidden]", "float"},
-        {"target", "[tokens]", "int64"}},
-       {"tokens", "vocab", "hidden"},
-       true},
-      {OperationKind::jsd,
-       {{"student_log_probs", "[tokens, vocab]", "float"}, {"teacher_log_probs", "[tokens, vocab]", "float"}},
-       {"tokens", "vocab"},
-       false},
-      {OperationKind::fused_linear_jsd,
-       {{"student_input", "[tokens, hidden]", "float"},
-        {"student_weight", "[vocab, hidden]", "float"},
-        {"teacher_input", "[tokens, hidden]", "float"},
-        {"teacher_weight", "[vocab, hidden]", "float"}},
-       {"tokens", "hidden", "vocab"},
-       false},
-  };
-  return known;
-}
+// inputs: an OperationSpec binds a workload only when its signature is a
+// registered operation's (lib/operations/): its inputs in order, with their
+// symbolic shapes and dtypes, and its variable axes.
 
 // Why `operation` is not `expected` (nullopt when it is).
 std::optional<std::string> signature_mismatch(const detail::OperationSignature &operation,
-                                              const OperationShape &expected) {
-  if (operation.inputs().size() != expected.inputs.size()) {
-    return fmt::format("has {} inputs, not {}", operation.inputs().size(), expected.inputs.size());
+                                              const Operation &expected) {
+  const std::span<const OperationInput> inputs = expected.inputs();
+  if (operation.inputs().size() != inputs.size()) {
+    return fmt::format("has {} inputs, not {}", operation.inputs().size(), inputs.size());
   }
-  for (std::size_t i = 0; i < expected.inputs.size(); ++i) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
     const detail::InputSignature &input = operation.inputs()[i];
-    const ExpectedInput &want = expected.inputs[i];
+    const OperationInput &want = inputs[i];
     const std::string shape = detail::to_string(input.shape);
     if (input.name != want.name || shape != want.shape || input.dtype != want.dtype) {
       return fmt::format("has input {} {} {} where kibench expects {} {} {}", i, input.name, shape, input.dtype,
                          want.name, want.shape, want.dtype);
     }
   }
-  const auto &variable = expected.variable_axes;
+  const std::span<const std::string_view> variable = expected.variable_axes();
+  const bool derived = expected.derives_student_hidden();
   for (const detail::AxisRule &axis : operation.axes()) {
     const bool is_variable = std::find(variable.begin(), variable.end(), axis.name) != variable.end();
-    const bool is_student_hidden =
-        expected.has_student_hidden && axis.name == "student_hidden" && axis.source_axis == "hidden";
+    const bool is_student_hidden = derived && axis.name == "student_hidden" && axis.source_axis == "hidden";
     if (is_variable ? axis.source_axis.has_value() : !is_student_hidden) {
       return fmt::format("defines axis \"{}\" differently (kibench expects variable {}{})", axis.name,
-                         fmt::join(variable, ", "),
-                         expected.has_student_hidden ? " and student_hidden = hidden // k" : "");
+                         fmt::join(variable, ", "), derived ? " and student_hidden = hidden // k" : "");
     }
   }
-  if (operation.axes().size() != variable.size() + (expected.has_student_hidden ? 1 : 0)) {
-    return fmt::format("does not define the {} axes", variable.size() + (expected.has_student_hidden ? 1 : 0));
+  if (operation.axes().size() != variable.size() + (derived ? 1 : 0)) {
+    return fmt::format("does not define the {} axes", variable.size() + (derived ? 1 : 0));
   }
   return std::nullopt;
 }
 
-// Which of kibench's operations `operation` is; the error names the first
+// Which registered operation `operation` is; the error names the first
 // difference from the one with as many inputs (or the count).
 OperationKind classify_operation(const detail::OperationSignature &operation, const Field &digest) {
   std::optional<std::string> why;
-  for (const OperationShape &expected : known_operations()) {
-    const auto mismatch = signature_mismatch(operation, expected);
-    if (!mismatch) return expected.kind;
-    if (operation.inputs().size() == expected.inputs.size() && !why) why = mismatch;
+  for (const OperationKind expected : registered_operations()) {
+    const auto mismatch = signature_mismatch(operation, expected.operation());
+    if (!mismatch) return expected;
+    if (operation.inputs().size() == expected->inputs().size() && !why) why = mismatch;
   }
   if (!why) why = fmt::format("has {} inputs", operation.inputs().size());
-  digest.fail(fmt::format("OperationSpec {:?} {}; kibench runs distill_jsd_loss, jsd and fused_linear_jsd",
-                          operation.name(), *why));
+  digest.fail(fmt::format("OperationSpec {:?} {}; kibench runs {}", operation.name(), *why, operation_names()));
+}
+
+// Where the reader puts the generator of the tensor `name`.
+void assign_generator(Workload &workload, std::string_view name, const GeneratorSpec &generator) {
+  const std::pair<std::string_view, GeneratorSpec *> required[] = {
+      {"student_input", &workload.student_input},         {"student_weight", &workload.student_weight},
+      {"teacher_input", &workload.teacher_input},         {"teacher_weight", &workload.teacher_weight},
+      {"student_log_probs", &workload.student_log_probs}, {"teacher_log_probs", &workload.teacher_log_probs},
+      {"target", &workload.target}};
+  for (const auto &[slot, into] : required)
+    if (slot == name) {
+      *into = generator;
+      return;
+    }
+  if (name == "student_bias") workload.student_bias = generator;
+  else if (name == "teacher_bias") workload.teacher_bias = generator;
+  else throw std::logic_error(fmt::format("workload reader: no place for tensor {:?}", name));
 }
 
 // The target of a workload without labels: every token counts.
@@ -535,62 +492,45 @@ Workload workload_from_json(const json::Value &manifest, const json::Value &oper
       detail::OperationSignature::read(operation, fmt::format("{}: OperationSpec {}", source_name, digest));
 
   const OperationKind kind = classify_operation(signature, digest_field);
+  const Operation &op = kind.operation();
   workload.operation_kind = kind;
 
   const Field axes_field = spec.required("axes");
   const std::map<std::string, std::int64_t> axes = read_axes(axes_field, signature);
   workload.tokens = axes.at("tokens");
   workload.vocab = axes.at("vocab");
-  if (kind != OperationKind::jsd) {
-    workload.hidden = axes.at("hidden");
-    workload.student_hidden =
-        kind == OperationKind::distill_jsd_loss ? axes.at("student_hidden") : workload.hidden;
-  }
+  op.bind_axes(workload, axes);
 
   // Every tensor a workload may give, with the shape its axes imply.
+  const std::string_view float_dtype = op.float_type() == FloatType::fp32 ? "fp32" : "bf16";
   std::vector<std::pair<std::string, TensorRule>> rules;
   for (const detail::InputSignature &input : signature.inputs()) {
-    TensorRule rule{evaluate_shape(input.shape, axes), detail::to_string(input.shape), input.dtype == "float"};
-    if (kind == OperationKind::jsd) {
-      rule.float_dtype = "fp32";
-      rule.generator = "philox4x32_10_uniform_log_softmax";
-    }
-    rules.emplace_back(input.name, std::move(rule));
+    rules.emplace_back(input.name, TensorRule{evaluate_shape(input.shape, axes), detail::to_string(input.shape),
+                                              input.dtype == "float", true, float_dtype, op.float_generator(),
+                                              op.float_type_reason()});
   }
-  if (kind == OperationKind::distill_jsd_loss) {
-    for (const std::string_view bias : kBiasTensors) {
-      rules.emplace_back(std::string(bias), TensorRule{{workload.vocab}, "[vocab]", true, false});
-    }
-  } else {
-    // Liger's optional shift_labels: tokens labelled ignore_index are left out.
-    rules.emplace_back("target", TensorRule{{workload.tokens}, "[tokens]", false, false});
+  for (const OptionalTensor &tensor : op.optional_tensors()) {
+    rules.emplace_back(std::string(tensor.name),
+                       TensorRule{{axes.at(std::string(tensor.axis))}, fmt::format("[{}]", tensor.axis),
+                                  tensor.is_float, false, float_dtype,
+                                  op.float_generator(), op.float_type_reason()});
   }
   check_sizes(axes_field, rules);
 
   std::vector<std::string_view> tensor_names;
   for (const auto &[name, rule] : rules) tensor_names.push_back(name);
   const ObjectReader tensors(spec.required("tensors"), tensor_names, "tensor");
-  std::map<std::string, GeneratorSpec> generators;
+  workload.dtype = op.float_type();
+  workload.has_target = false;
   for (const auto &[name, rule] : rules) {
     const std::optional<Field> tensor = rule.is_required ? tensors.required(name) : tensors.optional(name);
-    if (tensor) generators[name] = read_tensor(*tensor, rule, workload.vocab);
+    if (!tensor) continue;
+    assign_generator(workload, name, read_tensor(*tensor, rule, workload.vocab));
+    if (name == "target") workload.has_target = true;
   }
-  workload.dtype = kind == OperationKind::jsd ? FloatType::fp32 : FloatType::bf16;
-  if (kind == OperationKind::jsd) {
-    workload.student_log_probs = generators.at("student_log_probs");
-    workload.teacher_log_probs = generators.at("teacher_log_probs");
-  } else {
-    workload.student_input = generators.at("student_input");
-    workload.student_weight = generators.at("student_weight");
-    workload.teacher_input = generators.at("teacher_input");
-    workload.teacher_weight = generators.at("teacher_weight");
-  }
-  workload.has_target = generators.contains("target");
-  workload.target = workload.has_target ? generators.at("target") : no_ignored_targets(workload.vocab);
-  if (generators.contains("student_bias")) workload.student_bias = generators.at("student_bias");
-  if (generators.contains("teacher_bias")) workload.teacher_bias = generators.at("teacher_bias");
+  if (!workload.has_target) workload.target = no_ignored_targets(workload.vocab);
 
-  workload.scalars = read_scalars(spec.required("scalars"), workload.vocab, kind);
+  workload.scalars = read_scalars(spec.required("scalars"), workload.vocab, op);
   workload.correctness = read_correctness(spec.required("correctness"));
   workload.manifest = manifest;
   workload.operation = operation;
@@ -620,46 +560,6 @@ std::string CorrectnessPolicy::describe_rule() const {
                      "the reference is zero)",
                      json::format_number(kLossRelativeTolerance), json::format_number(kLossAbsoluteFloor),
                      json::format_number(max_relative_error), json::format_number(max_absolute_error));
-}
-
-std::string_view to_string(OperationKind kind) {
-  switch (kind) {
-  case OperationKind::distill_jsd_loss:
-    return "distill_jsd_loss";
-  case OperationKind::jsd:
-    return "jsd";
-  case OperationKind::fused_linear_jsd:
-    return "fused_linear_jsd";
-  }
-  return "distill_jsd_loss";
-}
-
-std::uint64_t Workload::input_bytes() const {
-  const auto t = static_cast<std::uint64_t>(tokens), v = static_cast<std::uint64_t>(vocab);
-  if (is_jsd()) return 2 * t * v * 4 + t * 8; // two fp32 [T, V] tensors and the labels
-  const auto h = static_cast<std::uint64_t>(hidden), hs = static_cast<std::uint64_t>(student_hidden);
-  constexpr std::uint64_t bf16_bytes = 2, int64_bytes = 8;
-  std::uint64_t elements = t * hs + v * hs + t * h + v * h;
-  if (student_bias) elements += v;
-  if (teacher_bias) elements += v;
-  return elements * bf16_bytes + t * int64_bytes;
-}
-
-double Workload::gemm_flops(bool with_backward) const {
-  if (is_jsd()) return 0.0;
-  const double t = static_cast<double>(tokens), v = static_cast<double>(vocab);
-  const double h = static_cast<double>(hidden), hs = static_cast<double>(student_hidden);
-  // Forward: z_s = x_s W_s^T and z_t = x_t W_t^T, 2 flops per multiply-add.
-  double flops = 2.0 * t * v * hs + 2.0 * t * v * h;
-  // Backward: grad x_s = G W_s and grad W_s = G^T x_s; the teacher has none.
-  if (with_backward) flops += 2.0 * 2.0 * t * v * hs;
-  return flops;
-}
-
-double Workload::minimum_bytes(bool reads_inputs, bool writes_gradient) const {
-  if (!is_jsd()) return 0.0;
-  const double tensor = 4.0 * static_cast<double>(tokens) * static_cast<double>(vocab);
-  return (reads_inputs ? 2.0 * tensor : 0.0) + (writes_gradient ? tensor : 0.0);
 }
 
 } // namespace kibench

@@ -14,19 +14,11 @@
 #include <vector>
 
 #include "lib/json/value.hpp"
+#include "lib/operations/operation.hpp"
 
 namespace kibench {
 
-enum class FloatType { bf16, fp32 };
 
-// The operations kibench runs, told apart by their OperationSpec's
-// signature (its axes and input tensors):
-//   distill_jsd_loss  two LM heads, hard cross-entropy + soft JSD
-//   jsd               JSD between two [tokens, vocab] log-probability tensors
-//   fused_linear_jsd  two LM heads + JSD, no hard loss (distill_jsd_loss with
-//                     w_h = 0, w_s = 1 and the student as wide as the teacher)
-enum class OperationKind { distill_jsd_loss, jsd, fused_linear_jsd };
-std::string_view to_string(OperationKind kind);
 
 // How one input tensor is filled (lib/inputs/generate.hpp gives the exact
 // Philox4x32-10 stream layout that CPU and GPU both follow).
@@ -99,7 +91,9 @@ struct Workload {
   std::string name;             // metadata.name
   json::Value manifest;         // the WorkloadCase exactly as read
   json::Value operation;        // its OperationSpec (found by digest)
-  OperationKind operation_kind = OperationKind::distill_jsd_loss;
+  // Which operation (lib/operations/), told by the OperationSpec's
+  // signature: its axes and input tensors. Default: distill_jsd_loss.
+  OperationKind operation_kind;
 
   std::int64_t tokens = 0;         // T
   std::int64_t vocab = 0;          // V
@@ -124,17 +118,17 @@ struct Workload {
   LossScalars scalars;
   CorrectnessPolicy correctness;
 
-  // Bytes of the inputs (and biases) in their stored dtypes.
-  [[nodiscard]] std::uint64_t input_bytes() const;
-  // 2*T*V*Hs (z_s) + 2*T*V*H (z_t) [+ 2*2*T*V*Hs for the backward GEMMs];
-  // 0 for jsd, which has no GEMM.
-  [[nodiscard]] double gemm_flops(bool with_backward) const;
-  // The bytes a pass must move at least where no GEMM bounds it (jsd: the
-  // fp32 [T, V] log-probabilities X and Y read, 8·T·V, where the pass
-  // reads them; grad X written, 4·T·V, where it writes it: a forward pass
-  // reads, a backward writes, a full pass does both); 0 otherwise.
-  [[nodiscard]] double minimum_bytes(bool reads_inputs, bool writes_gradient) const;
-  [[nodiscard]] bool is_jsd() const { return operation_kind == OperationKind::jsd; }
+  // The operation's cost models (lib/operations/<operation>/): bytes of the
+  // inputs in their stored dtypes; FLOPs of its GEMMs (0 where it has
+  // none); the bytes a pass must move where no GEMM bounds it (0 where one
+  // does).
+  [[nodiscard]] std::uint64_t input_bytes() const { return operation_kind->input_bytes(*this); }
+  [[nodiscard]] double gemm_flops(bool with_backward) const {
+    return operation_kind->gemm_flops(*this, with_backward);
+  }
+  [[nodiscard]] double minimum_bytes(bool reads_inputs, bool writes_gradient) const {
+    return operation_kind->minimum_bytes(*this, reads_inputs, writes_gradient);
+  }
 };
 
 // Reads and validates a workload file. The OperationSpec is looked up by

@@ -5,4 +5,4 @@ last place libkibench_capi.so is looked for. The wheel builder
 import os
 
 _here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SOURCE_TREE = _here if os.path.isfile(os.path.join(_here, "apps", "capi", "kibench.h")) else None
+SOURCE_TREE = _here if os.path.isfile(os.path.join(_here, "include", "kibench", "kibench.h")) else None

@@ -1,4 +1,4 @@
-"""ctypes bindings of libkibench_capi.so: the structures of apps/capi/kibench.h
+"""ctypes bindings of libkibench_capi.so: the structures of include/kibench/kibench.h
 and kibench_plugin.h, and where the library is found."""
 
 import ctypes

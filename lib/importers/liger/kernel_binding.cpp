@@ -114,7 +114,7 @@ BoundCase bind_jsd(std::string_view x_name, double x_value, const json::Object &
 
 } // namespace
 
-bool is_jsd_family(std::string_view kernel) {
+bool in_jsd_family(std::string_view kernel) {
   return std::find(kJsdFamily.begin(), kJsdFamily.end(), kernel) != kJsdFamily.end();
 }
 

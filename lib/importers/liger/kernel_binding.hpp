@@ -17,7 +17,7 @@ namespace kibench::importers::liger {
 
 inline constexpr std::array<std::string_view, 3> kJsdFamily{"jsd", "fused_linear_jsd", "distill_jsd_loss"};
 
-bool is_jsd_family(std::string_view kernel);
+bool in_jsd_family(std::string_view kernel);
 
 struct BoundCase {
   // The operation's variable axes, each a positive integer.

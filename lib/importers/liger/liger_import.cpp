@@ -52,7 +52,7 @@ public:
       throw RowSkipped(SkipReason::malformed, fmt::format("{} fields, the header has {}",
                                                           record.fields.size(), header_.column_count()));
     const std::string &kernel = header_.field(record, "kernel_name");
-    if (!is_jsd_family(kernel)) throw RowSkipped(SkipReason::other_kernel, kernel);
+    if (!in_jsd_family(kernel)) throw RowSkipped(SkipReason::other_kernel, kernel);
     const std::string &metric = header_.field(record, "metric_name");
     if (metric == "memory") throw RowSkipped(SkipReason::memory_row, metric);
     if (metric != "speed")

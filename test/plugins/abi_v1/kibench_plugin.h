@@ -1,4 +1,4 @@
-/* Version 1 of apps/capi/kibench_plugin.h, kept as it was: the example
+/* Version 1 of include/kibench/kibench_plugin.h, kept as it was: the example
  * plugin built against it (test/CMakeLists.txt) is a plugin of the old ABI,
  * which kibench must still load and run. */
 /* The plugin ABI: implementations of the distillation loss compiled outside
