@@ -47,11 +47,12 @@ std::optional<OperationKind> find_operation_by_abi_code(std::int32_t code) {
 }
 
 bool computes_one_of(OperationKind kind, std::initializer_list<std::string_view> names) {
+  bool named = false;
   for (const std::string_view name : names) {
     if (!find_operation_named(name)) throw std::logic_error(fmt::format("no operation named {:?}", name));
-    if (kind.name() == name) return true;
+    named = named || kind.name() == name;
   }
-  return false;
+  return named;
 }
 
 std::string operation_names(std::string_view last_separator) {

@@ -431,9 +431,13 @@ std::optional<std::string> signature_mismatch(const detail::OperationSignature &
   return std::nullopt;
 }
 
-// Which registered operation `operation` is; the error names the first
-// difference from the one with as many inputs (or the count).
+// Which registered operation `operation` is: the one whose curated
+// OperationSpec has its digest, else the first whose signature it has (an
+// OperationSpec written elsewhere for the same math); the error names the
+// first difference from the one with as many inputs (or the count).
 OperationKind classify_operation(const detail::OperationSignature &operation, const Field &digest) {
+  for (const OperationKind curated : registered_operations())
+    if (curated->digest() == digest.string() && !signature_mismatch(operation, curated.operation())) return curated;
   std::optional<std::string> why;
   for (const OperationKind expected : registered_operations()) {
     const auto mismatch = signature_mismatch(operation, expected.operation());

@@ -4,6 +4,10 @@ import collections
 import re
 
 PASSES = ("forward", "backward", "full")
+# The operations a Python implementation may declare: kibench's registered
+# operations (lib/operations/registry.cpp), whose names kibench hands a lane
+# with each workload (kibench_plugin_inputs.operation_name); a name kibench
+# does not register is refused here, before any library loads.
 OPERATIONS = ("distill_jsd_loss", "jsd", "fused_linear_jsd")
 
 

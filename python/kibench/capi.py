@@ -14,9 +14,6 @@ PASS_FORWARD, PASS_BACKWARD, PASS_FULL = 0, 1, 2
 PASS_NAMES = {PASS_FORWARD: "forward", PASS_BACKWARD: "backward", PASS_FULL: "full"}
 DTYPE_BF16, DTYPE_FP32, DTYPE_FP64, DTYPE_INT64 = 0, 1, 2, 3
 
-# kibench_operation: the code of each operation is its index here.
-OPERATIONS = ("distill_jsd_loss", "jsd", "fused_linear_jsd")
-
 OK, RUNTIME_ERROR, INCORRECT_SHAPE, INCORRECT_DTYPE, TIMEOUT, RESOURCE_EXCEEDED, UNSUPPORTED = range(7)
 
 
