@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev libsimdjson-dev catch2 libsodium-dev)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(python3 python3-jsonschema python3-yaml python3-numpy python3-pandas python3-venv python3-pip clang-14 libclang-rt-14-dev yamllint shellcheck chromium openssl)
+  packages+=(python3 python3-jsonschema python3-yaml python3-numpy python3-pandas python3-venv python3-pip clang-14 libclang-rt-14-dev yamllint shellcheck chromium openssl xz-utils)
 fi
 
 missing=()

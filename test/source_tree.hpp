@@ -8,7 +8,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
 #include <system_error>
+
+#include <unistd.h>
 
 namespace kibench::test {
 
@@ -40,6 +46,34 @@ inline const std::filesystem::path &source_dir() {
 inline const std::filesystem::path &test_data_dir() {
   static const std::filesystem::path dir = source_dir() / "test" / "data";
   return dir;
+}
+
+// The dated run set `set` (docs/evidence/<set>.tar.xz, the archive
+// scripts/evidence.sh packs) unpacked on first use into a temporary folder
+// the process removes at exit; returns docs/runs/<set>/ there.
+inline std::filesystem::path evidence_set(const std::string &set) {
+  struct Unpacked {
+    std::filesystem::path root;
+    std::map<std::string, std::filesystem::path> sets;
+    ~Unpacked() {
+      std::error_code ignored;
+      if (!root.empty()) std::filesystem::remove_all(root, ignored);
+    }
+  };
+  static std::mutex mutex;
+  static Unpacked unpacked;
+  const std::lock_guard lock(mutex);
+  if (const auto found = unpacked.sets.find(set); found != unpacked.sets.end()) return found->second;
+  const std::filesystem::path archive = source_dir() / "docs" / "evidence" / (set + ".tar.xz");
+  if (!std::filesystem::is_regular_file(archive))
+    throw std::runtime_error(archive.string() + ": no such evidence archive");
+  if (unpacked.root.empty()) {
+    unpacked.root = std::filesystem::temp_directory_path() / ("kibench-evidence-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(unpacked.root);
+  }
+  const std::string command = "tar -xJf '" + archive.string() + "' -C '" + unpacked.root.string() + "'";
+  if (std::system(command.c_str()) != 0) throw std::runtime_error(command + ": failed");
+  return unpacked.sets[set] = unpacked.root / set;
 }
 
 } // namespace kibench::test

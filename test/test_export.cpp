@@ -43,7 +43,7 @@ namespace {
 const fs::path kSource = kibench::test::source_dir();
 // Two H200 run directories shipped as evidence: implementations that passed,
 // floors marked incomplete_evidence, and a run with the sustained phase.
-const fs::path kH200 = kSource / "docs/runs/h200-2026-12-04/final";
+fs::path h200_final() { return kibench::test::evidence_set("h200-2026-12-04") / "final"; }
 
 std::string python(const std::string &script, const std::string &arguments) {
   return "/usr/bin/python3 " + quoted(kSource / "test/export" / script) + " " + arguments;
@@ -143,13 +143,13 @@ TEST_CASE("RFC 4180 fields and YAML scalars are written so they read back", "[ex
 TEST_CASE("export --format csv: one tidy row per run, every value as the run records it", "[export][csv]") {
   TempDir tmp;
   const fs::path csv = tmp.path() / "runs.csv";
-  const auto exported = run_kibench("export " + quoted(kH200 / "full-a") + " " + quoted(kH200 / "sustained") +
+  const auto exported = run_kibench("export " + quoted(h200_final() / "full-a") + " " + quoted(h200_final() / "sustained") +
                                     " --out " + quoted(csv));
   INFO(exported.err);
   REQUIRE(exported.exit_code == 0);
   CHECK_THAT(exported.out, Contains("written: "));
 
-  const auto runs = kibench::exports::load_exported_runs({kH200 / "full-a", kH200 / "sustained"});
+  const auto runs = kibench::exports::load_exported_runs({h200_final() / "full-a", h200_final() / "sustained"});
   const auto rows = csv_rows(read_text(csv));
   REQUIRE(rows.size() == runs.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -577,7 +577,7 @@ TEST_CASE("reproduce: the attestation check rejects what KernelIndex rejects", "
 
 TEST_CASE("reproduce: the H100 verdicts in docs/runs follow the rule and their attestations validate",
           "[reproduce]") {
-  const fs::path measured = kSource / "docs/runs/h100-2026-12-06/reproduce";
+  const fs::path measured = kibench::test::evidence_set("h100-2026-12-06") / "reproduce";
   const std::vector<fs::path> directories = kibench::test::directories_in(measured);
   REQUIRE(directories.size() == 3);
   for (const fs::path &dir : directories) {
