@@ -6,7 +6,7 @@
 // cluster reductions; Nsight Compute put half its issue slots idle and a
 // quarter of its warp samples at barriers, and in a pass (after the GEMMs,
 // at the clock they leave) it runs at about twice its HBM and SFU floors
-// (docs/perf.md, "Where a pass's time goes"). Here a row is cut into
+// (docs/perf-log.md, "Where a pass's time goes"). Here a row is cut into
 // slices of 4096 columns and each (row, slice) passes through three units
 // of work, each one CTA of 256 threads with no shared row state:
 //   A  the slice's softmax partials (max, Σ 2^(x − max)) of a = z_s log2 e

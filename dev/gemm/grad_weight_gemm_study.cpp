@@ -3,7 +3,7 @@
 // beside cuBLASLt's beta = 1 GEMM, the one fused runs today. Hidden; on a
 // GPU machine:
 //   build/dev/kibench_dev "[gpu-perf-gemm-mn]"
-// docs/perf.md, 2026-12-05, holds the prediction and the outcome on the
+// docs/perf-log.md, 2026-12-05, holds the prediction and the outcome on the
 // H200: bit-identical to cuBLASLt on every shape, 1.18-1.34x slower on the
 // 987- and 2816-row chunks (measured, rejected as a grad W path).
 //
@@ -48,7 +48,7 @@
 // and kibench's and cuBLASLt's without C (beta = 0): ms, TFLOP/s, the
 // median SM clock, the ratio to cuBLASLt's beta = 1, and the prediction.
 //
-// The prediction (docs/perf.md, 2026-12-05): if the accumulator's traffic
+// The prediction (docs/perf-log.md, 2026-12-05): if the accumulator's traffic
 // hides under the products, a chunk takes its FLOPs at the rate kibench's
 // logit GEMM measured (gemm-v3, 2816 x 128256 x 2048 in 2.087 ms cold:
 // 709 TFLOP/s), unless its bytes (8 a C element, G' and X once) take
@@ -95,9 +95,9 @@ namespace gw = kibench::dev::gemm;
 namespace {
 
 // kibench's logit GEMM's measured rate (gemm-v3, 128 x 256 tiles, cold,
-// 2816 x 128256 x 2048 in 2.087 ms; docs/perf.md, "kibench's logit GEMM
+// 2816 x 128256 x 2048 in 2.087 ms; docs/perf-log.md, "kibench's logit GEMM
 // under Nsight Compute") and copy-floor's bandwidth (12.9 GB in 3.28 ms;
-// docs/perf.md, "jsd: one streaming row kernel").
+// docs/perf-log.md, "jsd: one streaming row kernel").
 constexpr double kProductRate = 709e12; // FLOP/s
 constexpr double kCopyRate = 3.93e12;   // bytes/s
 
