@@ -22,6 +22,7 @@
 #include "kernels/fused/fp8_teacher.hpp"
 #include "kernels/fused/fused_implementation.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
+#include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/manifest/implementation_manifest.hpp"

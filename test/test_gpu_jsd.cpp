@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/jsd/jsd_kernels.hpp"
+#include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/generate.hpp"

@@ -9,6 +9,7 @@
 #include "kernels/cuda/device_allocator.hpp"
 #include "kernels/cuda/power_load.hpp"
 #include "kernels/cuda/stream.hpp"
+#include "kernels/machine/backend.hpp"
 #include "kernels/reference/reference.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/power_conditioner.hpp"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/machine/backend.hpp"
 #include "lib/compare/run_loader.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/json/canonical.hpp"

@@ -28,6 +28,7 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/l2_flush.hpp"
+#include "kernels/machine/backend.hpp"
 #include "kernels/plugin/plugin_lane.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/error.hpp"

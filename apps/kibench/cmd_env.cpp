@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "apps/kibench/commands.hpp"
+#include "kernels/machine/backend.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/run/backend.hpp"

@@ -21,6 +21,7 @@
 
 #include "dev/perf/cold_samples.hpp"
 #include "kernels/fused/fused_implementation.hpp"
+#include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"

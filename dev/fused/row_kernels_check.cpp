@@ -15,6 +15,7 @@
 
 #include "dev/fused/row_kernels.hpp"
 #include "kernels/fused/fused_implementation.hpp"
+#include "kernels/machine/backend.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/run/backend.hpp"

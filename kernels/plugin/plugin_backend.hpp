@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/machine/backend.hpp"
 #include "kernels/plugin/plugin_catalog.hpp"
 #include "lib/run/backend.hpp"
 

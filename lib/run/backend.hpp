@@ -1,6 +1,6 @@
 // What the run pipeline needs from the machine: implementations by name,
 // the environment, and a way to compare outputs wherever they live. The CUDA
-// build provides it (kernels/backend.cpp), so lib/ stays free of CUDA.
+// build provides it (kernels/machine/backend.cpp), so lib/ stays free of CUDA.
 #pragma once
 
 #include <cstdint>
@@ -83,8 +83,5 @@ public:
   // where there is no GPU or no NVML to ask.
   [[nodiscard]] virtual std::unique_ptr<PowerTelemetry> power_telemetry() const { return nullptr; }
 };
-
-// The backend of this build (defined in kernels/backend.cpp).
-std::unique_ptr<Backend> make_backend();
 
 } // namespace kibench

@@ -10,7 +10,7 @@
 
 namespace kibench::importers::external {
 
-// In the order Backend::compare lists them (kernels/backend.cpp): the loss
+// In the order Backend::compare lists them (kernels/machine/backend.cpp): the loss
 // always (a backward-pass check runs the full pass, loss included), the
 // student gradients unless the pass is forward, grad_student_bias only for
 // a workload with a student bias.
