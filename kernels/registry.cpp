@@ -47,10 +47,11 @@ RegisteredImplementation vocab_parallel_emulation_entry(int shards) {
                   "per-row statistics and grad x combined by all-reduces (the vocabulary-parallel data "
                   "flow, not its timing)",
                   shards),
-      true, false, [shards] {
-        return make_vocab_parallel_emulated(
-            {.name = vocab_parallel_emulation_name(shards), .shards = shards});
-      }};
+      true, false,
+      [shards] {
+        return make_vocab_parallel_emulated({.name = vocab_parallel_emulation_name(shards), .shards = shards});
+      },
+      {}, /*is_diagnostic=*/true};
 }
 
 } // namespace
@@ -106,7 +107,8 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
        true, false, [] { return make_vocab_parallel({.name = kVocabParallelComputeOnlyName, .collectives = false}); },
        [](int gpus) {
          return make_vocab_parallel({.name = kVocabParallelComputeOnlyName, .gpus = gpus, .collectives = false});
-       }},
+       },
+       /*is_diagnostic=*/true},
       vocab_parallel_emulation_entry(2),
       vocab_parallel_emulation_entry(4),
       vocab_parallel_emulation_entry(8),

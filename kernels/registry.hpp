@@ -20,6 +20,10 @@ struct RegisteredImplementation {
   // Set for an implementation that spans the run's GPUs (kibench run
   // --gpus n): made for n of them; `make` then makes it for one.
   std::function<std::unique_ptr<Implementation>(int gpus)> make_for_gpus = {};
+  // A lane that checks or dissects another (its data flow emulated on one
+  // GPU, its collectives left out) rather than an implementation to
+  // choose: `kibench list` marks it, and no default cohort takes it.
+  bool is_diagnostic = false;
 };
 
 const std::vector<RegisteredImplementation> &implementation_registry();

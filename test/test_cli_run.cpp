@@ -185,3 +185,21 @@ TEST_CASE("kibench run --save-tensors writes .npy files and an index", "[cli][ru
   const std::string target = read_text(dir / "input.target.int64.npy");
   CHECK(target.find("'shape': (32,)") != std::string::npos);
 }
+
+TEST_CASE("kibench list marks the diagnostic lanes, and only them", "[cli][list]") {
+  const auto list = run_kibench("list");
+  REQUIRE(list.exit_code == 0);
+  std::size_t marked = 0;
+  for (std::size_t at = 0, end = 0; at < list.out.size(); at = end + 1) {
+    end = list.out.find('\n', at);
+    if (end == std::string::npos) end = list.out.size();
+    const std::string line = list.out.substr(at, end - at);
+    const bool diagnostic = line.find("[diagnostic]") != std::string::npos;
+    const bool emulated_or_partial =
+        line.find("-emulated ") != std::string::npos || line.find("-compute-only ") != std::string::npos;
+    INFO(line);
+    CHECK(diagnostic == emulated_or_partial);
+    marked += diagnostic ? 1 : 0;
+  }
+  CHECK(marked == 4); // fused-vp{2,4,8}-emulated, fused-vocab-parallel-compute-only
+}

@@ -32,7 +32,8 @@ int list_command(const ListArgs &args, const CliContext &context) {
   for (const auto &e : implementations) {
     const bool can = !(e.needs_gpu && gpu_missing);
     fmt::print("  {:<{}} {:<5} {:<10} {}\n", e.name, width, e.needs_gpu ? "GPU" : "CPU",
-               can ? "runs here" : "needs GPU", e.summary + (e.is_oracle ? " [oracle]" : ""));
+               can ? "runs here" : "needs GPU",
+               e.summary + (e.is_oracle ? " [oracle]" : "") + (e.is_diagnostic ? " [diagnostic]" : ""));
   }
   const std::filesystem::path dir =
       dir_arg.empty() ? default_workloads_dir() : std::filesystem::path(dir_arg);

@@ -171,7 +171,7 @@ public:
   [[nodiscard]] std::vector<ImplementationEntry> implementations() const override {
     std::vector<ImplementationEntry> out;
     for (const auto &r : implementation_registry())
-      out.push_back({r.name, r.summary, r.needs_gpu, r.is_oracle});
+      out.push_back({r.name, r.summary, r.needs_gpu, r.is_oracle, r.is_diagnostic});
     if (plugins_)
       for (const auto &p : plugins_->entries())
         out.push_back({p->name, fmt::format("{} [plugin: {}]", p->summary, p->origin), p->needs_gpu, false});

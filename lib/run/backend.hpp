@@ -30,6 +30,7 @@ struct ImplementationEntry {
   std::string summary;
   bool needs_gpu = false;
   bool is_oracle = false;
+  bool is_diagnostic = false; // checks or dissects another lane (kernels/registry.hpp)
 };
 
 // GPU 0's memory as a run plans it: what the board has, what is free now,
