@@ -1,6 +1,6 @@
 // The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu), the
 // streaming study (row_loss_v5.cu) and the partly cached rows of
-// row_loss_v6.cu, kept beside the shipped one (kernels/fused/row_loss_v3.cu) so the dev
+// row_loss_v6.cu, kept beside the shipped one (kernels/fused/row_kernel.cu) so the dev
 // studies can check and time all three on the same chunks; fused runs
 // them through FusedOptions::row_kernel. docs/perf.md (row-v1, row-v2) has
 // their measurements.

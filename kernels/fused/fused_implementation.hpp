@@ -91,9 +91,10 @@ struct FusedOptions {
   // (kernels/fused/abt_gemm.hpp), which also writes each row's
   // per-256-column (max, Σ exp); the row kernel combines those instead of a
   // statistics sweep and cluster reduction of its own, and takes the KL
-  // terms in its load sweep. On the H200 the row kernel gains 26 % and the
-  // GEMMs lose 1-2 %, so whether the pass gains depends on the shape
-  // (gpu::fused::statistics_pay; docs/perf.md).
+  // terms in its load sweep. The row kernel gains and the GEMMs lose a
+  // little, so whether the pass gains depends on the shape
+  // (gpu::fused::statistics_pay; the figures are in docs/perf-log.md,
+  // "Row statistics where they pay").
   LogitStatistics logit_statistics = LogitStatistics::automatic;
   FusedPlanOverrides plan = {};
   // The row kernel (row_loss.hpp): the shipped one, or a superseded

@@ -33,7 +33,7 @@
 // trees); a row's terms are O(1), so this is far inside the 1e-5 loss
 // budget.
 //
-// The kernel that ships is row_loss_v3.cu: clusters resident across rows,
+// The kernel that ships is row_kernel.cu: clusters resident across rows,
 // mask-free sweeps, a cheaper cluster reduction and the next row
 // prefetched into L2. Versions 1 (one cluster per row) and 2 (resident
 // clusters, maxima folded into the sums) share these sweeps
@@ -172,7 +172,7 @@ detail::Params detail::row_loss_params(const RowLossArgs &args) {
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   const detail::Params p = detail::row_loss_params(args);
-  detail::launch_row_loss_v3(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
+  detail::launch_row_kernel(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
 }
 
 } // namespace kibench::gpu::fused

@@ -218,7 +218,7 @@ __device__ __forceinline__ void gradient_vector(const Params &p, const Slice &s,
 
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats>
 __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads, 2)
-    row_loss_v3_kernel(const Params p, int rows) {
+    row_kernel_kernel(const Params p, int rows) {
   static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
   constexpr int P = kUnitTemperature ? 2 : 3; // softmax statistics per row
   constexpr int kStats = 2 * P + 1;           // and the target logit
@@ -355,7 +355,7 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
 
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats = false>
 void launch(const Params &p, std::int64_t rows, cudaStream_t stream) {
-  auto *kernel = &row_loss_v3_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats>;
+  auto *kernel = &row_kernel_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats>;
   const std::size_t smem = dynamic_smem_bytes(p.slice);
   const auto *key = reinterpret_cast<const void *>(kernel);
   raise_smem_limit(key, smem);
@@ -381,7 +381,7 @@ void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stre
 
 } // namespace
 
-void launch_row_loss_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
+void launch_row_kernel(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
                         cudaStream_t stream) {
   switch (divergence) {
   case Divergence::mixture:
