@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/vocab_parallel/communicator.hpp"
-#include "kernels/vocab_parallel/sharded_loss.hpp"
+#include "test/models/communicator.hpp"
+#include "test/models/sharded_loss.hpp"
 #include "kernels/vocab_parallel/vocab_shards.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"

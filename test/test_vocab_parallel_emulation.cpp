@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/registry.hpp"
-#include "kernels/vocab_parallel/communicator.hpp"
+#include "test/models/communicator.hpp"
 #include "kernels/vocab_parallel/emulated_implementation.hpp"
 #include "kernels/vocab_parallel/emulation_plan.hpp"
 #include "kernels/vocab_parallel/local_reduction.hpp"

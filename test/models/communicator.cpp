@@ -1,4 +1,4 @@
-#include "kernels/vocab_parallel/communicator.hpp"
+#include "test/models/communicator.hpp"
 
 #include <algorithm>
 #include <stdexcept>

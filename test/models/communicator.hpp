@@ -1,3 +1,5 @@
+// (A test model: the host collectives the sharded-pass model of
+// sharded_loss.hpp runs on.)
 // The collectives a vocabulary-parallel loss needs, over the buffers of the
 // ranks this process drives: every rank's buffer becomes the element-wise
 // maximum or sum over all ranks. One process per GPU hands in its one

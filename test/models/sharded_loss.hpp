@@ -21,8 +21,8 @@
 #pragma once
 
 #include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/vocab_parallel/communicator.hpp"
 #include "kernels/vocab_parallel/vocab_shards.hpp"
+#include "test/models/communicator.hpp"
 
 namespace kibench::vocab_parallel {
 

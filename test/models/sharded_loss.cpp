@@ -1,4 +1,4 @@
-#include "kernels/vocab_parallel/sharded_loss.hpp"
+#include "test/models/sharded_loss.hpp"
 
 #include <algorithm>
 #include <array>
