@@ -2,7 +2,7 @@
 // streaming study (row_loss_v5.cu) and the partly cached rows of
 // row_loss_v6.cu, kept beside the shipped one (kernels/fused/row_kernel.cu) so the dev
 // studies can check and time all three on the same chunks; fused runs
-// them through FusedOptions::row_kernel. docs/perf.md (row-v1, row-v2) has
+// them through FusedStudyHooks::row_kernel (kernels/fused/study_hooks.hpp). docs/perf.md (row-v1, row-v2) has
 // their measurements.
 #pragma once
 

@@ -15,6 +15,7 @@
 
 #include "dev/fused/row_kernels.hpp"
 #include "kernels/fused/fused_implementation.hpp"
+#include "kernels/fused/study_hooks.hpp"
 #include "kernels/machine/backend.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"
@@ -30,9 +31,9 @@ namespace {
 std::unique_ptr<Implementation> run_fused(const Workload &w, InputSet &inputs, Pass pass,
                                           const gpu::fused::RowKernel &kernel, LogitStatistics statistics,
                                           std::int64_t chunk_rows) {
-  auto impl = make_fused(FusedOptions{.logit_statistics = statistics,
-                                      .plan = {.chunk_rows = chunk_rows, .gemm_candidates = 1},
-                                      .row_kernel = kernel});
+  auto impl = make_fused_for_study(FusedOptions{.logit_statistics = statistics,
+                                                .plan = {.chunk_rows = chunk_rows, .gemm_candidates = 1}},
+                                   FusedStudyHooks{.row_kernel = kernel});
   impl->prepare(w, inputs);
   impl->poison_outputs();
   impl->run(pass);

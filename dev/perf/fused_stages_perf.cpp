@@ -31,9 +31,10 @@
 
 #include "dev/fused/row_kernels.hpp"
 #include "dev/perf/cold_samples.hpp"
-#include "kernels/cuda/stage_clock.hpp"
+#include "dev/perf/stage_clock.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/fused_implementation.hpp"
+#include "kernels/fused/study_hooks.hpp"
 #include "kernels/registry.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"
@@ -146,13 +147,13 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
     for (const Variant &variant : kVariants) {
       if (!variant_selected(variant.name, variant_patterns)) continue;
       gpu::StageClock clock;
-      auto fused = make_fused(FusedOptions{.name = variant.name,
-                                           .workspace_budget = variant.workspace_budget,
-                                           .logit_statistics = variant.statistics,
-                                           .row_kernel = variant.row_kernel,
-                                           .teacher_precision = variant.teacher_precision,
-                                           .fp8_fast_accumulation = variant.fp8_fast_accumulation,
-                                           .stage_clock = &clock});
+      auto fused = make_fused_for_study(FusedOptions{.name = variant.name,
+                                                     .workspace_budget = variant.workspace_budget,
+                                                     .logit_statistics = variant.statistics,
+                                                     .teacher_precision = variant.teacher_precision},
+                                        FusedStudyHooks{.row_kernel = variant.row_kernel,
+                                                        .fp8_fast_accumulation = variant.fp8_fast_accumulation,
+                                                        .stage_marks = &clock});
       if (fused->unsupported(w)) continue;
       fused->prepare(w, inputs);
       const json::Object labels = fused->run_labels();

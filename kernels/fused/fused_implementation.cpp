@@ -57,6 +57,7 @@
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/row_loss.hpp"
 #include "kernels/fused/scaled_convert.hpp"
+#include "kernels/fused/study_hooks.hpp"
 #include "kernels/fused/target_order_buffers.hpp"
 #include "kernels/fused/token_count.hpp"
 #include "lib/operations/registry.hpp"
@@ -137,8 +138,8 @@ std::uint64_t device_free_bytes() {
 
 class FusedImplementation final : public gpu::GpuImplementation {
 public:
-  explicit FusedImplementation(FusedOptions options)
-      : GpuImplementation(options.name), options_(std::move(options)) {}
+  FusedImplementation(FusedOptions options, FusedStudyHooks hooks)
+      : GpuImplementation(options.name), options_(std::move(options)), hooks_(hooks) {}
   ~FusedImplementation() override { release(); }
 
   // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
@@ -232,7 +233,7 @@ public:
           std::string(
               "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed in the timed pass, per "
               "vocabulary row prepared once") +
-          (options_.fp8_fast_accumulation ? "; fast accumulation)" : ")");
+          (hooks_.fp8_fast_accumulation ? "; fast accumulation)" : ")");
     return facts;
   }
 
@@ -284,7 +285,7 @@ public:
     const Workload &w = workload();
     const gpu::DeviceInputs &in = inputs();
     const bool grads = pass != Pass::forward;
-    if (options_.stage_clock != nullptr) options_.stage_clock->start(stream());
+    if (hooks_.stage_marks != nullptr) hooks_.stage_marks->start(stream());
     gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
@@ -347,7 +348,7 @@ public:
     labels.set("grad_weight_path",
                plan_.direct ? "direct: one bf16 GEMM scaled by 1/N, one-hot term added to its target rows"
                             : "fp32 accumulator over the chunks, rows [0, S) in the output buffer");
-    labels.set("row_kernel", options_.row_kernel.name);
+    labels.set("row_kernel", hooks_.row_kernel.name);
     static constexpr const char *kFp8Logits = "cuBLASLt: z_s bf16, z_t FP8 e4m3 with outer-vector scales "
                                               "(per token row, per vocabulary row); the row kernel's own row "
                                               "statistics";
@@ -395,7 +396,7 @@ private:
       fp8_teacher_ = std::make_unique<gpu::fused::Fp8TeacherLogits>(
           allocator(), V, w.hidden, in.teacher_weight.data(),
           in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream(),
-          options_.fp8_fast_accumulation);
+          hooks_.fp8_fast_accumulation);
     }
     token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);
@@ -552,7 +553,7 @@ private:
       args.teacher_stats = teacher_stats_.data();
       args.stats_ld = gpu::gemm::abt_gemm_column_tiles(w.vocab);
     }
-    options_.row_kernel.launch(args, stream());
+    hooks_.row_kernel.launch(args, stream());
   }
 
   // Stage 3: the chunk's gradients from G': grad x_s rows (fp32 over the
@@ -615,10 +616,11 @@ private:
 
   // Closes the stage since the previous mark on the study's clock, if any.
   void stage(const char *name) {
-    if (options_.stage_clock != nullptr) options_.stage_clock->mark(name, stream());
+    if (hooks_.stage_marks != nullptr) hooks_.stage_marks->mark(name, stream());
   }
 
   FusedOptions options_;
+  FusedStudyHooks hooks_;
   gpu::fused::ChunkPlan plan_;
   std::int64_t split_ = 0; // S: accumulator rows [0, S) live in grad_weight_
   bool has_gradients_ = false;
@@ -649,7 +651,11 @@ private:
 } // namespace
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options) {
-  return std::make_unique<FusedImplementation>(options);
+  return std::make_unique<FusedImplementation>(std::move(options), FusedStudyHooks{});
+}
+
+std::unique_ptr<Implementation> make_fused_for_study(FusedOptions options, FusedStudyHooks hooks) {
+  return std::make_unique<FusedImplementation>(std::move(options), hooks);
 }
 
 } // namespace kibench

@@ -35,7 +35,6 @@
 #include <string>
 
 #include "kernels/cuda/cublaslt.hpp"
-#include "kernels/cuda/stage_clock.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/fused/row_loss.hpp"
 #include "lib/implementation/implementation.hpp"
@@ -97,22 +96,14 @@ struct FusedOptions {
   // "Row statistics where they pay").
   LogitStatistics logit_statistics = LogitStatistics::automatic;
   FusedPlanOverrides plan = {};
-  // The row kernel (row_loss.hpp): the shipped one, or a superseded
-  // version a dev study runs in its place (dev/fused/row_kernels.hpp).
-  gpu::fused::RowKernel row_kernel = {};
   // fp8_e4m3: the teacher logit GEMM in FP8 on cuBLASLt; the logit GEMMs
   // are then never kibench's own (whatever logit_statistics says), so the
   // row kernel computes the row statistics, and the default workspace
   // budget holds the e4m3 copy of W_t beside its 2 GiB (chunk_plan.hpp).
   TeacherPrecision teacher_precision = TeacherPrecision::bf16;
-  // With fp8_e4m3: cuBLASLt's fast accumulation for the teacher GEMM
-  // (gpu::Fp8Scales::fast_accumulation). For the dev studies (nothing
-  // registered sets it); the teacher_logit_gemm label says so.
-  bool fp8_fast_accumulation = false;
-  // A study's clock (not owned): run() marks each stage on it, per chunk
-  // (dev/perf/fused_stages_perf.cpp). Null in everything that ships.
-  gpu::StageClock *stage_clock = nullptr;
 };
+// What only dev studies change (the row kernel's version, FP8 fast
+// accumulation, a stage clock) goes through kernels/fused/study_hooks.hpp.
 
 std::unique_ptr<Implementation> make_fused(FusedOptions options = {});
 

@@ -1,4 +1,4 @@
-#include "kernels/cuda/stage_clock.hpp"
+#include "dev/perf/stage_clock.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -16,7 +16,7 @@ void StageClock::start(cudaStream_t stream) {
   next().record(stream);
 }
 
-void StageClock::mark(std::string_view stage, cudaStream_t stream) {
+void StageClock::mark(const char *stage, cudaStream_t stream) {
   if (used_ == 0) throw std::logic_error("StageClock::mark before start");
   next().record(stream);
   names_.emplace_back(stage);

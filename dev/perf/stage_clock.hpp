@@ -3,7 +3,9 @@
 // opens a pass; each mark(stage) closes the stage begun at the previous
 // mark. A stage marked more than once a pass (one per chunk) is summed.
 // The events sit on the stream between kernels, so they cost the pass
-// nothing but their own records; nothing that ships holds a clock.
+// nothing but their own records. `fused` marks its stages through the
+// dev-only seam (kernels/fused/study_hooks.hpp); nothing that ships holds
+// a clock.
 #pragma once
 
 #include <cstddef>
@@ -15,13 +17,14 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/stream.hpp"
+#include "kernels/fused/study_hooks.hpp"
 
 namespace kibench::gpu {
 
-class StageClock {
+class StageClock final : public StageMarks {
 public:
-  void start(cudaStream_t stream);
-  void mark(std::string_view stage, cudaStream_t stream);
+  void start(cudaStream_t stream) override;
+  void mark(const char *stage, cudaStream_t stream) override;
   // Milliseconds per stage, summed over the pass's marks, in the order the
   // stages were first marked. Call once the stream has finished the pass.
   [[nodiscard]] std::vector<std::pair<std::string, double>> stages() const;
