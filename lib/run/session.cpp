@@ -270,8 +270,140 @@ std::optional<Candidate> check_lane(WorkloadRun &run, const std::string &name, I
 // 4. Timing: the lanes that have not failed, in groups that fit the device
 // together (memory_plan.hpp), each group prepared afresh and timed
 // interleaved, then released. Between invocations the inputs and the
-// timed outputs are checked (trusted_samples.hpp). Returns the groups'
-// description when there is more than one ("" otherwise), for the protocol.
+// timed outputs are checked (trusted_samples.hpp).
+
+// The groups the lanes are timed in: those that fit the device's free
+// memory together (with the margin), noted with the footprints; one group
+// where there is no device to plan for.
+std::vector<std::vector<std::size_t>> plan_groups(WorkloadRun &run, const std::vector<LaneNeed> &needs) {
+  std::vector<std::vector<std::size_t>> groups;
+  const auto memory = run.backend.device_memory();
+  if (!memory) {
+    if (!needs.empty()) groups.emplace_back();
+    for (std::size_t i = 0; i < needs.size(); ++i) groups.back().push_back(i);
+    return groups;
+  }
+  run.lane_footprint = memory->kibench_bytes;
+  const std::uint64_t room = memory->free_bytes > kDeviceMarginBytes ? memory->free_bytes - kDeviceMarginBytes : 0;
+  groups = plan_timing_groups(needs, room);
+  std::string peaks;
+  for (const LaneNeed &need : needs)
+    peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", need.name, format_gib(need.device_bytes));
+  run.note(fmt::format("{}: device memory ({}, {}): the oracle held {}, kibench holds {} while the lanes "
+                       "run; lanes' own peaks: {}; timed in {}",
+                       run.workload.name, memory->board, format_gib(memory->total_bytes),
+                       format_gib(run.oracle_footprint.value_or(0)), format_gib(memory->kibench_bytes),
+                       peaks.empty() ? "none" : peaks, describe_timing_groups(needs, groups)));
+  return groups;
+}
+
+// The oracle's answers the timed checks hold outputs to: input set 0's
+// (`truth`), and set 1's where a lane rotates its inputs (lanes in a
+// worker process hold their own inputs and rotate them; kibench's own
+// lanes, which may widen their inputs once in prepare, and foreign ones run
+// in its process keep set 0). On the device where both fit beside the
+// largest group and the margin, else read from the host chunk by chunk.
+class TimingAnswers {
+public:
+  TimingAnswers(WorkloadRun &run, const std::vector<Candidate *> &lanes, const std::vector<LaneNeed> &needs,
+                const std::vector<std::vector<std::size_t>> &groups, const OutputView &truth)
+      : truth_(truth) {
+    const bool any_rotates = run.settings.input_rotation != InputRotation::off &&
+                             std::any_of(lanes.begin(), lanes.end(), [](const Candidate *c) {
+                               return dynamic_cast<const worker::OwnInputs *>(c->impl.get()) != nullptr;
+                             });
+    if (any_rotates) {
+      InputSet second_inputs(run.workload);
+      second_inputs.set_variant(1);
+      second_truth_.emplace(run_oracle(run, run.outcome.oracle, second_inputs, nullptr, false));
+      second_inputs.release_device();
+    }
+    const auto memory = run.backend.device_memory();
+    if (!memory) return;
+    const std::uint64_t answers =
+        worker::gradient_bytes(truth) + (second_truth_ ? worker::gradient_bytes(second_truth_->view) : 0);
+    if (answers == 0 || largest_group_bytes(needs, groups) + answers + kDeviceMarginBytes > memory->free_bytes)
+      return;
+    device_truth_ = truth_on_device(run.backend, truth);
+    if (device_truth_ && second_truth_) device_second_truth_ = truth_on_device(run.backend, second_truth_->view);
+    if (second_truth_ && !device_second_truth_) device_truth_.reset();
+  }
+
+  // The answer for input set `variant`.
+  [[nodiscard]] const OutputView &of(int variant) const {
+    if (variant == 0) return device_truth_ ? device_truth_->view : truth_;
+    if (!second_truth_) throw std::logic_error("time_lanes: input set 1 without its oracle answer");
+    return device_second_truth_ ? device_second_truth_->view : second_truth_->view;
+  }
+
+private:
+  const OutputView &truth_;
+  std::optional<KeptOutputs> second_truth_;
+  std::optional<DeviceTruth> device_truth_, device_second_truth_;
+};
+
+// A timed lane's facts after its group's rounds: its measurement, and the
+// labels that say how it was timed. Returns whether it rotated its inputs.
+bool record_timed_lane(WorkloadRun &run, Candidate &c, Measurement measurement, const TrustedSamples &guard,
+                       const std::string &timed_with, std::size_t group, std::size_t groups) {
+  ImplementationFacts &f = c.facts;
+  f.measurement = std::move(measurement);
+  if (f.measurement.failure) fail(c, *f.measurement.failure);
+  bool rotated = false;
+  if (!f.failed()) {
+    try {
+      // The most it held, in its check or in its timing: a lane in a worker
+      // process is prepared afresh for each, and a host lane's allocations
+      // are measured where they are traced (the check).
+      f.memory = largest(c.checked_memory, c.impl->memory());
+      f.labels = c.impl->run_labels();
+      f.labels.set("timed_checks", guard.checked(*c.impl));
+      // The lanes that shared its rounds: neighbours move a median (caches,
+      // cores, power), so compare says where they differ.
+      f.labels.set("timed_with", std::string(io::cut_utf8(timed_with, 200)));
+      rotated = guard.rotated(*c.impl);
+      if (rotated) f.labels.set("input_sets", "2, alternating by timed sample (docs/protocol.md)");
+      if (groups > 1) f.labels.set("timing_group", fmt::format("{} of {}", group + 1, groups));
+    } catch (const std::exception &e) {
+      fail(c, failure_of(e));
+    }
+  }
+  release_quietly(run, c);
+  return rotated;
+}
+
+// One group: its lanes prepared afresh, timed in shared rounds, recorded
+// and released. Returns how many of them rotated their inputs.
+std::size_t time_group(WorkloadRun &run, const std::vector<Candidate *> &members, InputSet &inputs,
+                       TrustedSamples &guard, std::size_t group, std::size_t groups) {
+  std::vector<Candidate *> prepared;
+  std::vector<Implementation *> timed;
+  for (Candidate *c : members) {
+    if (c->facts.verdict && !c->facts.verdict->passed) guard.already_incorrect(*c->impl);
+    try {
+      c->impl->prepare(run.workload, inputs);
+      prepared.push_back(c);
+      timed.push_back(c->impl.get());
+    } catch (const std::exception &e) {
+      fail(*c, failure_of(e));
+      release_quietly(run, *c);
+    }
+  }
+  std::string timed_with;
+  for (const Candidate *c : prepared) timed_with += fmt::format("{}{}", timed_with.empty() ? "" : ", ", c->name);
+  std::vector<Measurement> measurements = measure(timed, run.settings, run.progress, run.conditioner, &guard);
+  const std::string observed_at = utc_timestamp_now();
+  std::size_t rotated = 0;
+  for (std::size_t k = 0; k < prepared.size(); ++k) {
+    prepared[k]->observed_at = observed_at;
+    if (record_timed_lane(run, *prepared[k], std::move(measurements[k]), guard, timed_with, group, groups))
+      ++rotated;
+  }
+  return rotated;
+}
+
+// Returns the groups' description when there is more than one ("" otherwise),
+// for the protocol.
 std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, InputSet &inputs,
                        InputGuard &input_guard, const OutputView &truth) {
   std::vector<Candidate *> lanes;
@@ -281,109 +413,18 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
     lanes.push_back(&c);
     needs.push_back({c.name, c.device_need});
   }
-  std::vector<std::vector<std::size_t>> groups;
-  if (const auto memory = run.backend.device_memory()) {
-    run.lane_footprint = memory->kibench_bytes;
-    const std::uint64_t room =
-        memory->free_bytes > kDeviceMarginBytes ? memory->free_bytes - kDeviceMarginBytes : 0;
-    groups = plan_timing_groups(needs, room);
-    std::string peaks;
-    for (const LaneNeed &need : needs)
-      peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", need.name, format_gib(need.device_bytes));
-    run.note(fmt::format("{}: device memory ({}, {}): the oracle held {}, kibench holds {} while the lanes "
-                         "run; lanes' own peaks: {}; timed in {}",
-                         run.workload.name, memory->board, format_gib(memory->total_bytes),
-                         format_gib(run.oracle_footprint.value_or(0)), format_gib(memory->kibench_bytes),
-                         peaks.empty() ? "none" : peaks, describe_timing_groups(needs, groups)));
-  } else if (!lanes.empty()) {
-    groups.emplace_back();
-    for (std::size_t i = 0; i < lanes.size(); ++i) groups.back().push_back(i);
-  }
-
-  // The oracle's answer for the second input set, where a lane will see
-  // it: lanes in a worker process hold their own inputs and rotate them;
-  // kibench's own lanes (which may widen their inputs once, in prepare)
-  // and foreign ones run in its process keep set 0.
+  const std::vector<std::vector<std::size_t>> groups = plan_groups(run, needs);
+  const TimingAnswers answers(run, lanes, needs, groups, truth);
   const InputRotation rotation = run.settings.input_rotation;
-  std::optional<KeptOutputs> second_truth;
-  const bool any_rotates =
-      rotation != InputRotation::off && std::any_of(lanes.begin(), lanes.end(), [](const Candidate *c) {
-        return dynamic_cast<const worker::OwnInputs *>(c->impl.get()) != nullptr;
-      });
-  InputSet second_inputs(run.workload);
-  if (any_rotates) {
-    second_inputs.set_variant(1);
-    second_truth.emplace(run_oracle(run, run.outcome.oracle, second_inputs, nullptr, false));
-    second_inputs.release_device();
-  }
-  // On the device for the timed checks where the answers fit beside the
-  // largest group (and the margin), else read from the host chunk by chunk.
-  std::optional<DeviceTruth> device_truth, device_second_truth;
-  if (const auto memory = run.backend.device_memory()) {
-    const std::uint64_t answers =
-        worker::gradient_bytes(truth) + (second_truth ? worker::gradient_bytes(second_truth->view) : 0);
-    if (answers > 0 && largest_group_bytes(needs, groups) + answers + kDeviceMarginBytes <= memory->free_bytes) {
-      device_truth = truth_on_device(run.backend, truth);
-      if (device_truth && second_truth) device_second_truth = truth_on_device(run.backend, second_truth->view);
-      if (second_truth && !device_second_truth) device_truth.reset();
-    }
-  }
-  const auto truth_for = [&](int variant) -> const OutputView & {
-    if (variant == 0) return device_truth ? device_truth->view : truth;
-    if (!second_truth) throw std::logic_error("time_lanes: input set 1 without its oracle answer");
-    return device_second_truth ? device_second_truth->view : second_truth->view;
-  };
-  TrustedSamples guard(run.backend, inputs, input_guard, truth_for, run.settings.pass, rotation);
+  TrustedSamples guard(
+      run.backend, inputs, input_guard, [&](int variant) -> const OutputView & { return answers.of(variant); },
+      run.settings.pass, rotation);
   guard.time_failed_lanes_fully(run.options.time_failed);
   std::size_t rotated_lanes = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    std::vector<Candidate *> group;
-    std::vector<Implementation *> timed;
-    for (const std::size_t i : groups[g]) {
-      Candidate &c = *lanes[i];
-      if (c.facts.verdict && !c.facts.verdict->passed) guard.already_incorrect(*c.impl);
-      try {
-        c.impl->prepare(run.workload, inputs);
-        group.push_back(&c);
-        timed.push_back(c.impl.get());
-      } catch (const std::exception &e) {
-        fail(c, failure_of(e));
-        release_quietly(run, c);
-      }
-    }
-    std::string timed_with;
-    for (const Candidate *c : group) timed_with += fmt::format("{}{}", timed_with.empty() ? "" : ", ", c->name);
-    std::vector<Measurement> measurements =
-        measure(timed, run.settings, run.progress, run.conditioner, &guard);
-    const std::string observed_at = utc_timestamp_now();
-    for (std::size_t k = 0; k < group.size(); ++k) {
-      Candidate &c = *group[k];
-      ImplementationFacts &f = c.facts;
-      f.measurement = std::move(measurements[k]);
-      c.observed_at = observed_at;
-      if (f.measurement.failure) fail(c, *f.measurement.failure);
-      if (!f.failed()) {
-        try {
-          // The most it held, in its check or in its timing: a lane in a
-          // worker process is prepared afresh for each, and a host lane's
-          // allocations are measured where they are traced (the check).
-          f.memory = largest(c.checked_memory, c.impl->memory());
-          f.labels = c.impl->run_labels();
-          f.labels.set("timed_checks", guard.checked(*c.impl));
-          // The lanes that shared its rounds: neighbours move a median
-          // (caches, cores, power), so compare says where they differ.
-          f.labels.set("timed_with", std::string(io::cut_utf8(timed_with, 200)));
-          if (guard.rotated(*c.impl)) {
-            f.labels.set("input_sets", "2, alternating by timed sample (docs/protocol.md)");
-            ++rotated_lanes;
-          }
-          if (groups.size() > 1) f.labels.set("timing_group", fmt::format("{} of {}", g + 1, groups.size()));
-        } catch (const std::exception &e) {
-          fail(c, failure_of(e));
-        }
-      }
-      release_quietly(run, c);
-    }
+    std::vector<Candidate *> members;
+    for (const std::size_t i : groups[g]) members.push_back(lanes[i]);
+    rotated_lanes += time_group(run, members, inputs, guard, g, groups.size());
   }
   if (rotated_lanes > 0)
     run.input_rotation = fmt::format(
