@@ -103,6 +103,162 @@ double median_ns(const Measurement &m) {
   return stats::median(std::move(ns));
 }
 
+// One measure() call: its lanes and the rules that stop them, sampled in
+// rounds; each step below is one phase of it.
+class LaneRounds {
+public:
+  LaneRounds(const std::vector<Implementation *> &implementations, const ProtocolSettings &settings,
+             const ProgressCallback &progress, PowerConditioner *conditioner, SampleGuard *guard)
+      : settings_(settings), progress_(progress), conditioner_(conditioner), guard_(guard),
+        started_(std::chrono::steady_clock::now()) {
+    lanes_.reserve(implementations.size());
+    for (Implementation *impl : implementations) {
+      Lane lane{impl, impl->make_timer(), StoppingRule(settings), {}, {}, 0.0, expected_sustained_s(*impl, settings)};
+      lane.result.implementation = impl->name();
+      lane.result.timer = lane.timer->name();
+      if (guard != nullptr && guard->time_to_minimum(*impl))
+        lane.minimum_only = std::max<std::size_t>(1, settings.min_samples);
+      lanes_.push_back(std::move(lane));
+    }
+  }
+
+  void warm_up() {
+    for (auto &lane : lanes_) {
+      report(Phase::warmup, lane, 0);
+      guarded(lane, [&] {
+        for (std::size_t i = 0; i < settings_.warmup_runs; ++i) {
+          Sample discarded;
+          take_sample(lane, settings_, discarded, nullptr, guard_);
+        }
+      });
+    }
+  }
+
+  // One sample per lane per round, in the round's order
+  // (interleave_order.hpp), while any lane's own rule still wants samples:
+  // each lane until its own rule is met, or with share_rounds every lane
+  // until the last one's is (only its cap or time limit stops one earlier).
+  // Shared rounds make the medians reported beside a paired comparison the
+  // rounds it pairs: on a power-capped GPU a lane's neighbours set its
+  // clock, and rounds only some lanes shared (the slow lanes' first few)
+  // need not be typical of the others.
+  void sample_interleaved() {
+    std::size_t round = 0;
+    // A lane wants samples until its own rule is met (noted when first seen);
+    // every lane is asked, so each notes its own stop.
+    const auto any_wants = [&] {
+      bool any = false;
+      for (Lane &l : lanes_) any = wants(l, round) || any;
+      return any;
+    };
+    for (; any_wants(); ++round) {
+      for (const std::size_t k : interleave_order(lanes_.size(), round)) {
+        Lane &lane = lanes_[k];
+        const bool done = settings_.share_rounds ? lane.rule.at_cap() || lane.at_minimum() : lane.rule_met();
+        if (lane.failed() || done) continue;
+        sample_lane(lane, round);
+      }
+    }
+  }
+
+  // Not interleaved: each lane runs to its own stop in turn.
+  void sample_in_turn() {
+    for (auto &lane : lanes_) {
+      std::size_t round = 0;
+      for (; !lane.finished(); ++round) sample_lane(lane, round);
+      note_stop(lane, round);
+    }
+  }
+
+  // Each lane's last check, its sustained phase, its stop reason and
+  // throttle flag.
+  std::vector<Measurement> finish() {
+    std::vector<Measurement> results;
+    for (auto &lane : lanes_) {
+      // The outputs of the lane's last timed sample, before the sustained
+      // phase: that phase runs back to back without before_sample(), so a
+      // lane that accumulates into its gradients (autograd's .grad) sums there.
+      if (guard_ != nullptr && !lane.result.failure && !lane.result.samples.empty()) {
+        guarded(lane, [&] {
+          if (auto failure = guard_->after_last(*lane.impl))
+            throw ImplementationFailure(failure->status, failure->reason);
+        });
+      }
+      if (!lane.result.failure && !lane.result.samples.empty()) {
+        if (lane.sustained_s > 0.0) report(Phase::sustained, lane, 0);
+        guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, settings_, median_ns(lane.result)); });
+      }
+      lane.sustained_s = 0.0;
+      if (!lane.result.failure) lane.result.stop_reason = lane.own_stop.empty() ? lane.stop_reason() : lane.own_stop;
+      flag_throttled(lane.result, settings_.throttle_fraction);
+      results.push_back(std::move(lane.result));
+    }
+    return results;
+  }
+
+private:
+  [[nodiscard]] double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+
+  // What the rules have reached, with the estimate of what is left.
+  void report(Phase phase, const Lane &lane, std::size_t round) const {
+    if (!progress_) return;
+    Progress p;
+    p.phase = phase;
+    p.implementation = lane.result.implementation;
+    p.sample = lane.rule.samples();
+    p.round = round;
+    p.samples_expected = samples_needed(progress_of(lane), settings_);
+    p.max_samples = settings_.max_samples;
+    p.noise = lane.rule.relative_error();
+    p.noise_target = settings_.max_noise;
+    p.stop_reason = lane.own_stop;
+    p.rule_met_at = lane.own_stop_samples;
+    p.elapsed_s = elapsed_s();
+    std::vector<LaneProgress> all;
+    all.reserve(lanes_.size());
+    for (const Lane &l : lanes_) all.push_back(progress_of(l));
+    p.estimated_left_s = time_left_s(all, settings_, p.elapsed_s);
+    progress_(p);
+  }
+
+  // The first time a lane's own rule is met, noted and reported.
+  void note_stop(Lane &lane, std::size_t round) const {
+    if (!lane.own_stop.empty() || lane.failed() || !lane.rule_met()) return;
+    lane.own_stop = lane.stop_reason();
+    lane.own_stop_samples = lane.rule.samples();
+    report(Phase::lane_done, lane, round);
+  }
+
+  bool wants(Lane &lane, std::size_t round) const {
+    if (lane.failed()) return false;
+    if (!lane.rule_met()) return true;
+    note_stop(lane, round);
+    return false;
+  }
+
+  void sample_lane(Lane &lane, std::size_t round) {
+    Sample s;
+    s.round = round;
+    const auto before = std::chrono::steady_clock::now();
+    const std::size_t index = lane.result.samples.size();
+    if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings_, s, conditioner_, guard_, index)); }))
+      return;
+    lane.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+    lane.result.samples.push_back(s);
+    report(Phase::sampling, lane, round);
+    note_stop(lane, round);
+  }
+
+  const ProtocolSettings &settings_;
+  const ProgressCallback &progress_;
+  PowerConditioner *conditioner_;
+  SampleGuard *guard_;
+  std::chrono::steady_clock::time_point started_;
+  std::vector<Lane> lanes_;
+};
+
 } // namespace
 
 std::vector<Measurement> measure(const std::vector<Implementation *> &implementations,
@@ -111,136 +267,13 @@ std::vector<Measurement> measure(const std::vector<Implementation *> &implementa
   if (settings.power_state != PowerState::as_is && conditioner == nullptr)
     throw std::logic_error(
         fmt::format("measure: --power-state {} without a conditioner", to_string(settings.power_state)));
-  const auto started = std::chrono::steady_clock::now();
-  const auto elapsed_s = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  };
-  std::vector<Lane> lanes;
-  lanes.reserve(implementations.size());
-  for (Implementation *impl : implementations) {
-    Lane lane{
-        impl, impl->make_timer(), StoppingRule(settings), {}, {}, 0.0, expected_sustained_s(*impl, settings)};
-    lane.result.implementation = impl->name();
-    lane.result.timer = lane.timer->name();
-    if (guard != nullptr && guard->time_to_minimum(*impl)) lane.minimum_only = std::max<std::size_t>(1, settings.min_samples);
-    lanes.push_back(std::move(lane));
-  }
-  // What the rules have reached, with the estimate of what is left.
-  const auto report = [&](Phase phase, const Lane &lane, std::size_t round) {
-    if (!progress) return;
-    Progress p;
-    p.phase = phase;
-    p.implementation = lane.result.implementation;
-    p.sample = lane.rule.samples();
-    p.round = round;
-    const LaneProgress state = progress_of(lane);
-    p.samples_expected = samples_needed(state, settings);
-    p.max_samples = settings.max_samples;
-    p.noise = lane.rule.relative_error();
-    p.noise_target = settings.max_noise;
-    p.stop_reason = lane.own_stop;
-    p.rule_met_at = lane.own_stop_samples;
-    p.elapsed_s = elapsed_s();
-    std::vector<LaneProgress> all;
-    all.reserve(lanes.size());
-    for (const Lane &l : lanes) all.push_back(progress_of(l));
-    p.estimated_left_s = time_left_s(all, settings, p.elapsed_s);
-    progress(p);
-  };
-  // The first time a lane's own rule is met, noted and reported.
-  const auto note_stop = [&](Lane &lane, std::size_t round) {
-    if (!lane.own_stop.empty() || lane.failed() || !lane.rule_met()) return;
-    lane.own_stop = lane.stop_reason();
-    lane.own_stop_samples = lane.rule.samples();
-    report(Phase::lane_done, lane, round);
-  };
-  for (auto &lane : lanes) {
-    report(Phase::warmup, lane, 0);
-    guarded(lane, [&] {
-      for (std::size_t i = 0; i < settings.warmup_runs; ++i) {
-        Sample discarded;
-        take_sample(lane, settings, discarded, nullptr, guard);
-      }
-    });
-  }
-
-  // Interleaved: one sample per lane per round, in the round's order
-  // (interleave_order.hpp), while any lane's own rule still wants samples:
-  // each lane until its own rule is met, or with share_rounds every lane
-  // until the last one's is (only its cap or time limit stops one earlier).
-  // Shared rounds make the medians reported beside a paired comparison the
-  // rounds it pairs: on a power-capped GPU a lane's neighbours set its
-  // clock, and rounds only some lanes shared (the slow lanes' first few)
-  // need not be typical of the others.
-  // Not interleaved: each lane runs to its own stop in turn.
-  auto sample_lane = [&](Lane &lane, std::size_t round) {
-    Sample s;
-    s.round = round;
-    const auto before = std::chrono::steady_clock::now();
-    const std::size_t index = lane.result.samples.size();
-    if (!guarded(lane,
-                 [&] { lane.rule.add_sample(take_sample(lane, settings, s, conditioner, guard, index)); }))
-      return;
-    lane.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
-    lane.result.samples.push_back(s);
-    report(Phase::sampling, lane, round);
-    note_stop(lane, round);
-  };
-  if (settings.interleave) {
-    // A lane wants samples until its own rule is met (noted when first seen).
-    const auto wants = [&](Lane &l, std::size_t round) {
-      if (l.failed()) return false;
-      if (!l.rule_met()) return true;
-      note_stop(l, round);
-      return false;
-    };
-    std::size_t round = 0;
-    const auto any_wants = [&] {
-      bool any = false;
-      for (Lane &l : lanes) any = wants(l, round) || any; // every lane: each notes its own stop
-      return any;
-    };
-    for (; any_wants(); ++round) {
-      for (const std::size_t k : interleave_order(lanes.size(), round)) {
-        Lane &lane = lanes[k];
-        const bool done =
-            settings.share_rounds ? lane.rule.at_cap() || lane.at_minimum() : lane.rule_met();
-        if (lane.failed() || done) continue;
-        sample_lane(lane, round);
-      }
-    }
-  } else {
-    for (auto &lane : lanes) {
-      std::size_t round = 0;
-      for (; !lane.finished(); ++round) sample_lane(lane, round);
-      note_stop(lane, round);
-    }
-  }
-
-  std::vector<Measurement> results;
-  for (auto &lane : lanes) {
-    // The outputs of the lane's last timed sample, before the sustained
-    // phase: that phase runs back to back without before_sample(), so a
-    // lane that accumulates into its gradients (autograd's .grad) sums there.
-    if (guard != nullptr && !lane.result.failure && !lane.result.samples.empty()) {
-      guarded(lane, [&] {
-        if (auto failure = guard->after_last(*lane.impl))
-          throw ImplementationFailure(failure->status, failure->reason);
-      });
-    }
-    if (!lane.result.failure && !lane.result.samples.empty()) {
-      if (lane.sustained_s > 0.0) report(Phase::sustained, lane, 0);
-      guarded(lane, [&] {
-        lane.result.sustained = measure_sustained(*lane.impl, settings, median_ns(lane.result));
-      });
-    }
-    lane.sustained_s = 0.0;
-    if (!lane.result.failure)
-      lane.result.stop_reason = lane.own_stop.empty() ? lane.stop_reason() : lane.own_stop;
-    flag_throttled(lane.result, settings.throttle_fraction);
-    results.push_back(std::move(lane.result));
-  }
-  return results;
+  LaneRounds rounds(implementations, settings, progress, conditioner, guard);
+  rounds.warm_up();
+  if (settings.interleave)
+    rounds.sample_interleaved();
+  else
+    rounds.sample_in_turn();
+  return rounds.finish();
 }
 
 } // namespace kibench
