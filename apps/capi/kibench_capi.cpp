@@ -25,6 +25,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_allocator.hpp"
+#include "kernels/plugin/abi_codes.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/l2_flush.hpp"
@@ -64,6 +65,7 @@ struct kibench_timer {
 
 namespace {
 
+namespace abi = kibench::abi;
 using kibench::ElementType;
 using kibench::InputError;
 using kibench::Pass;
@@ -95,16 +97,8 @@ template <typename T> T &require(T *handle, const char *what) {
 }
 
 Pass pass_of(int pass) {
-  switch (pass) {
-  case KIBENCH_PASS_FORWARD:
-    return Pass::forward;
-  case KIBENCH_PASS_BACKWARD:
-    return Pass::backward;
-  case KIBENCH_PASS_FULL:
-    return Pass::full;
-  default:
-    throw InputError(fmt::format("pass {} is none of forward (0), backward (1), full (2)", pass));
-  }
+  if (const auto known = abi::pass_of(pass)) return *known;
+  throw InputError(fmt::format("pass {} is none of forward (0), backward (1), full (2)", pass));
 }
 
 int current_device() {
@@ -113,29 +107,9 @@ int current_device() {
   return device;
 }
 
-std::int32_t dtype_code(ElementType type) {
-  switch (type) {
-  case ElementType::bf16:
-    return KIBENCH_DTYPE_BF16;
-  case ElementType::fp32:
-    return KIBENCH_DTYPE_FP32;
-  case ElementType::fp64:
-    return KIBENCH_DTYPE_FP64;
-  }
-  return KIBENCH_DTYPE_FP64;
-}
-
 ElementType element_type(std::int32_t code, const char *field) {
-  switch (code) {
-  case KIBENCH_DTYPE_BF16:
-    return ElementType::bf16;
-  case KIBENCH_DTYPE_FP32:
-    return ElementType::fp32;
-  case KIBENCH_DTYPE_FP64:
-    return ElementType::fp64;
-  default:
-    throw InputError(fmt::format("{}: dtype {} is not a floating type kibench compares", field, code));
-  }
+  if (const auto type = abi::float_type_of(code)) return *type;
+  throw InputError(fmt::format("{}: dtype {} is not a floating type kibench compares", field, code));
 }
 
 kibench_tensor tensor_of(const void *data, std::int32_t dtype, bool on_device, std::int64_t rows,
@@ -152,7 +126,7 @@ kibench_tensor tensor_of(const void *data, std::int32_t dtype, bool on_device, s
 
 kibench_tensor tensor_of(const kibench::TensorRef &ref, std::int64_t rows, std::int64_t columns) {
   if (ref.empty()) return kibench_tensor{};
-  return tensor_of(ref.data, dtype_code(ref.type), ref.on_device, rows, columns);
+  return tensor_of(ref.data, abi::dtype_code(ref.type), ref.on_device, rows, columns);
 }
 
 // A caller's tensor as a TensorRef of the expected shape.

@@ -13,7 +13,11 @@
 #              T 8192, V 131072 (liger and torch), which run the -script
 #              lanes;
 #   parallel   `kibench run --parallel-gpus` of a small workload on this
-#              one-GPU machine (one worker, said so), then its merge;
+#              one-GPU machine (one worker, said so), then its merge (first:
+#              it is short);
+#   refactor   kibench's own GPU lanes --check-only on the small workloads
+#              of all three operations;
+#   seed       the seed's fused and cublas-floor timed;
 #   tests      the [gpu] suite, as far as the call's time allows.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
 default_steps="baseline small jsd reproduce tests"
@@ -21,6 +25,26 @@ source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
 log="$out/session.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$log"
 quiet=" · [0-9]+/~|warm-up|back to back|checking|computing"
+
+if want parallel; then
+  "$bin/kibench" run workloads/small/small-v1000-h64-t32.json workloads/jsd/small/jsd-small-t32-v1000.json \
+    --impl fused,reference --parallel-gpus --out "$work/runs/parallel" 2>&1 | tee -a "$log"
+  cat "$work"/runs/parallel/parallel-gpus.*.log >> "$log"
+  "$bin/kibench" merge "$work/runs/parallel" --out "$work/runs/parallel-merged" 2>&1 | tee -a "$log"
+fi
+
+# refactor: kibench's own GPU lanes checked once on the small workloads of
+# all three operations (the operation registry and the fused seam changed
+# no verdict), then the seed's fused and cublas-floor timed (its median
+# within noise of the baseline's).
+if want refactor; then
+  "$bin/kibench" run workloads/small/*.json workloads/jsd/small/*.json workloads/fused_linear_jsd/small/*.json \
+    --impl fused,fused-rowstats,fused-cublaslt,fused-lean,fused-vp2-emulated,reference,cublas-floor,wgmma-floor,copy-floor \
+    --check-only 2>&1 | grep -vE "$quiet" | tee -a "$log"
+fi
+if want seed; then
+  "$bin/kibench" run "$seed" --impl fused,cublas-floor --out "$work/runs/seed" 2>&1 | grep -vE "$quiet" | tee -a "$log"
+fi
 
 if want baseline; then
   "$bin/kibench" run --out "$work/runs/baseline" 2>&1 | grep -vE "$quiet" | tee -a "$log"
@@ -51,12 +75,6 @@ if want reproduce; then
   done
 fi
 
-if want parallel; then
-  "$bin/kibench" run workloads/small/small-v1000-h64-t32.json workloads/jsd/small/jsd-small-t32-v1000.json \
-    --impl fused,reference --parallel-gpus --out "$work/runs/parallel" 2>&1 | tee -a "$log"
-  cat "$work"/runs/parallel/parallel-gpus.*.log >> "$log"
-  "$bin/kibench" merge "$work/runs/parallel" --out "$work/runs/parallel-merged" 2>&1 | tee -a "$log"
-fi
 
 tar -czf "$out/runs.tgz" -C "$work" runs
 want tests && timeout "${TESTS_S:-200}" "$bin/kibench_tests" "[gpu]" 2>&1 | tail -n 30 | tee "$out/gpu_tests.txt"

@@ -17,6 +17,7 @@
 //            one (kernels/cuda/aligned_gemm.hpp), as fused runs them.
 // Where V is a multiple of 8 the two are the same GEMMs, and only the
 // natural one runs.
+#include "kernels/cuda/lm_head_implementation.hpp"
 #include "kernels/floors/cublas_floor.hpp"
 #include "kernels/builtin_revision.hpp"
 
@@ -69,19 +70,11 @@ std::uint64_t floor_peak_bytes(const Workload &w) {
          CublasLt::kDefaultWorkspaceBytes;
 }
 
-class CublasFloor final : public GpuImplementation {
+class CublasFloor final : public LmHeadImplementation {
 public:
-  CublasFloor() : GpuImplementation("cublas-floor") {}
+  CublasFloor() : LmHeadImplementation("cublas-floor") {}
   ~CublasFloor() override { release(); }
 
-  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
-  // the same code computes it (docs/loss-math.md).
-  [[nodiscard]] bool runs(OperationKind kind) const override {
-    return computes_one_of(kind, {"distill_jsd_loss", "fused_linear_jsd"});
-  }
-  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return revision_on(revision(), kind);
-  }
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision(

@@ -7,6 +7,7 @@
 // gradient products multiply G by W_s or x_s; G is not there without the
 // loss, so x_s and W_s stand in for it: random bf16 bits of the inputs'
 // own distributions.
+#include "kernels/cuda/lm_head_implementation.hpp"
 #include "kernels/floors/wgmma_floor_implementation.hpp"
 #include "kernels/builtin_revision.hpp"
 
@@ -35,19 +36,11 @@ tf::OperandSource source(const DeviceBuffer<__nv_bfloat16> &tensor) {
   return {tensor.data(), static_cast<std::int64_t>(tensor.size())};
 }
 
-class WgmmaFloor final : public GpuImplementation {
+class WgmmaFloor final : public LmHeadImplementation {
 public:
-  WgmmaFloor() : GpuImplementation("wgmma-floor") {}
+  WgmmaFloor() : LmHeadImplementation("wgmma-floor") {}
   ~WgmmaFloor() override { release(); }
 
-  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
-  // the same code computes it (docs/loss-math.md).
-  [[nodiscard]] bool runs(OperationKind kind) const override {
-    return computes_one_of(kind, {"distill_jsd_loss", "fused_linear_jsd"});
-  }
-  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return revision_on(revision(), kind);
-  }
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision(

@@ -26,6 +26,7 @@
 //     their bytes [2·S·Hs, 2·V·Hs) overlap fp32 rows [S/2, S) of the low
 //     half, which step 2 has consumed.
 // Every element is still rounded once, from its fp32 sum times 1/N.
+#include "kernels/cuda/lm_head_implementation.hpp"
 #include "kernels/fused/fused_implementation.hpp"
 
 #include <algorithm>
@@ -136,20 +137,12 @@ std::uint64_t device_free_bytes() {
   return free_bytes;
 }
 
-class FusedImplementation final : public gpu::GpuImplementation {
+class FusedImplementation final : public gpu::LmHeadImplementation {
 public:
   FusedImplementation(FusedOptions options, FusedStudyHooks hooks)
-      : GpuImplementation(options.name), options_(std::move(options)), hooks_(hooks) {}
+      : LmHeadImplementation(options.name), options_(std::move(options)), hooks_(hooks) {}
   ~FusedImplementation() override { release(); }
 
-  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
-  // the same code computes it (docs/loss-math.md).
-  [[nodiscard]] bool runs(OperationKind kind) const override {
-    return computes_one_of(kind, {"distill_jsd_loss", "fused_linear_jsd"});
-  }
-  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return revision_on(revision(), kind);
-  }
 
   [[nodiscard]] RevisionFacts revision() const override {
     static constexpr const char *kDescription =

@@ -1,3 +1,4 @@
+#include "kernels/cuda/lm_head_implementation.hpp"
 #include "kernels/oracle/oracle_fp64.hpp"
 #include "kernels/builtin_revision.hpp"
 
@@ -34,19 +35,11 @@ std::uint64_t oracle_peak_bytes(const Workload &w) {
          CublasLt::kDefaultWorkspaceBytes;
 }
 
-class OracleFp64 final : public GpuImplementation {
+class OracleFp64 final : public LmHeadImplementation {
 public:
-  OracleFp64() : GpuImplementation("oracle-fp64") {}
+  OracleFp64() : LmHeadImplementation("oracle-fp64") {}
   ~OracleFp64() override { release(); }
 
-  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
-  // the same code computes it (docs/loss-math.md).
-  [[nodiscard]] bool runs(OperationKind kind) const override {
-    return computes_one_of(kind, {"distill_jsd_loss", "fused_linear_jsd"});
-  }
-  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return revision_on(revision(), kind);
-  }
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "oracle-fp64",

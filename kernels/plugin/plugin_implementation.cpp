@@ -9,18 +9,13 @@
 #include "kernels/cpu/host_implementation.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
+#include "kernels/plugin/abi_codes.hpp"
 #include "kernels/plugin/plugin_lane.hpp"
 #include "lib/inputs/input_set.hpp"
 
 namespace kibench::plugin {
 
 namespace {
-
-std::int32_t pass_code(Pass pass) {
-  return pass == Pass::forward    ? KIBENCH_PASS_FORWARD
-         : pass == Pass::backward ? KIBENCH_PASS_BACKWARD
-                                  : KIBENCH_PASS_FULL;
-}
 
 // The inputs as kibench_tensor views, and their byte ranges. `bias` views
 // stay NULL without a bias.
@@ -43,7 +38,7 @@ struct InputViews {
 template <typename Get> InputViews input_views(const Workload &w, Pass pass, bool on_device, Get &&pointer) {
   InputViews v;
   v.inputs.info = workload_info(w);
-  v.inputs.pass = pass_code(pass);
+  v.inputs.pass = abi::pass_code(pass);
   v.inputs.operation = operation_code(w.operation_kind);
   v.inputs.operation_name = operation_name(w.operation_kind);
   const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;

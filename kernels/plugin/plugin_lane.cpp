@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "kernels/plugin/abi_codes.hpp"
 #include "lib/implementation/implementation_failure.hpp"
 #include "lib/io/text_rules.hpp"
 
@@ -24,61 +25,6 @@ std::string one_line(const char *message) {
   while (!line.empty() && line.back() == ' ') line.pop_back();
   if (line.size() > 300) line = std::string(io::cut_utf8(line, 297)) + "...";
   return line;
-}
-
-RunStatus status_of(std::int32_t code) {
-  switch (code) {
-  case KIBENCH_PLUGIN_INCORRECT_SHAPE:
-    return RunStatus::incorrect_shape;
-  case KIBENCH_PLUGIN_INCORRECT_DTYPE:
-    return RunStatus::incorrect_dtype;
-  case KIBENCH_PLUGIN_TIMEOUT:
-    return RunStatus::timeout;
-  case KIBENCH_PLUGIN_RESOURCE_EXCEEDED:
-    return RunStatus::resource_exceeded;
-  default:
-    return RunStatus::runtime_error;
-  }
-}
-
-std::int32_t pass_code(Pass pass) {
-  switch (pass) {
-  case Pass::forward:
-    return KIBENCH_PASS_FORWARD;
-  case Pass::backward:
-    return KIBENCH_PASS_BACKWARD;
-  case Pass::full:
-    return KIBENCH_PASS_FULL;
-  }
-  return KIBENCH_PASS_FULL;
-}
-
-std::optional<ElementType> element_type(std::int32_t dtype) {
-  switch (dtype) {
-  case KIBENCH_DTYPE_BF16:
-    return ElementType::bf16;
-  case KIBENCH_DTYPE_FP32:
-    return ElementType::fp32;
-  case KIBENCH_DTYPE_FP64:
-    return ElementType::fp64;
-  default:
-    return std::nullopt;
-  }
-}
-
-std::string_view dtype_name(std::int32_t dtype) {
-  switch (dtype) {
-  case KIBENCH_DTYPE_BF16:
-    return "bf16";
-  case KIBENCH_DTYPE_FP32:
-    return "fp32";
-  case KIBENCH_DTYPE_FP64:
-    return "fp64";
-  case KIBENCH_DTYPE_INT64:
-    return "int64";
-  default:
-    return "unknown";
-  }
 }
 
 std::string shape_text(const kibench_tensor &t) {
@@ -150,7 +96,7 @@ void PluginLane::check(std::int32_t status, std::string_view call, const char *m
   if (status == KIBENCH_PLUGIN_OK) return;
   std::string reason = one_line(message);
   if (reason.empty()) reason = fmt::format("failed with status {} and no message", status);
-  throw ImplementationFailure(status_of(status), fmt::format("{}: {}: {}", entry_->name, call, reason));
+  throw ImplementationFailure(abi::run_status_of(status), fmt::format("{}: {}: {}", entry_->name, call, reason));
 }
 
 std::optional<std::string> PluginLane::unsupported(const Workload &workload, Pass pass) const {
@@ -158,7 +104,7 @@ std::optional<std::string> PluginLane::unsupported(const Workload &workload, Pas
   if (f->unsupported == nullptr) return std::nullopt;
   const kibench_workload_info info = workload_info(workload);
   Message message{};
-  const std::int32_t status = f->unsupported(f->context, &info, pass_code(pass), message.data());
+  const std::int32_t status = f->unsupported(f->context, &info, abi::pass_code(pass), message.data());
   message.back() = '\0';
   if (status == KIBENCH_PLUGIN_UNSUPPORTED) {
     std::string reason = one_line(message.data());
@@ -196,14 +142,14 @@ void PluginLane::before_sample(Pass pass, void *stream) {
   const auto *f = entry_->functions;
   if (f->before_sample == nullptr) return;
   Message message{};
-  const std::int32_t status = f->before_sample(state_, pass_code(pass), stream, message.data());
+  const std::int32_t status = f->before_sample(state_, abi::pass_code(pass), stream, message.data());
   message.back() = '\0';
   check(status, "before_sample", message.data());
 }
 
 void PluginLane::run(Pass pass, void *stream) {
   Message message{};
-  const std::int32_t status = entry_->functions->run(state_, pass_code(pass), stream, message.data());
+  const std::int32_t status = entry_->functions->run(state_, abi::pass_code(pass), stream, message.data());
   message.back() = '\0';
   last_pass_ = pass;
   has_run_ = true;
@@ -218,11 +164,11 @@ std::vector<ExposedOutput> PluginLane::checked_views(const kibench_outputs &raw)
   for (const auto &d : all) {
     const kibench_tensor &t = *d.tensor;
     if (t.data == nullptr) continue;
-    const auto type = element_type(t.dtype);
+    const auto type = abi::float_type_of(t.dtype);
     if (!type)
       throw ImplementationFailure(RunStatus::incorrect_dtype,
                                   fmt::format("{}: outputs: {} is {}; kibench compares bf16, fp32 or fp64",
-                                              entry_->name, d.name, dtype_name(t.dtype)));
+                                              entry_->name, d.name, abi::dtype_name(t.dtype)));
     if (t.rank < 0 || t.rank > 2 || t.shape[0] < 0 || (t.rank == 2 && t.shape[1] < 0))
       throw ImplementationFailure(RunStatus::incorrect_shape,
                                   fmt::format("{}: outputs: {} has {}", entry_->name, d.name, shape_text(t)));
@@ -311,7 +257,7 @@ OutputView PluginLane::outputs(const Workload &w) {
                                   fmt::format("{}: outputs: {} has shape {}, the workload's is {}",
                                               entry_->name, d.name, shape_text(t), shape));
     const std::int64_t count = d.columns > 0 ? d.rows * d.columns : d.rows;
-    *into[k] = TensorRef{t.data, *element_type(t.dtype), count, t.on_device != 0};
+    *into[k] = TensorRef{t.data, *abi::float_type_of(t.dtype), count, t.on_device != 0};
   }
   return out;
 }

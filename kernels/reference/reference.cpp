@@ -1,3 +1,4 @@
+#include "kernels/cuda/lm_head_implementation.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/builtin_revision.hpp"
 
@@ -43,21 +44,13 @@ std::uint64_t gradient_bytes(const Workload &w) {
   return 2 * (static_cast<std::uint64_t>(w.tokens) * Hs + V * Hs + (w.student_bias ? V : 0));
 }
 
-class Reference final : public GpuImplementation {
+class Reference final : public LmHeadImplementation {
 public:
   // A caching allocator, as PyTorch's: the chain's intermediates come and
   // go every pass.
-  Reference() : GpuImplementation("reference", /*caching_allocator=*/true) {}
+  Reference() : LmHeadImplementation("reference", /*caching_allocator=*/true) {}
   ~Reference() override { release(); }
 
-  // fused_linear_jsd is distill_jsd_loss with w_h = 0, Hs = H and no bias:
-  // the same code computes it (docs/loss-math.md).
-  [[nodiscard]] bool runs(OperationKind kind) const override {
-    return computes_one_of(kind, {"distill_jsd_loss", "fused_linear_jsd"});
-  }
-  [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return revision_on(revision(), kind);
-  }
 
   [[nodiscard]] RevisionFacts revision() const override {
     return cuda_revision({.name = "reference",
