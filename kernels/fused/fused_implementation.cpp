@@ -54,13 +54,13 @@
 #include "kernels/fused/abt_gemm.hpp"
 #include "kernels/fused/fp8_teacher.hpp"
 #include "kernels/fused/grad_weight_split.hpp"
-#include "kernels/fused/loss_sum.hpp"
+#include "kernels/common/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/row_loss.hpp"
 #include "kernels/fused/scaled_convert.hpp"
 #include "kernels/fused/study_hooks.hpp"
 #include "kernels/fused/target_order_buffers.hpp"
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 #include "lib/operations/registry.hpp"
 
 namespace kibench {
@@ -279,7 +279,7 @@ public:
     const gpu::DeviceInputs &in = inputs();
     const bool grads = pass != Pass::forward;
     if (hooks_.stage_marks != nullptr) hooks_.stage_marks->start(stream());
-    gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
+    gpu::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
@@ -319,7 +319,7 @@ public:
     }
     if (grads && !grad_bias_.empty())
       gpu::fused::scale_in_place(grad_bias_.data(), w.vocab, token_count_.data(), stream());
-    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), stream());
+    gpu::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), stream());
     stage("grad b scale, loss sum");
     has_gradients_ = grads;
   }
@@ -391,7 +391,7 @@ private:
           in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream(),
           hooks_.fp8_fast_accumulation);
     }
-    token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
+    token_count_ = DeviceBuffer<gpu::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);
     if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
     // The grad W GEMMs' C (both halves) and the high half's A (G' from
@@ -630,7 +630,7 @@ private:
   DeviceBuffer<bf16> teacher_logits_;    // [R, ld]: z_t, then fp32 grad x [R, Hs]
   DeviceBuffer<bf16> ones_;              // [R] for grad b as a GEMM
   DeviceBuffer<float> row_loss_;         // [T]
-  DeviceBuffer<gpu::fused::TokenCount> token_count_;
+  DeviceBuffer<gpu::TokenCount> token_count_;
   gpu::fused::TargetOrderBuffers target_order_; // the targets in sorted order, for grad W's one-hot term
   // The logit GEMMs' row statistics (FusedOptions::logit_statistics):
   // [R, abt_gemm_column_tiles(V)] each, on sm_count_ SMs.

@@ -8,7 +8,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 
 namespace kibench::gpu::fused {
 

@@ -12,7 +12,7 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 #include "kernels/jsd/jsd_kernels.hpp"
 #include "kernels/jsd/jsd_passes.hpp"
 #include "kernels/jsd/jsd_torch_ops.hpp"
@@ -54,7 +54,7 @@ protected:
 
   // N = max(1, #valid) and 1/N on the device (the first launch of a run).
   void count_rows() {
-    fused::count_valid_tokens(inputs().target.data(), T_, V_, ignore_index_, count_.data(), stream().get());
+    count_valid_tokens(inputs().target.data(), T_, V_, ignore_index_, count_.data(), stream().get());
   }
 
   [[nodiscard]] jsd::RowArgs row_args() const {
@@ -77,7 +77,7 @@ protected:
     ignore_index_ = w.scalars.ignore_index;
     if (inputs().student_log_probs.size() != cells(w) || inputs().teacher_log_probs.size() != cells(w))
       throw std::logic_error(fmt::format("{}: the device inputs hold no [T, V] log-probabilities", name()));
-    count_ = DeviceBuffer<fused::TokenCount>(allocator(), 1, MemoryTag::workspace);
+    count_ = DeviceBuffer<TokenCount>(allocator(), 1, MemoryTag::workspace);
     loss_device_ = DeviceBuffer<double>(allocator(), 1, MemoryTag::workspace);
   }
 
@@ -97,7 +97,7 @@ protected:
 
   std::int64_t T_ = 0, V_ = 0, ignore_index_ = -100;
   double beta_ = 0.5;
-  DeviceBuffer<fused::TokenCount> count_;
+  DeviceBuffer<TokenCount> count_;
   DeviceBuffer<double> loss_device_;
 };
 

@@ -7,7 +7,7 @@
 //   copy_floor   the bytes the fused kernel must move, moved by a
 //                vectorized copy (read X and Y, write one [T, V] tensor)
 //   read_floor   the forward's bytes: read X and Y, write a few partial sums
-// Every count of valid rows is fused::TokenCount (kernels/fused/token_count.hpp),
+// Every count of valid rows is TokenCount (kernels/common/token_count.hpp),
 // computed on the device before the rows: N = max(1, #valid).
 // (No JSON headers: this is included from CUDA sources.)
 #pragma once
@@ -17,7 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 
 namespace kibench::gpu::jsd {
 
@@ -30,7 +30,7 @@ struct RowArgs {
   const float *student = nullptr;       // X [T, V]
   const float *teacher = nullptr;       // Y [T, V]
   const std::int64_t *target = nullptr; // [T]: a row whose label is ignore_index (or outside [0, V)) is left out
-  const fused::TokenCount *count = nullptr; // N and 1/N on the device
+  const TokenCount *count = nullptr; // N and 1/N on the device
   std::int64_t tokens = 0;
   std::int64_t vocab = 0;
   std::int64_t ignore_index = -100;

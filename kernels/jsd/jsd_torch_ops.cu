@@ -1,7 +1,7 @@
 #include "kernels/jsd/jsd_torch_ops.hpp"
 
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 
 namespace kibench::gpu::jsd::torch_ops {
 namespace {
@@ -56,7 +56,7 @@ __device__ bool counts(const std::int64_t *label, std::int64_t i, std::int64_t i
   return label[i] != ignore_index && label[i] >= 0 && label[i] < vocab;
 }
 __global__ void masked_scale_kernel(const float *rows, const std::int64_t *label, std::int64_t ignore_index,
-                                    std::int64_t vocab, std::int64_t tokens, const fused::TokenCount *count,
+                                    std::int64_t vocab, std::int64_t tokens, const TokenCount *count,
                                     float *scaled) {
   const auto n = static_cast<float>(count->valid);
   KIBENCH_FOR_EACH(k, static_cast<std::size_t>(tokens))
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(1024) sum_kernel(const float *values, std::int
 }
 __global__ void masked_mean_backward_kernel(const std::int64_t *label, std::int64_t ignore_index,
                                             std::int64_t vocab, std::int64_t tokens,
-                                            const fused::TokenCount *count, float weight, float *g) {
+                                            const TokenCount *count, float weight, float *g) {
   const auto n = static_cast<float>(count->valid);
   KIBENCH_FOR_EACH(k, static_cast<std::size_t>(tokens))
     g[k] = counts(label, static_cast<std::int64_t>(k), ignore_index, vocab) ? weight / n : 0.0f;
@@ -141,7 +141,7 @@ void axpby(float a, const float *x, float b, const float *y, std::int64_t n, flo
 void masked_mean(const float *rows, const std::int64_t *label, std::int64_t ignore_index, std::int64_t vocab,
                  std::int64_t tokens, const void *count, float *scaled, double *loss, cudaStream_t stream) {
   masked_scale_kernel<<<blocks_for(static_cast<std::size_t>(tokens)), kThreads, 0, stream>>>(
-      rows, label, ignore_index, vocab, tokens, static_cast<const fused::TokenCount *>(count), scaled);
+      rows, label, ignore_index, vocab, tokens, static_cast<const TokenCount *>(count), scaled);
   CUDA_CHECK_LAUNCH();
   sum_kernel<<<1, 1024, 0, stream>>>(scaled, tokens, loss);
   CUDA_CHECK_LAUNCH();
@@ -149,7 +149,7 @@ void masked_mean(const float *rows, const std::int64_t *label, std::int64_t igno
 void masked_mean_backward(const std::int64_t *label, std::int64_t ignore_index, std::int64_t vocab,
                           std::int64_t tokens, const void *count, float weight, float *g, cudaStream_t stream) {
   masked_mean_backward_kernel<<<blocks_for(static_cast<std::size_t>(tokens)), kThreads, 0, stream>>>(
-      label, ignore_index, vocab, tokens, static_cast<const fused::TokenCount *>(count), weight, g);
+      label, ignore_index, vocab, tokens, static_cast<const TokenCount *>(count), weight, g);
   CUDA_CHECK_LAUNCH();
 }
 void kl_div_backward_input(const float *target, const float *g, std::int64_t rows, std::int64_t columns,

@@ -25,7 +25,7 @@ void row_sum(const float *in, std::int64_t rows, std::int64_t columns, float *ou
 // (three eager kernels folded into one over T elements; y may equal x with b = 0)
 void axpby(float a, const float *x, float b, const float *y, std::int64_t n, float *out, cudaStream_t stream);
 // The masked mean: out[i] = (label[i] != ignore ? rows[i] : 0) / N with N
-// read from the device (fused::TokenCount's valid), then the sum to *loss
+// read from the device (TokenCount's valid), then the sum to *loss
 // (double, fixed order).
 void masked_mean(const float *rows, const std::int64_t *label, std::int64_t ignore_index, std::int64_t vocab,
                  std::int64_t tokens, const void *count, float *scaled, double *loss, cudaStream_t stream);

@@ -27,11 +27,11 @@
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/fused/chunk_plan.hpp"
-#include "kernels/fused/loss_sum.hpp"
+#include "kernels/common/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/scaled_convert.hpp"
 #include "kernels/fused/target_order_buffers.hpp"
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 #include "kernels/vocab_parallel/device_communicator.hpp"
 #include "kernels/vocab_parallel/emulation_plan.hpp"
 #include "kernels/vocab_parallel/shard_one_hot.hpp"
@@ -105,7 +105,7 @@ public:
     const Workload &w = workload();
     const gpu::DeviceInputs &in = inputs();
     const bool grads = pass != Pass::forward;
-    gpu::fused::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
+    gpu::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                    token_count_.data(), stream());
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
@@ -128,7 +128,7 @@ public:
                  grad_bias_.empty() ? nullptr : grad_bias_.data() + v.begin, stream());
       }
     }
-    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), stream());
+    gpu::sum_row_losses(row_loss_.data(), w.tokens, token_count_.data(), loss_.data(), stream());
     has_gradients_ = grads;
   }
 
@@ -170,7 +170,7 @@ private:
     if (w.student_bias) grad_bias_ = DeviceBuffer<float>(allocator(), count(V), MemoryTag::output);
     loss_ = DeviceBuffer<double>(allocator(), 1, MemoryTag::output);
     row_loss_ = DeviceBuffer<float>(allocator(), count(T));
-    token_count_ = DeviceBuffer<gpu::fused::TokenCount>(allocator(), 1);
+    token_count_ = DeviceBuffer<gpu::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, gpu::fused::target_sort_temp_bytes(T, V));
     shards_.reserve(plan_.shards.size());
     for (const ShardLayout &layout : plan_.shards) shards_.emplace_back(layout, w, R, allocator());
@@ -249,7 +249,7 @@ private:
   DeviceBuffer<double> loss_;      // output
   DeviceBuffer<float> row_loss_;   // [T]
   DeviceBuffer<bf16> ones_;        // [R] for grad b as a GEMM
-  DeviceBuffer<gpu::fused::TokenCount> token_count_;
+  DeviceBuffer<gpu::TokenCount> token_count_;
   gpu::fused::TargetOrderBuffers target_order_; // the targets in sorted order, for grad W's one-hot term
 };
 

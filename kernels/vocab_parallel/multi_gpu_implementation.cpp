@@ -33,11 +33,11 @@
 #include "kernels/cuda/power_load.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/fused/chunk_plan.hpp"
-#include "kernels/fused/loss_sum.hpp"
+#include "kernels/common/loss_sum.hpp"
 #include "kernels/fused/one_hot.hpp"
 #include "kernels/fused/scaled_convert.hpp"
 #include "kernels/fused/target_order_buffers.hpp"
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 #include "kernels/vocab_parallel/emulation_plan.hpp"
 #include "kernels/vocab_parallel/nccl_communicator.hpp"
 #include "kernels/vocab_parallel/shard_row_loss.hpp"
@@ -85,7 +85,7 @@ struct Rank {
   DeviceBuffer<std::int64_t> target;
   DeviceBuffer<bf16> student_weight, teacher_weight;
   DeviceBuffer<bf16> ones; // [R] (bias only)
-  DeviceBuffer<gpu::fused::TokenCount> token_count;
+  DeviceBuffer<gpu::TokenCount> token_count;
   gpu::fused::TargetOrderBuffers target_order; // the targets in sorted order, for the one-hot term
   std::optional<ShardWork> work;
   DeviceBuffer<bf16> grad_weight; // output: the shard's rows of grad W_s, [size, Hs] bf16
@@ -186,7 +186,7 @@ public:
     for (auto &rank : ranks_) {
       DeviceGuard guard(rank->device);
       const std::int64_t *target = rank_inputs(*rank).target;
-      gpu::fused::count_valid_tokens(target, w.tokens, w.vocab, w.scalars.ignore_index,
+      gpu::count_valid_tokens(target, w.tokens, w.vocab, w.scalars.ignore_index,
                                      rank->token_count.data(), *rank->stream);
       if (grads)
         gpu::fused::sort_targets(target, w.tokens, w.vocab, w.scalars.ignore_index,
@@ -205,7 +205,7 @@ public:
     }
     Rank &root = *ranks_.front();
     DeviceGuard guard(root.device);
-    gpu::fused::sum_row_losses(row_loss_.data(), w.tokens, root.token_count.data(), loss_.data(),
+    gpu::sum_row_losses(row_loss_.data(), w.tokens, root.token_count.data(), loss_.data(),
                                *root.stream);
     has_gradients_ = grads;
   }
@@ -414,7 +414,7 @@ private:
       rank->student_weight = replica(*rank, inputs_->student_weight.data() + b * Hs, source, size * Hs);
       rank->teacher_weight = replica(*rank, inputs_->teacher_weight.data() + b * H, source, size * H);
       if (w.student_bias) rank->ones = gpu::bf16_ones(rank->allocator, count(R));
-      rank->token_count = DeviceBuffer<gpu::fused::TokenCount>(rank->allocator, 1);
+      rank->token_count = DeviceBuffer<gpu::TokenCount>(rank->allocator, 1);
       rank->target_order =
           gpu::fused::TargetOrderBuffers(rank->allocator, T, gpu::fused::target_sort_temp_bytes(T, V));
       rank->work.emplace(layout, w, R, rank->allocator);

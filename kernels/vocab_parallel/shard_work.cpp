@@ -123,7 +123,7 @@ void ShardWork::grad_weight(std::int64_t begin, std::int64_t rows, gpu::CublasLt
 }
 
 void ShardWork::finish(const gpu::fused::TargetOrder &order, std::int64_t tokens,
-                       const gpu::fused::TokenCount *token_count, bf16 *grad_weight_rows, float *grad_bias_rows,
+                       const gpu::TokenCount *token_count, bf16 *grad_weight_rows, float *grad_bias_rows,
                        cudaStream_t stream) {
   const Workload &w = *workload_;
   const std::int64_t Hs = w.student_hidden, size = layout_.shard.size();

@@ -15,7 +15,7 @@
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/fused/one_hot.hpp"
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 #include "kernels/vocab_parallel/emulation_plan.hpp"
 #include "kernels/vocab_parallel/shard_row_loss.hpp"
 #include "lib/workload/workload.hpp"
@@ -65,7 +65,7 @@ public:
   // subtracted from grad W_s,r (and grad b_s,r), then divided by N into
   // `grad_weight_rows` [size, Hs] bf16 (rounded once) and
   // `grad_bias_rows` [size] fp32 (null without a bias).
-  void finish(const gpu::fused::TargetOrder &order, std::int64_t tokens, const gpu::fused::TokenCount *count,
+  void finish(const gpu::fused::TargetOrder &order, std::int64_t tokens, const gpu::TokenCount *count,
               __nv_bfloat16 *grad_weight_rows, float *grad_bias_rows, cudaStream_t stream);
 
   // The collectives' operands: the first `rows` rows of each statistic and

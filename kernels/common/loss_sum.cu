@@ -1,10 +1,10 @@
 // One block: thread t adds rows t, t + 1024, ... in fp64, then a pairwise
 // tree in shared memory; the order depends on nothing but T.
-#include "kernels/fused/loss_sum.hpp"
+#include "kernels/common/loss_sum.hpp"
 
 #include "kernels/cuda/cuda_check.hpp"
 
-namespace kibench::gpu::fused {
+namespace kibench::gpu {
 
 namespace {
 
@@ -32,4 +32,4 @@ void sum_row_losses(const float *row_loss, std::int64_t tokens, const TokenCount
   CUDA_CHECK_LAUNCH();
 }
 
-} // namespace kibench::gpu::fused
+} // namespace kibench::gpu

@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace kibench::gpu::fused {
+namespace kibench::gpu {
 
 // The count and its reciprocals, written by count_valid_tokens.
 struct TokenCount {
@@ -21,4 +21,4 @@ struct TokenCount {
 void count_valid_tokens(const std::int64_t *target, std::int64_t tokens, std::int64_t vocab,
                         std::int64_t ignore_index, TokenCount *out, cudaStream_t stream);
 
-} // namespace kibench::gpu::fused
+} // namespace kibench::gpu

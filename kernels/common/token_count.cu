@@ -1,10 +1,10 @@
 // One block counts the valid targets (T int64 values: a few microseconds
 // even at T = 8192) and writes N = max(1, count) with its reciprocals.
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 
 #include "kernels/cuda/cuda_check.hpp"
 
-namespace kibench::gpu::fused {
+namespace kibench::gpu {
 
 namespace {
 
@@ -41,4 +41,4 @@ void count_valid_tokens(const std::int64_t *target, std::int64_t tokens, std::in
   CUDA_CHECK_LAUNCH();
 }
 
-} // namespace kibench::gpu::fused
+} // namespace kibench::gpu

@@ -7,12 +7,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/fused/token_count.hpp"
+#include "kernels/common/token_count.hpp"
 
-namespace kibench::gpu::fused {
+namespace kibench::gpu {
 
 // *loss = (1/N) sum_i row_loss[i].
 void sum_row_losses(const float *row_loss, std::int64_t tokens, const TokenCount *count, double *loss,
                     cudaStream_t stream);
 
-} // namespace kibench::gpu::fused
+} // namespace kibench::gpu
