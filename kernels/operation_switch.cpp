@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/builtin_revision.hpp"
+
 namespace kibench {
 namespace {
 
@@ -23,7 +25,9 @@ public:
   [[nodiscard]] std::string name() const override { return name_; }
   [[nodiscard]] RevisionFacts revision() const override { return active_->revision(); }
   [[nodiscard]] RevisionFacts revision_for(OperationKind kind) const override {
-    return parts_.contains(kind) ? parts_.at(kind)->revision_for(kind) : revision();
+    // A part written for another operation (jsd's code computing a
+    // registered variant of it) is retargeted: its digest is `kind`'s.
+    return parts_.contains(kind) ? revision_on(parts_.at(kind)->revision_for(kind), kind) : revision();
   }
   [[nodiscard]] bool needs_gpu() const override { return active_->needs_gpu(); }
   [[nodiscard]] bool computes_loss() const override { return active_->computes_loss(); }

@@ -10,8 +10,8 @@
 
 #include "kernels/operation_switch.hpp"
 #include "lib/inputs/input_set.hpp"
-#include "test/harness_test_support.hpp"
 #include "lib/operations/registry.hpp"
+#include "test/harness_test_support.hpp"
 
 namespace kibench {
 namespace {
@@ -21,6 +21,12 @@ public:
   RecordingPart(OperationKind kind, std::vector<std::string> &calls) : kind_(kind), calls_(calls) {}
   [[nodiscard]] std::string name() const override { return "switched"; }
   [[nodiscard]] bool runs(OperationKind kind) const override { return kind == kind_; }
+  // The revision of code written for kind_.
+  [[nodiscard]] RevisionFacts revision() const override {
+    RevisionFacts facts;
+    facts.operation_digest = kind_->digest();
+    return facts;
+  }
   void run(Pass) override { calls_.push_back(tag("run")); }
   void before_sample(Pass) override { calls_.push_back(tag("before_sample")); }
   void flush_caches() override { calls_.push_back(tag("flush_caches")); }
@@ -60,6 +66,23 @@ TEST_CASE("the operation switch forwards every per-sample hook to the prepared p
   CHECK(calls == std::vector<std::string>{"jsd:flush_caches", "jsd:before_sample", "jsd:wait_idle",
                                           "jsd:enqueue_power_load " + std::to_string(0.5), "jsd:run"});
   impl->release();
+}
+
+} // namespace kibench
+
+namespace kibench {
+
+TEST_CASE("a part reused for another operation gets that operation's revision digest") {
+  std::vector<std::string> calls;
+  std::map<OperationKind, std::unique_ptr<Implementation>> parts;
+  // jsd's part also serves fused_linear_jsd here: its own revision names jsd.
+  parts[operation_named("jsd")] = std::make_unique<RecordingPart>(operation_named("jsd"), calls);
+  parts[operation_named("fused_linear_jsd")] = std::make_unique<RecordingPart>(operation_named("jsd"), calls);
+  const auto impl = make_operation_switch("switched", std::move(parts));
+  for (const char *name : {"jsd", "fused_linear_jsd"}) {
+    INFO(name);
+    CHECK(impl->revision_for(operation_named(name)).operation_digest == operation_named(name)->digest());
+  }
 }
 
 } // namespace kibench

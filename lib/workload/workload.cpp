@@ -317,10 +317,12 @@ LossScalars read_scalars(const Field &field, std::int64_t vocab, const Operation
   };
   operation.fix_scalars(loss);
 
-  const Field beta = fp32_scalar(scalars, "beta");
-  loss.beta = beta.number();
-  if (!(loss.beta >= 0.0 && loss.beta <= 1.0))
-    beta.fail(fmt::format("beta = {} is outside [0, 1]", loss.beta));
+  if (states("beta")) {
+    const Field beta = fp32_scalar(scalars, "beta");
+    loss.beta = beta.number();
+    if (!(loss.beta >= 0.0 && loss.beta <= 1.0))
+      beta.fail(fmt::format("beta = {} is outside [0, 1]", loss.beta));
+  }
 
   // z / tau and its gradient 1/tau must be finite in fp32, so tau is a
   // normal fp32 number (|tau| >= FLT_MIN); a negative tau is well defined.
