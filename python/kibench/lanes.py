@@ -342,15 +342,25 @@ class ScriptRun:
 
     What is checked is the gradient of the loss's input, dX: a hook on the
     input keeps a reference to the gradient autograd hands it (no copy),
-    the tensor log_softmax's backward then reads."""
+    the tensor log_softmax's backward then reads.
+
+    Before each sample (untimed, as the script makes its input before
+    timing) the leaf takes the current student log-probabilities and
+    log_softmax's graph is built again on it: the harness may have
+    generated another input set in place since the last sample, and a copy
+    made once would be timed on stale inputs. The leaf, and so its
+    accumulating gradient, stays the same tensor."""
 
     def __init__(self, loss_of, inputs):
         import torch
 
-        self.loss_of, self.inputs, self.pending, self.grad = loss_of, inputs, None, None
+        self.torch, self.loss_of, self.inputs, self.pending, self.grad = torch, loss_of, inputs, None, None
         with torch.no_grad():
             leaf = inputs.student_log_probs.detach().clone()
         self.leaf = leaf.requires_grad_(True)
+        self._build_input()
+
+    def _build_input(self):
         self.input = self.leaf.log_softmax(dim=-1)
         self.input.register_hook(self._keep)
 
@@ -358,6 +368,9 @@ class ScriptRun:
         self.grad = grad
 
     def before_sample(self, pass_):
+        with self.torch.no_grad():
+            self.leaf.copy_(self.inputs.student_log_probs)
+        self._build_input()
         self.pending = self.loss_of(self.input) if pass_ == "backward" else None
 
     def __call__(self, pass_):

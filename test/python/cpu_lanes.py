@@ -25,6 +25,8 @@ torch_compile = _on_the_cpu("torch-compile")
 liger = _on_the_cpu("liger")
 torch_eager_jsd = _on_the_cpu("torch-eager-jsd")
 liger_jsd = _on_the_cpu("liger-jsd")
+torch_eager_jsd_script = _on_the_cpu("torch-eager-jsd-script")
+liger_jsd_script = _on_the_cpu("liger-jsd-script")
 torch_eager_fused_linear_jsd = _on_the_cpu("torch-eager-fused-linear-jsd")
 liger_fused_linear_jsd = _on_the_cpu("liger-fused-linear-jsd")
 

@@ -47,7 +47,8 @@ LANES_DATA = {
 # operation: (its small workloads, its torch lanes, its Liger lanes), by cpu_lanes.py attribute.
 OPERATIONS = {
     "distill_jsd_loss": (small("workloads/small"), ["torch_eager", "torch_compile"], ["liger"]),
-    "jsd": (small("workloads/jsd/small"), ["torch_eager_jsd"], ["liger_jsd"]),
+    "jsd": (small("workloads/jsd/small"), ["torch_eager_jsd", "torch_eager_jsd_script"],
+            ["liger_jsd", "liger_jsd_script"]),
     "fused_linear_jsd": (small("workloads/fused_linear_jsd/small"), ["torch_eager_fused_linear_jsd"],
                          ["liger_fused_linear_jsd"]),
 }
