@@ -67,3 +67,16 @@ TEST_CASE("memory plan: the largest group counts each lane as the plan does, wit
   CHECK(kibench::largest_group_bytes(needs, Groups{{2, 0}}) == 2 * kGiB + (kGiB >> 2));
   CHECK(kibench::largest_group_bytes(needs, Groups{}) == 0);
 }
+
+TEST_CASE("memory plan: the oracle's answers stay on the device only with a quarter of the group to spare",
+          "[memory-plan]") {
+  // The H100 case: a 53.4 GiB group (50.9 and its slack) and 16.8 GB of jsd answers do not fit in 71 GiB.
+  CHECK_FALSE(kibench::answers_fit_on_device(53 * kGiB, 16 * kGiB, kGiB, 71 * kGiB));
+  // Small groups keep them on the device.
+  CHECK(kibench::answers_fit_on_device(4 * kGiB, 4 * kGiB, kGiB, 71 * kGiB));
+  // Exactly at the bound: the group, its quarter, the answers and the margin.
+  CHECK(kibench::answers_fit_on_device(40 * kGiB, 10 * kGiB, kGiB, 61 * kGiB));
+  CHECK_FALSE(kibench::answers_fit_on_device(40 * kGiB, 10 * kGiB, kGiB, 61 * kGiB - 1));
+  // No answers (a forward pass): nothing to place.
+  CHECK_FALSE(kibench::answers_fit_on_device(0, 0, kGiB, 71 * kGiB));
+}

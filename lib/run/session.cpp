@@ -322,7 +322,7 @@ public:
     if (!memory) return;
     const std::uint64_t answers =
         worker::gradient_bytes(truth) + (second_truth_ ? worker::gradient_bytes(second_truth_->view) : 0);
-    if (answers == 0 || largest_group_bytes(needs, groups) + answers + kDeviceMarginBytes > memory->free_bytes)
+    if (!answers_fit_on_device(largest_group_bytes(needs, groups), answers, kDeviceMarginBytes, memory->free_bytes))
       return;
     device_truth_ = truth_on_device(run.backend, truth);
     if (device_truth_ && second_truth_) device_second_truth_ = truth_on_device(run.backend, second_truth_->view);
