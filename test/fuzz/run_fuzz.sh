@@ -35,9 +35,10 @@ mkdir -p "$build_dir/obj" "$build_dir/artifacts"
 build_dir=$(cd "$build_dir" && pwd)
 
 # The library sources the targets reach: JSON (and the file reading it
-# uses), digests, workloads.
+# uses), digests, workloads and the operations they bind to.
 cd "$source_dir"
-library_sources=(lib/json/*.cpp lib/io/input_file.cpp lib/io/data_dir.cpp lib/io/text_rules.cpp lib/digest/digest.cpp lib/workload/*.cpp)
+library_sources=(lib/json/*.cpp lib/io/input_file.cpp lib/io/data_dir.cpp lib/io/text_rules.cpp lib/digest/digest.cpp lib/workload/*.cpp
+  lib/operations/*.cpp lib/operations/*/*.cpp)
 compile_flags=(
   -std=c++20 -g -O1 -fno-omit-frame-pointer
   "-fsanitize=fuzzer-no-link,address,undefined" -fno-sanitize-recover=all
