@@ -68,15 +68,23 @@ TEST_CASE("memory plan: the largest group counts each lane as the plan does, wit
   CHECK(kibench::largest_group_bytes(needs, Groups{}) == 0);
 }
 
-TEST_CASE("memory plan: the oracle's answers stay on the device only with a quarter of the group to spare",
+TEST_CASE("memory plan: the oracle's answers stay on the device only with a quarter of foreign lanes to spare",
           "[memory-plan]") {
-  // The H100 case: a 53.4 GiB group (50.9 and its slack) and 16.8 GB of jsd answers do not fit in 71 GiB.
-  CHECK_FALSE(kibench::answers_fit_on_device(53 * kGiB, 16 * kGiB, kGiB, 71 * kGiB));
-  // Small groups keep them on the device.
-  CHECK(kibench::answers_fit_on_device(4 * kGiB, 4 * kGiB, kGiB, 71 * kGiB));
-  // Exactly at the bound: the group, its quarter, the answers and the margin.
-  CHECK(kibench::answers_fit_on_device(40 * kGiB, 10 * kGiB, kGiB, 61 * kGiB));
-  CHECK_FALSE(kibench::answers_fit_on_device(40 * kGiB, 10 * kGiB, kGiB, 61 * kGiB - 1));
+  // The H100 jsd case: a Python lane of 50.9 GiB (its slack makes 53.4) and 16.8 GB of answers do not fit in
+  // 71 GiB; kibench's own lane of the same size does.
+  const std::vector<kibench::LaneNeed> foreign{{"torch-eager-jsd-script", 51 * kGiB, true}};
+  const std::vector<kibench::LaneNeed> own{{"reference", 51 * kGiB, false}};
+  CHECK_FALSE(kibench::answers_fit_on_device(foreign, Groups{{0}}, 16 * kGiB, kGiB, 71 * kGiB));
+  CHECK(kibench::answers_fit_on_device(own, Groups{{0}}, 16 * kGiB, kGiB, 71 * kGiB));
+  // At the bound: the lane as the plan counts it, a quarter of that, the answers and the margin.
+  const std::vector<kibench::LaneNeed> lane{{"py", 40 * kGiB, true}};
+  const std::uint64_t planned = kibench::largest_group_bytes(lane, Groups{{0}});
+  const std::uint64_t bound = planned + planned / 4 + 10 * kGiB + kGiB;
+  CHECK(kibench::answers_fit_on_device(lane, Groups{{0}}, 10 * kGiB, kGiB, bound));
+  CHECK_FALSE(kibench::answers_fit_on_device(lane, Groups{{0}}, 10 * kGiB, kGiB, bound - 1));
+  // Every group must leave room, not only the first.
+  const std::vector<kibench::LaneNeed> two{{"small", kGiB, true}, {"big", 60 * kGiB, false}};
+  CHECK_FALSE(kibench::answers_fit_on_device(two, Groups{{0}, {1}}, 16 * kGiB, kGiB, 71 * kGiB));
   // No answers (a forward pass): nothing to place.
-  CHECK_FALSE(kibench::answers_fit_on_device(0, 0, kGiB, 71 * kGiB));
+  CHECK_FALSE(kibench::answers_fit_on_device(own, Groups{{0}}, 0, kGiB, 71 * kGiB));
 }

@@ -22,10 +22,18 @@ std::uint64_t planned_bytes(const LaneNeed &need) {
 }
 } // namespace
 
-bool answers_fit_on_device(std::uint64_t largest_group, std::uint64_t answers_bytes, std::uint64_t margin_bytes,
-                           std::uint64_t free_bytes) {
+bool answers_fit_on_device(const std::vector<LaneNeed> &needs, const std::vector<std::vector<std::size_t>> &groups,
+                           std::uint64_t answers_bytes, std::uint64_t margin_bytes, std::uint64_t free_bytes) {
   if (answers_bytes == 0) return false;
-  return largest_group + largest_group / 4 + answers_bytes + margin_bytes <= free_bytes;
+  for (const auto &group : groups) {
+    std::uint64_t sum = 0;
+    for (const std::size_t lane : group) {
+      const std::uint64_t planned = planned_bytes(needs[lane]);
+      sum += planned + (needs[lane].foreign ? planned / 4 : 0);
+    }
+    if (sum + answers_bytes + margin_bytes > free_bytes) return false;
+  }
+  return true;
 }
 
 std::uint64_t largest_group_bytes(const std::vector<LaneNeed> &needs,

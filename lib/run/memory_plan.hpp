@@ -15,6 +15,11 @@ namespace kibench {
 struct LaneNeed {
   std::string name;
   std::uint64_t device_bytes = 0; // the lane's own peak on the device (0 for a host lane)
+  // Measured by the lane's own allocator in a process of its own (a plugin
+  // or Python lane in its worker), whose timed steady state can hold more
+  // than its checked peak (a caching allocator's reserve, the previous
+  // sample's graph). kibench's own lanes' peaks are kibench's count.
+  bool foreign = false;
 };
 
 // Each group is a list of indices into `needs`. Lanes are placed smallest
@@ -33,17 +38,16 @@ std::uint64_t lane_slack_bytes(std::uint64_t device_bytes);
 // The most any one group holds as plan_timing_groups counts it (each
 // lane's need with its slack): what stays taken while the lanes run.
 // Whether the oracle's answers for the timed checks (`answers_bytes`) stay
-// on the device beside the largest group (`largest_group`, as
-// largest_group_bytes counts it) with `margin_bytes` to spare in
-// `free_bytes`. The group is counted a quarter larger than planned: a
-// lane's timed steady state can hold more than its checked peak (a
-// caching allocator's reserve, the previous sample's graph), and answers
-// on the host only make the checks slower, where answers on the device
-// can take a lane's memory. On an H100 (2026-12-06) torch-eager-jsd-script
-// checked at 50.9 GiB ran out at over 55 GiB timed beside 16.8 GB of jsd
-// answers at T 8192, V 128256.
-[[nodiscard]] bool answers_fit_on_device(std::uint64_t largest_group, std::uint64_t answers_bytes,
-                                         std::uint64_t margin_bytes, std::uint64_t free_bytes);
+// on the device beside every group, with `margin_bytes` to spare in
+// `free_bytes`. Each group counts as largest_group_bytes counts it, and its
+// foreign lanes a quarter more: answers on the host only make the checks
+// slower, where answers on the device can take a lane's memory. On an H100
+// (2026-12-06) torch-eager-jsd-script, checked at 50.9 GiB, ran out at over
+// 55 GiB timed beside 16.8 GB of jsd answers at T 8192, V 128256.
+[[nodiscard]] bool answers_fit_on_device(const std::vector<LaneNeed> &needs,
+                                         const std::vector<std::vector<std::size_t>> &groups,
+                                         std::uint64_t answers_bytes, std::uint64_t margin_bytes,
+                                         std::uint64_t free_bytes);
 
 std::uint64_t largest_group_bytes(const std::vector<LaneNeed> &needs,
                                   const std::vector<std::vector<std::size_t>> &groups);

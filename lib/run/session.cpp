@@ -322,8 +322,7 @@ public:
     if (!memory) return;
     const std::uint64_t answers =
         worker::gradient_bytes(truth) + (second_truth_ ? worker::gradient_bytes(second_truth_->view) : 0);
-    if (!answers_fit_on_device(largest_group_bytes(needs, groups), answers, kDeviceMarginBytes, memory->free_bytes))
-      return;
+    if (!answers_fit_on_device(needs, groups, answers, kDeviceMarginBytes, memory->free_bytes)) return;
     device_truth_ = truth_on_device(run.backend, truth);
     if (device_truth_ && second_truth_) device_second_truth_ = truth_on_device(run.backend, second_truth_->view);
     if (second_truth_ && !device_second_truth_) device_truth_.reset();
@@ -411,7 +410,7 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
   for (Candidate &c : candidates) {
     if (c.facts.failed()) continue;
     lanes.push_back(&c);
-    needs.push_back({c.name, c.device_need});
+    needs.push_back({c.name, c.device_need, dynamic_cast<const worker::OwnInputs *>(c.impl.get()) != nullptr});
   }
   const std::vector<std::vector<std::size_t>> groups = plan_groups(run, needs);
   const TimingAnswers answers(run, lanes, needs, groups, truth);
