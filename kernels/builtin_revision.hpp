@@ -26,7 +26,7 @@ struct BuiltinCallable {
   std::string_view description; // metadata.description
   std::string_view source_path; // callable.path, relative to the repository
   std::string_view symbol;      // callable.symbol, the factory
-  OperationKind operation; // spec.operation; default distill_jsd_loss
+  OperationKind operation = OperationKind(); // spec.operation; default distill_jsd_loss
 };
 
 // `facts`, those of code written for one operation, as those of the same

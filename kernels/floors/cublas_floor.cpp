@@ -38,7 +38,6 @@
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
-#include "lib/operations/registry.hpp"
 
 namespace kibench {
 

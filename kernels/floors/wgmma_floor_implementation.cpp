@@ -22,7 +22,6 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/floors/wgmma_floor.hpp"
-#include "lib/operations/registry.hpp"
 
 namespace kibench {
 

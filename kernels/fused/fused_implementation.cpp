@@ -61,7 +61,6 @@
 #include "kernels/fused/study_hooks.hpp"
 #include "kernels/fused/target_order_buffers.hpp"
 #include "kernels/common/token_count.hpp"
-#include "lib/operations/registry.hpp"
 
 namespace kibench {
 

@@ -14,7 +14,6 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/oracle/oracle_kernels.hpp"
-#include "lib/operations/registry.hpp"
 
 namespace kibench {
 

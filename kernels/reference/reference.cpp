@@ -15,7 +15,6 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
 #include "kernels/reference/reference_chain.hpp"
-#include "lib/operations/registry.hpp"
 
 namespace kibench {
 

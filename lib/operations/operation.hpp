@@ -100,9 +100,11 @@ public:
   // for another operation that also computes this one ("" if none does).
   [[nodiscard]] virtual std::string_view shared_code_title() const { return ""; }
   [[nodiscard]] virtual std::string_view shared_code_description() const { return ""; }
-  // The WorkloadCase of `base` at `axes` (--axis).
+  // The WorkloadCase of `base` at `axes` (--axis). Default: from the
+  // OperationSpec's signature (lib/workload/axis_sweep.hpp,
+  // derive_case_from_signature).
   [[nodiscard]] virtual json::Value derive_case(const Workload &base,
-                                                const std::map<std::string, std::int64_t> &axes) const = 0;
+                                                const std::map<std::string, std::int64_t> &axes) const;
 };
 
 // A registered operation, cheap to copy and compare: the handle

@@ -35,8 +35,6 @@ std::vector<std::vector<std::size_t>> plan_timing_groups(const std::vector<LaneN
 // allocator's cache and libraries' own buffers; 5 % and at least 256 MiB.
 std::uint64_t lane_slack_bytes(std::uint64_t device_bytes);
 
-// The most any one group holds as plan_timing_groups counts it (each
-// lane's need with its slack): what stays taken while the lanes run.
 // Whether the oracle's answers for the timed checks (`answers_bytes`) stay
 // on the device beside every group, with `margin_bytes` to spare in
 // `free_bytes`. Each group counts as largest_group_bytes counts it, and its
@@ -49,6 +47,8 @@ std::uint64_t lane_slack_bytes(std::uint64_t device_bytes);
                                          std::uint64_t answers_bytes, std::uint64_t margin_bytes,
                                          std::uint64_t free_bytes);
 
+// The most any one group holds as plan_timing_groups counts it (each
+// lane's need with its slack): what stays taken while the lanes run.
 std::uint64_t largest_group_bytes(const std::vector<LaneNeed> &needs,
                                   const std::vector<std::vector<std::size_t>> &groups);
 

@@ -298,20 +298,18 @@ std::vector<std::vector<std::size_t>> plan_groups(WorkloadRun &run, const std::v
 }
 
 // The oracle's answers the timed checks hold outputs to: input set 0's
-// (`truth`), and set 1's where a lane rotates its inputs (lanes in a
-// worker process hold their own inputs and rotate them; kibench's own
-// lanes, which may widen their inputs once in prepare, and foreign ones run
-// in its process keep set 0). On the device where both fit beside the
-// largest group and the margin, else read from the host chunk by chunk.
+// (`truth`), and set 1's where a lane rotates its inputs (the foreign lanes:
+// in a worker process they hold their own inputs and rotate them; kibench's
+// own lanes, which may widen their inputs once in prepare, and foreign ones
+// run in its process keep set 0). On the device where answers_fit_on_device
+// says they fit beside every group, else read from the host chunk by chunk.
 class TimingAnswers {
 public:
-  TimingAnswers(WorkloadRun &run, const std::vector<Candidate *> &lanes, const std::vector<LaneNeed> &needs,
+  TimingAnswers(WorkloadRun &run, const std::vector<LaneNeed> &needs,
                 const std::vector<std::vector<std::size_t>> &groups, const OutputView &truth)
       : truth_(truth) {
     const bool any_rotates = run.settings.input_rotation != InputRotation::off &&
-                             std::any_of(lanes.begin(), lanes.end(), [](const Candidate *c) {
-                               return dynamic_cast<const worker::OwnInputs *>(c->impl.get()) != nullptr;
-                             });
+                             std::any_of(needs.begin(), needs.end(), [](const LaneNeed &n) { return n.foreign; });
     if (any_rotates) {
       InputSet second_inputs(run.workload);
       second_inputs.set_variant(1);
@@ -410,10 +408,12 @@ std::string time_lanes(WorkloadRun &run, std::vector<Candidate> &candidates, Inp
   for (Candidate &c : candidates) {
     if (c.facts.failed()) continue;
     lanes.push_back(&c);
+    // A lane in a worker process: its own inputs (which it rotates), and
+    // a peak its own allocator measured.
     needs.push_back({c.name, c.device_need, dynamic_cast<const worker::OwnInputs *>(c.impl.get()) != nullptr});
   }
   const std::vector<std::vector<std::size_t>> groups = plan_groups(run, needs);
-  const TimingAnswers answers(run, lanes, needs, groups, truth);
+  const TimingAnswers answers(run, needs, groups, truth);
   const InputRotation rotation = run.settings.input_rotation;
   TrustedSamples guard(
       run.backend, inputs, input_guard, [&](int variant) -> const OutputView & { return answers.of(variant); },

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "include/kibench/kibench_plugin.h"
-#include "lib/workload/axis_sweep.hpp"
 #include "lib/workload/workload.hpp"
 
 namespace kibench {
@@ -63,10 +62,6 @@ public:
     return fmt::format("jsd: T={} V={}, β={}; {:.3g} GB read, {:.3g} GB written per full pass", w.tokens,
                        w.vocab, w.scalars.beta, 8e-9 * static_cast<double>(w.tokens * w.vocab),
                        4e-9 * static_cast<double>(w.tokens * w.vocab));
-  }
-  [[nodiscard]] json::Value derive_case(const Workload &base,
-                                        const std::map<std::string, std::int64_t> &axes) const override {
-    return derive_case_from_signature(base, axes);
   }
 };
 

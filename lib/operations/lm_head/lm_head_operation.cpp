@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "lib/workload/axis_sweep.hpp"
 #include "lib/workload/workload.hpp"
 
 namespace kibench {
@@ -38,11 +37,6 @@ std::string LmHeadOperation::describe_shape(const Workload &w) const {
   return fmt::format("T={} V={} H={} Hs={}, β={} τ={}; {:.2f} TFLOP of GEMMs per full pass", w.tokens, w.vocab,
                      w.hidden, w.student_hidden, w.scalars.beta, w.scalars.temperature,
                      gemm_flops(w, true) * 1e-12);
-}
-
-json::Value LmHeadOperation::derive_case(const Workload &base,
-                                         const std::map<std::string, std::int64_t> &axes) const {
-  return derive_case_from_signature(base, axes);
 }
 
 } // namespace kibench

@@ -24,8 +24,6 @@ public:
   [[nodiscard]] std::vector<std::int64_t> grad_student_input_shape(const Workload &w) const override;
   [[nodiscard]] bool has_lm_heads() const override { return true; }
   [[nodiscard]] std::string describe_shape(const Workload &w) const override;
-  [[nodiscard]] json::Value derive_case(const Workload &base,
-                                        const std::map<std::string, std::int64_t> &axes) const override;
 };
 
 } // namespace kibench
