@@ -18,6 +18,10 @@
 #   refactor   kibench's own GPU lanes --check-only on the small workloads
 #              of all three operations;
 #   seed       the seed's fused and cublas-floor timed;
+#   rows       row-v6 (dev/fused/row_loss_v6.cu): its check against the
+#              shipped row kernel, the row kernels alone on a seed chunk, and
+#              each stage of `fused` with row-v3 and row-v6 on the seed,
+#              the H = 1024 and V = 32001 sweeps and the GPT-2 case;
 #   tests      the [gpu] suite, as far as the call's time allows.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
 default_steps="baseline small jsd reproduce tests"
@@ -75,6 +79,15 @@ if want reproduce; then
   done
 fi
 
+if want rows; then
+  timeout 150 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
+  timeout 120 "$bin/kibench_dev" "[gpu-perf-rows]" 2>&1 | tee -a "$log"
+  stage_workloads="$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
+  stage_workloads+=":$PWD/workloads/sweeps/ragged/sweep-h4096-t8192-v32001.json"
+  stage_workloads+=":$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6*;fused-lean*;fused-fp8-teacher*' \
+    timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
 
 tar -czf "$out/runs.tgz" -C "$work" runs
 want tests && timeout "${TESTS_S:-200}" "$bin/kibench_tests" "[gpu]" 2>&1 | tail -n 30 | tee "$out/gpu_tests.txt"
