@@ -16,12 +16,7 @@ namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 using kibench::json::Value;
-using kibench::test::FixtureCase;
-using kibench::test::FixtureRun;
-using kibench::test::quiet_samples;
-using kibench::test::quoted;
-using kibench::test::run_kibench;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 namespace {
 

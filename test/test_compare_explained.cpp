@@ -31,12 +31,7 @@ using kibench::compare::FieldDifference;
 using kibench::compare::ReasonCode;
 using kibench::json::Object;
 using kibench::json::Value;
-using kibench::test::FixtureCase;
-using kibench::test::FixtureRun;
-using kibench::test::quiet_samples;
-using kibench::test::spec_of;
-using kibench::test::TempDir;
-using kibench::test::write_run_directory;
+using namespace kibench::test;
 
 namespace {
 

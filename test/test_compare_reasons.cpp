@@ -20,12 +20,7 @@ using Catch::Matchers::Contains;
 using kibench::compare::CompareReport;
 using kibench::compare::ReasonCode;
 using kibench::compare::ViewProfile;
-using kibench::test::FixtureCase;
-using kibench::test::FixtureRun;
-using kibench::test::quiet_samples;
-using kibench::test::ScratchDirectory;
-using kibench::test::spec_of;
-using kibench::test::write_run_directory;
+using namespace kibench::test;
 
 namespace {
 

@@ -17,9 +17,7 @@
 using kibench::compare::compare_pair;
 using kibench::compare::Pairing;
 using kibench::compare::Verdict;
-using kibench::test::noisy_series;
-using kibench::test::Normal;
-using kibench::test::synthetic_run;
+using namespace kibench::test;
 
 namespace {
 

@@ -13,10 +13,7 @@
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
-using kibench::test::quoted;
-using kibench::test::read_text;
-using kibench::test::run_command;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 TEST_CASE("the data folder is found beside the binary and mirrors the source's", "[data-dir]") {
   const fs::path module = kibench::io::module_directory();

@@ -13,8 +13,7 @@
 #include "test/source_tree.hpp"
 
 using Catch::Matchers::Contains;
-using kibench::test::ScratchDirectory;
-using kibench::test::write_text;
+using namespace kibench::test;
 
 namespace {
 

@@ -15,8 +15,7 @@ using Catch::Matchers::Contains;
 using kibench::ManifestOrigin;
 using kibench::ManifestSet;
 using kibench::VerifyReport;
-using kibench::test::ScratchDirectory;
-using kibench::test::write_text;
+using namespace kibench::test;
 
 namespace {
 

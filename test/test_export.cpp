@@ -29,14 +29,7 @@ using Catch::Matchers::Contains;
 using kibench::json::Object;
 using kibench::json::string_at;
 using kibench::json::Value;
-using kibench::test::FixtureCase;
-using kibench::test::FixtureRun;
-using kibench::test::quiet_samples;
-using kibench::test::quoted;
-using kibench::test::read_text;
-using kibench::test::run_command;
-using kibench::test::run_kibench;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 namespace {
 

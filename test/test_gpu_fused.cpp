@@ -34,8 +34,7 @@
 #include "test/test_gpu_checks.hpp"
 
 using namespace kibench;
-using kibench::test::host_view;
-using kibench::test::relative_error;
+using namespace kibench::test;
 
 namespace {
 

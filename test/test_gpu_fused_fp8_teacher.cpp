@@ -53,8 +53,7 @@
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;
-using kibench::test::host_view;
-using kibench::test::relative_error;
+using namespace kibench::test;
 
 namespace {
 

@@ -45,8 +45,7 @@
 #include "test/source_tree.hpp"
 
 using namespace kibench;
-using kibench::test::host_view;
-using kibench::test::relative_error;
+using namespace kibench::test;
 
 namespace {
 

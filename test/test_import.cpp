@@ -26,11 +26,7 @@
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
-using kibench::test::quoted;
-using kibench::test::read_text;
-using kibench::test::run_command;
-using kibench::test::run_kibench;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 namespace {
 

@@ -18,8 +18,7 @@
 namespace fs = std::filesystem;
 namespace liger = kibench::importers::liger;
 using Catch::Matchers::Contains;
-using kibench::test::read_text;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 namespace {
 

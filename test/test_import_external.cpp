@@ -34,12 +34,7 @@ using Catch::Matchers::StartsWith;
 using kibench::json::Array;
 using kibench::json::Object;
 using kibench::json::Value;
-using kibench::test::ProcessResult;
-using kibench::test::quoted;
-using kibench::test::read_text;
-using kibench::test::run_command;
-using kibench::test::run_kibench;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 namespace {
 

@@ -31,10 +31,7 @@
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using kibench::json::string_at;
-using kibench::test::quoted;
-using kibench::test::run_command;
-using kibench::test::run_kibench;
-using kibench::test::TempDir;
+using namespace kibench::test;
 
 namespace {
 

@@ -14,8 +14,7 @@
 #include "test/test_compare_support.hpp"
 
 using kibench::stats::BootstrapSettings;
-using kibench::test::noisy_series;
-using kibench::test::Normal;
+using namespace kibench::test;
 
 TEST_CASE("median by selection equals the interpolated median for odd and even sizes", "[stats][bootstrap]") {
   Normal normal(7);

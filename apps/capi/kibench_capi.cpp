@@ -112,21 +112,11 @@ ElementType element_type(std::int32_t code, const char *field) {
   throw InputError(fmt::format("{}: dtype {} is not a floating type kibench compares", field, code));
 }
 
-kibench_tensor tensor_of(const void *data, std::int32_t dtype, bool on_device, std::int64_t rows,
-                         std::int64_t columns) {
-  kibench_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.on_device = on_device ? 1 : 0;
-  t.rank = columns > 0 ? 2 : 1;
-  t.shape[0] = rows;
-  t.shape[1] = columns > 0 ? columns : 0;
-  return t;
-}
+using abi::tensor_view;
 
 kibench_tensor tensor_of(const kibench::TensorRef &ref, std::int64_t rows, std::int64_t columns) {
   if (ref.empty()) return kibench_tensor{};
-  return tensor_of(ref.data, abi::dtype_code(ref.type), ref.on_device, rows, columns);
+  return tensor_view(ref.data, abi::dtype_code(ref.type), ref.on_device, rows, columns);
 }
 
 // A caller's tensor as a TensorRef of the expected shape.
@@ -210,20 +200,20 @@ int kibench_workload_input(kibench_workload *workload, const char *name, kibench
     const kibench::gpu::DeviceInputs &in = kibench::gpu::device_inputs(wl.inputs);
     const std::int64_t T = in.tokens, V = in.vocab, H = in.hidden, Hs = in.student_hidden;
     if (which == "student_input") {
-      out = tensor_of(in.student_input.data(), KIBENCH_DTYPE_BF16, true, T, Hs);
+      out = tensor_view(in.student_input.data(), KIBENCH_DTYPE_BF16, true, T, Hs);
     } else if (which == "student_weight") {
-      out = tensor_of(in.student_weight.data(), KIBENCH_DTYPE_BF16, true, V, Hs);
+      out = tensor_view(in.student_weight.data(), KIBENCH_DTYPE_BF16, true, V, Hs);
     } else if (which == "teacher_input") {
-      out = tensor_of(in.teacher_input.data(), KIBENCH_DTYPE_BF16, true, T, H);
+      out = tensor_view(in.teacher_input.data(), KIBENCH_DTYPE_BF16, true, T, H);
     } else if (which == "teacher_weight") {
-      out = tensor_of(in.teacher_weight.data(), KIBENCH_DTYPE_BF16, true, V, H);
+      out = tensor_view(in.teacher_weight.data(), KIBENCH_DTYPE_BF16, true, V, H);
     } else if (which == "target") {
-      out = tensor_of(in.target.data(), KIBENCH_DTYPE_INT64, true, T, 0);
+      out = tensor_view(in.target.data(), KIBENCH_DTYPE_INT64, true, T, 0);
     } else if (which == "student_bias") {
-      out = in.has_student_bias() ? tensor_of(in.student_bias.data(), KIBENCH_DTYPE_BF16, true, V, 0)
+      out = in.has_student_bias() ? tensor_view(in.student_bias.data(), KIBENCH_DTYPE_BF16, true, V, 0)
                                   : kibench_tensor{};
     } else if (which == "teacher_bias") {
-      out = in.has_teacher_bias() ? tensor_of(in.teacher_bias.data(), KIBENCH_DTYPE_BF16, true, V, 0)
+      out = in.has_teacher_bias() ? tensor_view(in.teacher_bias.data(), KIBENCH_DTYPE_BF16, true, V, 0)
                                   : kibench_tensor{};
     } else {
       throw InputError(fmt::format("no input named \"{}\"", which));

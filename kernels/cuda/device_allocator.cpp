@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "lib/enum_names.hpp"
 #include "lib/implementation/implementation_failure.hpp"
 
 namespace kibench::gpu {
@@ -30,15 +31,9 @@ void free_quietly(void *pointer, const std::string &owner) noexcept {
 } // namespace
 
 std::string_view to_string(MemoryTag tag) {
-  switch (tag) {
-  case MemoryTag::input:
-    return "input";
-  case MemoryTag::output:
-    return "output";
-  case MemoryTag::workspace:
-    return "workspace";
-  }
-  return "unknown";
+  static constexpr EnumName<MemoryTag> kNames[] = {
+      {MemoryTag::input, "input"}, {MemoryTag::output, "output"}, {MemoryTag::workspace, "workspace"}};
+  return name_in(kNames, tag, "unknown");
 }
 
 // cudaMalloc's segments for a caching allocator's pool.

@@ -99,4 +99,19 @@ namespace kibench::abi {
   }
 }
 
+// A kibench_tensor over `data` (dtype a kibench_dtype; rank 1 when columns
+// is 0): how the plugin adapter hands tensors to a plugin and the C API to
+// its caller.
+[[nodiscard]] constexpr kibench_tensor tensor_view(const void *data, std::int32_t dtype, bool on_device,
+                                                   std::int64_t rows, std::int64_t columns) {
+  kibench_tensor t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.on_device = on_device ? 1 : 0;
+  t.rank = columns > 0 ? 2 : 1;
+  t.shape[0] = rows;
+  t.shape[1] = columns > 0 ? columns : 0;
+  return t;
+}
+
 } // namespace kibench::abi

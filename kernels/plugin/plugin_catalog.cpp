@@ -12,6 +12,7 @@
 
 #include "kernels/builtin_revision.hpp"
 #include "lib/digest/digest.hpp"
+#include "lib/enum_names.hpp"
 #include "lib/error.hpp"
 #include "lib/io/terminal_text.hpp"
 #include "lib/io/text_rules.hpp"
@@ -267,19 +268,17 @@ std::shared_ptr<const PluginEntry> PluginCatalog::find(std::string_view name) co
   return it == entries_.end() ? nullptr : *it;
 }
 
+namespace {
+constexpr EnumName<Isolation> kIsolationNames[] = {
+    {Isolation::automatic, "auto"}, {Isolation::process, "process"}, {Isolation::in_process, "in-process"}};
+} // namespace
+
 std::string_view to_string(Isolation isolation) {
-  switch (isolation) {
-  case Isolation::automatic: return "auto";
-  case Isolation::process: return "process";
-  case Isolation::in_process: return "in-process";
-  }
-  return "auto";
+  return name_in(kIsolationNames, isolation, "auto");
 }
 
 std::optional<Isolation> isolation_from_string(std::string_view text) {
-  for (const Isolation i : {Isolation::automatic, Isolation::process, Isolation::in_process})
-    if (to_string(i) == text) return i;
-  return std::nullopt;
+  return value_named(kIsolationNames, text);
 }
 
 bool runs_in_worker(const PluginRunSettings &settings) {

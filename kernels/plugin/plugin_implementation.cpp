@@ -26,7 +26,7 @@ struct InputViews {
   void add(kibench_tensor &slot, const void *data, std::int32_t dtype, std::size_t element_size,
            bool on_device, std::int64_t rows, std::int64_t columns, const char *name) {
     if (data == nullptr) return;
-    slot = tensor_view(data, dtype, on_device, rows, columns);
+    slot = abi::tensor_view(data, dtype, on_device, rows, columns);
     const std::int64_t count = columns > 0 ? rows * columns : rows;
     ranges.push_back({data, static_cast<std::size_t>(count) * element_size, name});
   }

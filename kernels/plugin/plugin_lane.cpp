@@ -69,18 +69,6 @@ kibench_workload_info workload_info(const Workload &w) {
   return out;
 }
 
-kibench_tensor tensor_view(const void *data, std::int32_t dtype, bool on_device, std::int64_t rows,
-                           std::int64_t columns) {
-  kibench_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.on_device = on_device ? 1 : 0;
-  t.rank = columns > 0 ? 2 : 1;
-  t.shape[0] = rows;
-  t.shape[1] = columns > 0 ? columns : 0;
-  return t;
-}
-
 PluginLane::PluginLane(std::shared_ptr<const PluginEntry> entry) : entry_(std::move(entry)) {}
 
 PluginLane::~PluginLane() {

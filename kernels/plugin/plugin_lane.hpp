@@ -77,8 +77,4 @@ private:
 // kibench_workload_info of a workload, as kibench.h's C API fills it.
 kibench_workload_info workload_info(const Workload &workload);
 
-// A kibench_tensor over `data` (dtype a kibench_dtype; rank 1 when columns is 0).
-kibench_tensor tensor_view(const void *data, std::int32_t dtype, bool on_device, std::int64_t rows,
-                           std::int64_t columns);
-
 } // namespace kibench::plugin

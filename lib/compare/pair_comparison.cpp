@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/enum_names.hpp"
 #include "lib/stats/noise_floor.hpp"
 #include "lib/stats/random_index.hpp"
 
@@ -116,15 +117,9 @@ std::string_view to_string(Pairing pairing) {
 }
 
 std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-  case Verdict::faster:
-    return "faster";
-  case Verdict::slower:
-    return "slower";
-  case Verdict::shared:
-    return "shared";
-  }
-  return "shared";
+  static constexpr EnumName<Verdict> kNames[] = {
+      {Verdict::faster, "faster"}, {Verdict::slower, "slower"}, {Verdict::shared, "shared"}};
+  return name_in(kNames, verdict, "shared");
 }
 
 PairComparison compare_pair(const ComparedRun &baseline, const ComparedRun &candidate,

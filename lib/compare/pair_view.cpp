@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "lib/enum_names.hpp"
+
 namespace kibench::compare {
 namespace {
 
@@ -22,15 +24,10 @@ bool source_native(const ComparedRun &a, const ComparedRun &b) {
 } // namespace
 
 std::string_view to_string(ViewProfile profile) {
-  switch (profile) {
-  case ViewProfile::none:
-    return "none";
-  case ViewProfile::source_native:
-    return "source_native";
-  case ViewProfile::compatible_workload:
-    return "compatible_workload";
-  }
-  return "none";
+  static constexpr EnumName<ViewProfile> kNames[] = {{ViewProfile::none, "none"},
+                                                     {ViewProfile::source_native, "source_native"},
+                                                     {ViewProfile::compatible_workload, "compatible_workload"}};
+  return name_in(kNames, profile, "none");
 }
 
 PairView view_pair(const std::vector<ComparedRun> &runs, std::size_t anchor, std::size_t run) {

@@ -6,6 +6,7 @@
 
 #include "lib/compare/environment_drift.hpp"
 #include "lib/compare/protocol_differences.hpp"
+#include "lib/enum_names.hpp"
 #include "lib/json/canonical.hpp"
 
 namespace kibench::compare {
@@ -41,25 +42,16 @@ std::string comparator_of(const json::Value &correctness) {
 } // namespace
 
 std::string_view to_string(ReasonCode code) {
-  switch (code) {
-  case ReasonCode::operation_mismatch:
-    return "OPERATION_MISMATCH";
-  case ReasonCode::workload_mismatch:
-    return "WORKLOAD_MISMATCH";
-  case ReasonCode::protocol_incomparable:
-    return "PROTOCOL_INCOMPARABLE";
-  case ReasonCode::environment_mismatch:
-    return "ENVIRONMENT_MISMATCH";
-  case ReasonCode::correctness_policy_mismatch:
-    return "CORRECTNESS_POLICY_MISMATCH";
-  case ReasonCode::metric_mismatch:
-    return "METRIC_MISMATCH";
-  case ReasonCode::status_not_passed:
-    return "STATUS_NOT_PASSED";
-  case ReasonCode::missing_raw_samples:
-    return "MISSING_RAW_SAMPLES";
-  }
-  return "UNKNOWN";
+  static constexpr EnumName<ReasonCode> kNames[] = {
+      {ReasonCode::operation_mismatch, "OPERATION_MISMATCH"},
+      {ReasonCode::workload_mismatch, "WORKLOAD_MISMATCH"},
+      {ReasonCode::protocol_incomparable, "PROTOCOL_INCOMPARABLE"},
+      {ReasonCode::environment_mismatch, "ENVIRONMENT_MISMATCH"},
+      {ReasonCode::correctness_policy_mismatch, "CORRECTNESS_POLICY_MISMATCH"},
+      {ReasonCode::metric_mismatch, "METRIC_MISMATCH"},
+      {ReasonCode::status_not_passed, "STATUS_NOT_PASSED"},
+      {ReasonCode::missing_raw_samples, "MISSING_RAW_SAMPLES"}};
+  return name_in(kNames, code, "UNKNOWN");
 }
 
 std::vector<Reason> reasons_between(const ComparedRun &a, const ComparedRun &b) {

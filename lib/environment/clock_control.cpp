@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "lib/enum_names.hpp"
+
 namespace kibench {
 
 namespace {
@@ -42,14 +44,16 @@ void restore_handlers() {
 
 } // namespace
 
+namespace {
+constexpr EnumName<ClockTarget> kClockTargetNames[] = {{ClockTarget::base, "base"}, {ClockTarget::max, "max"}};
+} // namespace
+
 std::optional<ClockTarget> clock_target_from_string(std::string_view text) {
-  if (text == "base") return ClockTarget::base;
-  if (text == "max") return ClockTarget::max;
-  return std::nullopt;
+  return value_named(kClockTargetNames, text);
 }
 
 std::string_view to_string(ClockTarget target) {
-  return target == ClockTarget::base ? "base" : "max";
+  return name_in(kClockTargetNames, target, "max");
 }
 
 ClockState clock_state(const ClockReadings &r) {

@@ -1,23 +1,20 @@
 #include "lib/harness/power_state.hpp"
 
+#include "lib/enum_names.hpp"
+
 namespace kibench {
 
+namespace {
+constexpr EnumName<PowerState> kPowerStateNames[] = {
+    {PowerState::as_is, "as-is"}, {PowerState::rested, "rested"}, {PowerState::loaded, "loaded"}};
+} // namespace
+
 std::string_view to_string(PowerState state) {
-  switch (state) {
-  case PowerState::rested:
-    return "rested";
-  case PowerState::loaded:
-    return "loaded";
-  case PowerState::as_is:
-    break;
-  }
-  return "as-is";
+  return name_in(kPowerStateNames, state, "as-is");
 }
 
 std::optional<PowerState> power_state_from_string(std::string_view text) {
-  for (const PowerState state : {PowerState::as_is, PowerState::rested, PowerState::loaded})
-    if (text == to_string(state)) return state;
-  return std::nullopt;
+  return value_named(kPowerStateNames, text);
 }
 
 } // namespace kibench

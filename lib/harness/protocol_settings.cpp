@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "lib/enum_names.hpp"
 #include "lib/json/canonical.hpp"
 
 namespace kibench {
@@ -111,18 +112,17 @@ std::string ProtocolSettings::family() const {
   return "kibench_" + method();
 }
 
+namespace {
+constexpr EnumName<InputRotation> kInputRotationNames[] = {{InputRotation::automatic, "auto"},
+                                                           {InputRotation::off, "off"}};
+} // namespace
+
 std::string_view to_string(InputRotation rotation) {
-  switch (rotation) {
-  case InputRotation::automatic: return "auto";
-  case InputRotation::off: return "off";
-  }
-  return "auto";
+  return name_in(kInputRotationNames, rotation, "auto");
 }
 
 std::optional<InputRotation> input_rotation_from_string(std::string_view text) {
-  for (const InputRotation r : {InputRotation::automatic, InputRotation::off})
-    if (to_string(r) == text) return r;
-  return std::nullopt;
+  return value_named(kInputRotationNames, text);
 }
 
 } // namespace kibench

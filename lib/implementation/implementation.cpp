@@ -2,25 +2,20 @@
 
 #include <fmt/format.h>
 
+#include "lib/enum_names.hpp"
+
 namespace kibench {
 
+namespace {
+constexpr EnumName<Pass> kPassNames[] = {{Pass::forward, "forward"}, {Pass::backward, "backward"}, {Pass::full, "full"}};
+} // namespace
+
 std::string_view to_string(Pass pass) {
-  switch (pass) {
-  case Pass::forward:
-    return "forward";
-  case Pass::backward:
-    return "backward";
-  case Pass::full:
-    return "full";
-  }
-  return "full";
+  return name_in(kPassNames, pass, "full");
 }
 
 std::optional<Pass> pass_from_string(std::string_view text) {
-  if (text == "forward") return Pass::forward;
-  if (text == "backward") return Pass::backward;
-  if (text == "full") return Pass::full;
-  return std::nullopt;
+  return value_named(kPassNames, text);
 }
 
 std::optional<std::string> other_operation(const Implementation &implementation, const Workload &w) {

@@ -1,8 +1,8 @@
 #include "lib/manifest/run_status.hpp"
 
-#include <array>
 #include <string>
-#include <utility>
+
+#include "lib/enum_names.hpp"
 
 namespace kibench {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 using enum RunStatus;
 
 // In the schema's order.
-constexpr std::array<std::pair<RunStatus, std::string_view>, 13> kNames{{
+constexpr EnumName<RunStatus> kNames[] = {
     {passed, "passed"},
     {incorrect_shape, "incorrect_shape"},
     {incorrect_dtype, "incorrect_dtype"},
@@ -24,28 +24,20 @@ constexpr std::array<std::pair<RunStatus, std::string_view>, 13> kNames{{
     {suspected_reward_hack, "suspected_reward_hack"},
     {incomplete_evidence, "incomplete_evidence"},
     {revoked, "revoked"},
-}};
+};
 
 } // namespace
 
 std::string_view to_string(RunStatus status) {
-  for (const auto &[value, name] : kNames)
-    if (value == status) return name;
-  return "unknown";
+  return name_in(kNames, status, "unknown");
 }
 
 std::optional<RunStatus> run_status_from_string(std::string_view text) {
-  for (const auto &[value, name] : kNames)
-    if (name == text) return value;
-  return std::nullopt;
+  return value_named(kNames, text);
 }
 
 const std::string &run_status_names() {
-  static const std::string names = [] {
-    std::string out;
-    for (const auto &[value, name] : kNames) out += std::string(out.empty() ? "" : ", ") + std::string(name);
-    return out;
-  }();
+  static const std::string names = names_joined(kNames);
   return names;
 }
 

@@ -9,6 +9,7 @@
 #include "lib/compare/environment_drift.hpp"
 #include "lib/compare/pair_comparison.hpp"
 #include "lib/compare/protocol_differences.hpp"
+#include "lib/enum_names.hpp"
 #include "lib/json/canonical.hpp"
 #include "lib/json/path.hpp"
 
@@ -144,17 +145,13 @@ json::Value side_json(const VerdictSide &side) {
 } // namespace
 
 std::string_view to_string(AttestationType type) {
-  switch (type) {
-  case AttestationType::reproduced:
-    return "reproduced";
-  case AttestationType::could_not_reproduce:
-    return "could_not_reproduce";
-  case AttestationType::environment_note:
-    return "environment_note";
-  case AttestationType::regression_observed:
-    return "regression_observed";
-  }
-  return "environment_note";
+  // KernelIndex's attestation types (its request schema's enum).
+  static constexpr EnumName<AttestationType> kNames[] = {
+      {AttestationType::reproduced, "reproduced"},
+      {AttestationType::could_not_reproduce, "could_not_reproduce"},
+      {AttestationType::environment_note, "environment_note"},
+      {AttestationType::regression_observed, "regression_observed"}};
+  return name_in(kNames, type, "environment_note");
 }
 
 std::string sku_of(const json::Value &environment) {

@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "lib/enum_names.hpp"
+
 namespace kibench::worker {
 
 namespace {
@@ -163,22 +165,17 @@ MemoryUse memory_from_json(const json::Value &reply) {
           measured.as_bool()};
 }
 
+namespace {
+constexpr EnumName<ElementType> kElementTypeNames[] = {
+    {ElementType::bf16, "bf16"}, {ElementType::fp32, "fp32"}, {ElementType::fp64, "fp64"}};
+} // namespace
+
 std::string_view element_type_name(ElementType type) {
-  switch (type) {
-  case ElementType::bf16:
-    return "bf16";
-  case ElementType::fp32:
-    return "fp32";
-  case ElementType::fp64:
-    return "fp64";
-  }
-  return "fp64";
+  return name_in(kElementTypeNames, type, "fp64");
 }
 
 std::optional<ElementType> element_type_from_name(std::string_view name) {
-  for (const ElementType t : {ElementType::bf16, ElementType::fp32, ElementType::fp64})
-    if (element_type_name(t) == name) return t;
-  return std::nullopt;
+  return value_named(kElementTypeNames, name);
 }
 
 OutputView output_view_from_json(const json::Value &reply, const unsigned char *data, std::size_t bytes) {

@@ -1,0 +1,46 @@
+#pragma once
+// An enum's names as one table, read both ways: the text kibench writes
+// (manifests, flags, messages) and the value a reader parses back. Each
+// name is spelled once, in its enum's table.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kibench {
+
+template <class Enum> struct EnumName {
+  Enum value;
+  std::string_view name;
+};
+
+// `value`'s name in `table`, or `fallback` for a value the table lacks
+// (every declared value is in its table: only a corrupted one is not).
+template <class Enum, std::size_t N>
+[[nodiscard]] constexpr std::string_view name_in(const EnumName<Enum> (&table)[N], Enum value,
+                                                 std::string_view fallback) {
+  for (const EnumName<Enum> &entry : table)
+    if (entry.value == value) return entry.name;
+  return fallback;
+}
+
+// The value named `name` in `table`, or nullopt.
+template <class Enum, std::size_t N>
+[[nodiscard]] constexpr std::optional<Enum> value_named(const EnumName<Enum> (&table)[N], std::string_view name) {
+  for (const EnumName<Enum> &entry : table)
+    if (entry.name == name) return entry.value;
+  return std::nullopt;
+}
+
+// The table's names in order, joined by ", " (for messages that list what
+// a field accepts).
+template <class Enum, std::size_t N> [[nodiscard]] std::string names_joined(const EnumName<Enum> (&table)[N]) {
+  std::string out;
+  for (const EnumName<Enum> &entry : table) {
+    if (!out.empty()) out += ", ";
+    out += entry.name;
+  }
+  return out;
+}
+
+} // namespace kibench
