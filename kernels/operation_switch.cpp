@@ -55,11 +55,7 @@ public:
   OutputView outputs() override { return prepared().outputs(); }
   [[nodiscard]] MemoryUse memory() const override { return active_->memory(); }
   [[nodiscard]] json::Object run_labels() const override { return active_->run_labels(); }
-  std::unique_ptr<SampleTimer> make_timer() override { return active_->make_timer(); }
-  std::unique_ptr<PowerMonitor> make_power_monitor() override { return active_->make_power_monitor(); }
-  void flush_caches() override { active_->flush_caches(); }
-  void wait_idle() override { active_->wait_idle(); }
-  void enqueue_power_load(double seconds) override { active_->enqueue_power_load(seconds); }
+  std::unique_ptr<Device> open_device() override { return prepared().open_device(); }
   void release() override {
     if (prepared_ != nullptr) prepared_->release();
     prepared_ = nullptr;

@@ -12,7 +12,7 @@
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/cpu/host_timer.hpp"
+#include "kernels/cpu/host_device.hpp"
 #include "kernels/oracle/cpu_oracle.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
@@ -286,16 +286,17 @@ TEST_CASE("CPU implementations: size limit, memory, timer, interface facts", "[c
     CHECK(use.output_bytes > 0);
     CHECK(use.workspace_bytes >= 2 * 4 * std::uint64_t{32} * 1000); // two [T, V] logit matrices
     CHECK(use.peak_bytes >= use.input_bytes + use.output_bytes + use.workspace_bytes);
-    impl->release();
-    CHECK(impl->memory().workspace_bytes == 0);
-
-    auto timer = impl->make_timer();
+    // Its device, opened while it is prepared: the host's steady clock.
+    auto timer = impl->open_device()->make_timer();
     CHECK(timer->name() == "steady_clock");
     CHECK_THROWS_AS(timer->elapsed_ns(), std::logic_error);
     timer->start();
     timer->stop();
     CHECK(timer->elapsed_ns() >= 0.0);
     CHECK_FALSE(timer->clock_mhz().has_value());
+
+    impl->release();
+    CHECK(impl->memory().workspace_bytes == 0);
   }
 }
 

@@ -212,7 +212,7 @@ TEST_CASE("the cuBLAS floor runs each pass with its GEMMs only", "[gpu][floor]")
   floor->prepare(w, inputs);
   for (const Pass pass : {Pass::backward, Pass::forward, Pass::full}) {
     floor->before_sample(pass);
-    auto timer = floor->make_timer();
+    auto timer = floor->open_device()->make_timer();
     timer->start();
     floor->run(pass);
     timer->stop();

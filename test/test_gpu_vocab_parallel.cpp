@@ -429,8 +429,9 @@ TEST_CASE("fused-vocab-parallel: labels, memory, and a timer over every GPU", "[
   CHECK(memory.input_bytes > gpu::device_inputs(inputs).bytes());
   CHECK(memory.workspace_bytes > 0);
 
-  auto timer = impl->make_timer();
-  impl->flush_caches();
+  const auto device = impl->open_device();
+  auto timer = device->make_timer();
+  device->flush_caches();
   timer->start();
   impl->run(Pass::full);
   timer->stop();

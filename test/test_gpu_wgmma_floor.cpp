@@ -34,7 +34,7 @@ struct PassTimes {
 // slower a FLOP than the fulls before them, as the board's clock moved.
 PassTimes pass_times(Implementation &impl, int samples) {
   for (Pass pass : {Pass::full, Pass::forward, Pass::full, Pass::forward}) impl.run(pass);
-  auto timer = impl.make_timer();
+  auto timer = impl.open_device()->make_timer();
   const auto time = [&](Pass pass) {
     timer->start();
     impl.run(pass);

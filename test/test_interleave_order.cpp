@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/host_timer.hpp"
+#include "kernels/cpu/host_device.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/interleave_order.hpp"
 #include "test/harness_test_support.hpp"
@@ -64,7 +64,6 @@ public:
   LoggingImplementation(std::size_t index, std::vector<std::size_t> &log) : index_(index), log_(log) {}
   [[nodiscard]] std::string name() const override { return "logging-" + std::to_string(index_); }
   void run(Pass) override { log_.push_back(index_); }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<HostTimer>(); }
 
 private:
   std::size_t index_;
@@ -121,7 +120,9 @@ public:
       : name_(std::move(name)), cycle_(std::move(cycle)) {}
   [[nodiscard]] std::string name() const override { return name_; }
   void run(Pass) override {}
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<FixedTimer>(cycle_); }
+  std::unique_ptr<Device> open_device() override {
+    return std::make_unique<test::TestDevice>([this] { return std::make_unique<FixedTimer>(cycle_); });
+  }
 
 private:
   std::string name_;

@@ -29,12 +29,14 @@ public:
   }
   void run(Pass) override { calls_.push_back(tag("run")); }
   void before_sample(Pass) override { calls_.push_back(tag("before_sample")); }
-  void flush_caches() override { calls_.push_back(tag("flush_caches")); }
-  void wait_idle() override { calls_.push_back(tag("wait_idle")); }
-  void enqueue_power_load(double seconds) override {
-    calls_.push_back(tag("enqueue_power_load " + std::to_string(seconds)));
+  // Its device, which records what the harness asks of it.
+  std::unique_ptr<Device> open_device() override {
+    auto device = std::make_unique<test::TestDevice>([] { return nullptr; });
+    device->flush = [this] { calls_.push_back(tag("flush_caches")); };
+    device->idle = [this] { calls_.push_back(tag("wait_idle")); };
+    device->load = [this](double seconds) { calls_.push_back(tag("enqueue_power_load " + std::to_string(seconds))); };
+    return device;
   }
-  std::unique_ptr<SampleTimer> make_timer() override { return nullptr; }
 
 private:
   std::string tag(const std::string &call) const {
@@ -46,7 +48,7 @@ private:
 
 } // namespace
 
-TEST_CASE("the operation switch forwards every per-sample hook to the prepared part") {
+TEST_CASE("the operation switch forwards every per-sample hook, and its device, to the prepared part") {
   std::vector<std::string> calls;
   std::map<OperationKind, std::unique_ptr<Implementation>> parts;
   parts[operation_named("distill_jsd_loss")] =
@@ -58,10 +60,11 @@ TEST_CASE("the operation switch forwards every per-sample hook to the prepared p
   workload.operation_kind = operation_named("jsd");
   InputSet inputs(workload);
   impl->prepare(workload, inputs);
-  impl->flush_caches();
+  const auto device = impl->open_device();
+  device->flush_caches();
   impl->before_sample(Pass::full);
-  impl->wait_idle();
-  impl->enqueue_power_load(0.5);
+  device->wait_idle();
+  device->enqueue_power_load(0.5);
   impl->run(Pass::full);
   CHECK(calls == std::vector<std::string>{"jsd:flush_caches", "jsd:before_sample", "jsd:wait_idle",
                                           "jsd:enqueue_power_load " + std::to_string(0.5), "jsd:run"});

@@ -285,20 +285,26 @@ private:
   std::vector<std::string> &log_;
 };
 
+// Its device's flush, idle wait, load and timer go into the log too.
+std::unique_ptr<test::TestDevice> logged_device(std::vector<std::string> &log, std::vector<double> &loads) {
+  auto device = std::make_unique<test::TestDevice>([&log] { return std::make_unique<TimerLog>(log); });
+  device->flush = [&log] { log.push_back("flush"); };
+  device->idle = [&log] { log.push_back("wait_idle"); };
+  device->load = [&log, &loads](double seconds) {
+    log.push_back("load");
+    loads.push_back(seconds);
+  };
+  return device;
+}
+
 class LoggedImplementation final : public test::NullImplementation {
 public:
   LoggedImplementation(std::vector<std::string> &log, bool gpu) : log_(log), gpu_(gpu) {}
   [[nodiscard]] std::string name() const override { return gpu_ ? "gpu-like" : "host"; }
   [[nodiscard]] bool needs_gpu() const override { return gpu_; }
-  void flush_caches() override { log_.push_back("flush"); }
   void before_sample(Pass) override { log_.push_back("before"); }
   void run(Pass) override { log_.push_back("run"); }
-  void wait_idle() override { log_.push_back("wait_idle"); }
-  void enqueue_power_load(double seconds) override {
-    log_.push_back("load");
-    loads.push_back(seconds);
-  }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<TimerLog>(log_); }
+  std::unique_ptr<Device> open_device() override { return logged_device(log_, loads); }
   std::vector<double> loads;
 
 private:
@@ -309,7 +315,7 @@ private:
 class LoggedConditioner final : public PowerConditioner {
 public:
   explicit LoggedConditioner(std::vector<std::string> &log) : log_(log) {}
-  std::optional<RestOutcome> condition(Implementation &) override {
+  std::optional<RestOutcome> condition(const Implementation &, Device &) override {
     log_.push_back("condition");
     ++calls_;
     return RestOutcome{0.001 * calls_, calls_ % 2 == 0};
@@ -363,24 +369,25 @@ TEST_CASE("the conditioners: rested waits for the device, then the band; loaded 
           "[power_state][harness]") {
   std::vector<std::string> log;
   LoggedImplementation gpu(log, true), host(log, false);
+  const auto gpu_device = gpu.open_device(), host_device = host.open_device();
 
   SECTION("rested") {
     ScriptedBoard board({reading(1500, 600), reading(1980, 80)});
     FakeClock clock;
     RestedConditioner rested(board, IdleBand{1900, 110}, clock.clock());
-    const auto outcome = rested.condition(gpu);
+    const auto outcome = rested.condition(gpu, *gpu_device);
     CHECK(log == std::vector<std::string>{"wait_idle"});
     REQUIRE(outcome);
     CHECK(outcome->waited_s == Approx(power_state::kPollIntervalS));
     CHECK_FALSE(outcome->hit_bound);
     // A host implementation is not conditioned, and says so by no outcome.
-    CHECK_FALSE(rested.condition(host));
+    CHECK_FALSE(rested.condition(host, *host_device));
     CHECK(board.reads == 2);
   }
   SECTION("loaded") {
     LoadedConditioner loaded;
-    CHECK_FALSE(loaded.condition(gpu));
-    CHECK_FALSE(loaded.condition(host));
+    CHECK_FALSE(loaded.condition(gpu, *gpu_device));
+    CHECK_FALSE(loaded.condition(host, *host_device));
     CHECK(log == std::vector<std::string>{"load"});
     CHECK(gpu.loads == std::vector<double>{power_state::kLoadS});
   }

@@ -148,6 +148,12 @@ private:
   double started_ = 0.0;
 };
 
+// measure_sustained on the device `impl` opens, as the harness calls it.
+std::optional<SustainedMeasurement> sustained_of(Implementation &impl, const ProtocolSettings &s, double median_ns) {
+  const auto device = impl.open_device();
+  return measure_sustained(impl, *device, s, median_ns);
+}
+
 class SleepingImplementation : public test::NullImplementation {
 public:
   explicit SleepingImplementation(bool has_monitor) : has_monitor_(has_monitor) {}
@@ -160,10 +166,10 @@ public:
       stream_.record_busy(begin, steady_seconds());
     });
   }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<StreamTimer>(stream_); }
-  std::unique_ptr<PowerMonitor> make_power_monitor() override {
-    if (!has_monitor_) return nullptr;
-    return std::make_unique<SimulatedMonitor>(stream_);
+  std::unique_ptr<Device> open_device() override {
+    auto device = std::make_unique<test::TestDevice>([this] { return std::make_unique<StreamTimer>(stream_); });
+    if (has_monitor_) device->monitor = [this] { return std::make_unique<SimulatedMonitor>(stream_); };
+    return device;
   }
 
   int runs = 0;
@@ -221,7 +227,7 @@ TEST_CASE("measure_sustained times back-to-back runs and prices them in joules",
   ProtocolSettings s;
   s.sustained_time_s = 0.06;
   SleepingImplementation impl(true);
-  const auto m = measure_sustained(impl, s, 2e6);
+  const auto m = sustained_of(impl, s, 2e6);
   REQUIRE(m);
   CHECK(m->monitor == "simulated");
   CHECK(m->invocations == 30);
@@ -236,14 +242,14 @@ TEST_CASE("measure_sustained times back-to-back runs and prices them in joules",
 
   SECTION("no phase without a monitor, when it is off, or for the backward pass") {
     SleepingImplementation plain(false);
-    CHECK_FALSE(measure_sustained(plain, s, 2e6));
+    CHECK_FALSE(sustained_of(plain, s, 2e6));
     CHECK(plain.runs == 0);
     ProtocolSettings off = s;
     off.sustained_time_s = 0.0;
-    CHECK_FALSE(measure_sustained(impl, off, 2e6));
+    CHECK_FALSE(sustained_of(impl, off, 2e6));
     ProtocolSettings backward = s;
     backward.pass = Pass::backward;
-    CHECK_FALSE(measure_sustained(impl, backward, 2e6));
+    CHECK_FALSE(sustained_of(impl, backward, 2e6));
   }
 }
 
@@ -259,7 +265,7 @@ public:
                                                               double median_ns) override {
     asked = median_ns;
     SleepingImplementation there(true);
-    const auto m = measure_sustained(there, settings, median_ns);
+    const auto m = sustained_of(there, settings, median_ns);
     return worker::sustained_from_json(json::Value(worker::sustained_to_json(m)));
   }
   double asked = 0.0;
@@ -271,7 +277,7 @@ TEST_CASE("a lane in a worker process measures its sustained phase there", "[har
   ProtocolSettings s;
   s.sustained_time_s = 0.06;
   ElsewhereImplementation impl;
-  const auto m = measure_sustained(impl, s, 2e6);
+  const auto m = sustained_of(impl, s, 2e6);
   CHECK(impl.asked == 2e6);
   CHECK(impl.runs == 0);
   REQUIRE(m);
@@ -291,7 +297,7 @@ TEST_CASE("a lane in a worker process measures its sustained phase there", "[har
   ProtocolSettings off = s;
   off.sustained_time_s = 0.0;
   impl.asked = 0.0;
-  CHECK_FALSE(measure_sustained(impl, off, 2e6));
+  CHECK_FALSE(sustained_of(impl, off, 2e6));
   CHECK(impl.asked == 0.0);
 }
 

@@ -57,6 +57,7 @@ struct kibench_workload {
 struct kibench_impl {
   kibench_workload *owner = nullptr;
   std::unique_ptr<kibench::Implementation> impl;
+  std::unique_ptr<kibench::Device> device; // impl's, opened once it is prepared
 };
 
 struct kibench_timer {
@@ -242,12 +243,16 @@ kibench_impl *kibench_impl_open(kibench_workload *workload, const char *name) {
     if (!why) why = impl->unsupported(wl.workload);
     if (why) throw InputError(fmt::format("{} cannot run {}: {}", which, wl.workload.name, *why));
     impl->prepare(wl.workload, wl.inputs);
-    return new kibench_impl{&wl, std::move(impl)};
+    auto device = impl->open_device();
+    return new kibench_impl{&wl, std::move(impl), std::move(device)};
   });
 }
 
 void kibench_impl_close(kibench_impl *impl) {
-  if (impl != nullptr && impl->impl) guarded_status([&] { impl->impl->release(); });
+  if (impl != nullptr && impl->impl) guarded_status([&] {
+      impl->device.reset();
+      impl->impl->release();
+    });
   delete impl;
 }
 
@@ -270,7 +275,7 @@ int kibench_impl_poison_outputs(kibench_impl *impl) {
 }
 
 int kibench_impl_flush_caches(kibench_impl *impl) {
-  return guarded_status([&] { require(impl, "impl").impl->flush_caches(); });
+  return guarded_status([&] { require(impl, "impl").device->flush_caches(); });
 }
 
 int kibench_impl_before_sample(kibench_impl *impl, int pass) {
@@ -305,7 +310,7 @@ int kibench_impl_memory(kibench_impl *impl, kibench_memory *memory) {
 
 kibench_timer *kibench_timer_for_impl(kibench_impl *impl) {
   return guarded<kibench_timer *>(
-      nullptr, [&] { return new kibench_timer{require(impl, "impl").impl->make_timer()}; });
+      nullptr, [&] { return new kibench_timer{require(impl, "impl").device->make_timer()}; });
 }
 
 kibench_timer *kibench_timer_for_stream(void *cuda_stream) {

@@ -21,11 +21,12 @@ inline std::vector<double> cold_samples_ms(Implementation &impl, Pass pass, int 
     impl.run(pass);
   }
   (void)impl.outputs(); // the warm-up has finished
-  auto timer = impl.make_timer();
+  const auto device = impl.open_device();
+  auto timer = device->make_timer();
   std::vector<double> ms;
   for (int i = 0; i < samples; ++i) {
     impl.before_sample(pass);
-    impl.flush_caches();
+    device->flush_caches();
     timer->start();
     impl.run(pass);
     timer->stop();

@@ -18,11 +18,14 @@
 #   refactor   kibench's own GPU lanes --check-only on the small workloads
 #              of all three operations;
 #   seed       the seed's fused and cublas-floor timed;
+#   ab         the same with the build before (ARCHIVE_BEFORE), then after;
 #   rows       row-v6 (dev/fused/row_loss_v6.cu): its check against the
 #              shipped row kernel, the row kernels alone on a seed chunk, and
 #              each stage of `fused` with row-v3 and row-v6 on the seed,
-#              the H = 1024 and V = 32001 sweeps and the GPT-2 case;
+#              the H = 1024 sweep and the GPT-2 case;
 #   tests      the [gpu] suite, as far as the call's time allows.
+# Steps run in this script's order (parallel, rows, ab, refactor, seed,
+# baseline, small, jsd, reproduce, tests), whatever order STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
 default_steps="baseline small jsd reproduce tests"
 source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
@@ -35,6 +38,25 @@ if want parallel; then
     --impl fused,reference --parallel-gpus --out "$work/runs/parallel" 2>&1 | tee -a "$log"
   cat "$work"/runs/parallel/parallel-gpus.*.log >> "$log"
   "$bin/kibench" merge "$work/runs/parallel" --out "$work/runs/parallel-merged" 2>&1 | tee -a "$log"
+fi
+
+if want rows; then
+  timeout 120 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
+  timeout 90 "$bin/kibench_dev" "[gpu-perf-rows]" 2>&1 | tee -a "$log"
+  stage_workloads="$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
+  stage_workloads+=":$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6*;fused-lean*;fused-fp8-teacher*' \
+    timeout 200 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+# ab: the seed's fused and cublas-floor with the build before (ARCHIVE_BEFORE)
+# and the build after (ARCHIVE), one after the other in this call: whether
+# fused's median moved beyond the noise between them.
+if want ab; then
+  for build in before after; do
+    "$work/$build/gpu/kibench" run "$seed" --impl fused,cublas-floor --out "$work/runs/ab-$build" 2>&1 \
+      | grep -vE "$quiet" | sed "s/^/[$build] /" | tee -a "$log"
+  done
 fi
 
 # refactor: kibench's own GPU lanes checked once on the small workloads of
@@ -79,15 +101,9 @@ if want reproduce; then
   done
 fi
 
-if want rows; then
-  timeout 150 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
-  timeout 120 "$bin/kibench_dev" "[gpu-perf-rows]" 2>&1 | tee -a "$log"
-  stage_workloads="$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
-  stage_workloads+=":$PWD/workloads/sweeps/ragged/sweep-h4096-t8192-v32001.json"
-  stage_workloads+=":$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
-  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6*;fused-lean*;fused-fp8-teacher*' \
-    timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
-fi
 
 tar -czf "$out/runs.tgz" -C "$work" runs
-want tests && timeout "${TESTS_S:-200}" "$bin/kibench_tests" "[gpu]" 2>&1 | tail -n 30 | tee "$out/gpu_tests.txt"
+# Every test case's name and time, then the totals (the whole output in
+# $OUT/gpu_tests.txt: a cut run still says which cases passed).
+want tests && timeout "${TESTS_S:-200}" "$bin/kibench_tests" "${TESTS_SPEC:-[gpu]}" --durations yes > "$out/gpu_tests.txt" 2>&1
+want tests && tail -n 30 "$out/gpu_tests.txt" | tee -a "$log"

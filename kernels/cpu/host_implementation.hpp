@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
-#include "kernels/cpu/host_timer.hpp"
+#include "kernels/cpu/host_device.hpp"
 #include "lib/implementation/implementation.hpp"
 
 namespace kibench::cpu {
@@ -21,7 +21,7 @@ public:
   [[nodiscard]] std::optional<std::string> unsupported(const Workload &w) const override {
     return too_big_reason(w, planned_own_bytes(w));
   }
-  std::unique_ptr<SampleTimer> make_timer() final { return std::make_unique<HostTimer>(); }
+  std::unique_ptr<Device> open_device() final { return std::make_unique<HostDevice>(); }
 
 protected:
   explicit HostImplementation(std::string name) : name_(std::move(name)) {}

@@ -5,14 +5,13 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda/cuda_event_timer.hpp"
 #include "kernels/cuda/device_fit.hpp"
-#include "kernels/cuda/nvml_power_monitor.hpp"
+#include "kernels/cuda/gpu_device.hpp"
 
 namespace kibench::gpu {
 
 GpuImplementation::GpuImplementation(std::string name, bool caching_allocator)
-    : name_(std::move(name)), allocator_(name_, caching_allocator), flush_allocator_(name_ + "-l2-flush") {}
+    : name_(std::move(name)), allocator_(name_, caching_allocator) {}
 
 GpuImplementation::~GpuImplementation() {
   // A subclass's release() has run; this only guards against one that did
@@ -24,7 +23,6 @@ void GpuImplementation::prepare(const Workload &workload, InputSet &inputs) {
   release();
   device_ = current_device();
   if (stream_ == nullptr) stream_ = std::make_unique<Stream>();
-  if (flush_ == nullptr) flush_ = std::make_unique<L2Flush>(flush_allocator_, device_);
   inputs_ = &device_inputs(inputs);
   workload_ = &workload;
   allocator_.reset_peak();
@@ -38,29 +36,9 @@ void GpuImplementation::release() {
   workload_ = nullptr;
 }
 
-std::unique_ptr<SampleTimer> GpuImplementation::make_timer() {
+std::unique_ptr<Device> GpuImplementation::open_device() {
   require_prepared();
-  return std::make_unique<CudaEventTimer>(stream_->get(), device_);
-}
-
-std::unique_ptr<PowerMonitor> GpuImplementation::make_power_monitor() {
-  return make_nvml_power_monitor(device_);
-}
-
-void GpuImplementation::flush_caches() {
-  require_prepared();
-  flush_->flush(stream_->get());
-}
-
-void GpuImplementation::wait_idle() {
-  require_prepared();
-  stream_->synchronize();
-}
-
-void GpuImplementation::enqueue_power_load(double seconds) {
-  require_prepared();
-  if (load_ == nullptr) load_ = std::make_unique<PowerLoad>(flush_allocator_, device_);
-  load_->enqueue(stream_->get(), seconds);
+  return std::make_unique<GpuDevice>(name_, std::vector<DeviceStream>{{device_, stream_->get()}});
 }
 
 MemoryUse GpuImplementation::memory() const {

@@ -1,7 +1,7 @@
 // What every GPU implementation holds the same way: the device, a stream,
-// an allocator for its own buffers, the harness's L2 flush and power-state
-// load (kept apart from that allocator so they never count as the
-// implementation's memory), and the workload's inputs on the device.
+// an allocator for its own buffers, and the workload's inputs on the
+// device. The harness's L2 flush and power-state load are its Device's
+// (gpu_device.hpp), on this stream, with allocators of their own.
 // Subclasses write only what is theirs: prepare_device / run / outputs /
 // release_device.
 //
@@ -18,8 +18,6 @@
 #include "kernels/cuda/device_allocator.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_inputs.hpp"
-#include "kernels/cuda/l2_flush.hpp"
-#include "kernels/cuda/power_load.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "lib/implementation/implementation.hpp"
 
@@ -36,16 +34,10 @@ public:
   // Waits for the stream, then release_device(); safe to call twice.
   void release() final;
 
-  // CUDA events on the stream, with the SM clock around each sample.
-  std::unique_ptr<SampleTimer> make_timer() final;
-  // The board's energy counter (NVML), where it has one.
-  std::unique_ptr<PowerMonitor> make_power_monitor() final;
-  // Writes twice the L2's size on the stream.
-  void flush_caches() final;
-  // --power-state: waits for the stream; enqueues the tensor-core load
-  // (power_load.hpp) on it.
-  void wait_idle() final;
-  void enqueue_power_load(double seconds) final;
+  // This GPU and stream (gpu_device.hpp): CUDA events with the SM clock
+  // around each sample, the board's energy counter, the L2 flush and the
+  // power-state load on the stream.
+  std::unique_ptr<Device> open_device() final;
   // Inputs as generated, outputs as allocated with MemoryTag::output,
   // workspace: the allocator's high-water mark less the outputs; all zero
   // once released.
@@ -100,11 +92,8 @@ private:
   std::string name_;
   // Declared first: destroyed after every buffer a subclass holds.
   DeviceAllocator allocator_;
-  DeviceAllocator flush_allocator_;
   // Made in prepare(): constructing an implementation touches no GPU.
   std::unique_ptr<Stream> stream_;
-  std::unique_ptr<L2Flush> flush_;
-  std::unique_ptr<PowerLoad> load_; // made on first use, from flush_allocator_
   DeviceInputs *inputs_ = nullptr;
   const Workload *workload_ = nullptr;
   int device_ = 0;

@@ -152,18 +152,18 @@ private:
       settings.pass = pass_of(request);
       settings.sustained_time_s = worker::number_member(request, "sustained_time_s");
       const auto sustained =
-          measure_sustained(*impl_, settings, worker::number_member(request, "median_ns"));
+          measure_sustained(*impl_, *device_, settings, worker::number_member(request, "median_ns"));
       for (auto &[key, value] : worker::sustained_to_json(sustained)) reply.set(key, value);
     } else if (op == "outputs") {
       outputs(reply, attach);
     } else if (op == "memory") {
       for (auto &[key, value] : worker::memory_to_json(impl_->memory())) reply.set(key, value);
     } else if (op == "flush") {
-      impl_->flush_caches();
+      device_->flush_caches();
     } else if (op == "wait_idle") {
-      impl_->wait_idle();
+      device_->wait_idle();
     } else if (op == "power_load") {
-      impl_->enqueue_power_load(worker::number_member(request, "seconds"));
+      device_->enqueue_power_load(worker::number_member(request, "seconds"));
     } else if (op == "inputs") {
       // Another of the workload's input sets, generated in place (the
       // lane holds views of these buffers), and guarded afresh.
@@ -176,6 +176,7 @@ private:
       return;
     } else if (op == "release") {
       timer_.reset();
+      device_.reset();
       impl_->release();
       prepared_.reset();
       return;
@@ -207,8 +208,10 @@ private:
                 fmt::format("worker: its {} ({} copy) is not kibench's", got.tensor, got.copy));
     }
     p->guard = std::make_unique<InputGuard>(backend_, *p->inputs);
-    // The timer every timed sample of this preparation uses, made once.
-    timer_ = impl_->make_timer();
+    // The device it runs on, and the timer every timed sample of this
+    // preparation uses, made once.
+    device_ = impl_->open_device();
+    timer_ = device_->make_timer();
     prepared_ = std::move(p);
     reply.set("timer", timer_->name());
     reply.set("labels", impl_->run_labels());
@@ -251,6 +254,7 @@ private:
   std::unique_ptr<Implementation> impl_;
   Channel channel_;
   std::unique_ptr<Prepared> prepared_;
+  std::unique_ptr<Device> device_; // the prepared implementation's (open_device())
   std::unique_ptr<SampleTimer> timer_;
   SharedOutputs shared_;
 };

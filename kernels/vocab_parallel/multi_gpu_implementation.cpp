@@ -26,11 +26,8 @@
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
-#include "kernels/cuda/l2_flush.hpp"
-#include "kernels/cuda/multi_device_timer.hpp"
+#include "kernels/cuda/gpu_device.hpp"
 #include "kernels/cuda/nccl.hpp"
-#include "kernels/cuda/nvml_power_monitor.hpp"
-#include "kernels/cuda/power_load.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/fused/chunk_plan.hpp"
 #include "kernels/common/loss_sum.hpp"
@@ -64,12 +61,10 @@ std::size_t count(std::int64_t n) {
 // reverse order: the allocators (first) outlive every buffer.
 struct Rank {
   explicit Rank(int device_, int rank)
-      : device(device_), allocator(fmt::format("{}-rank{}", kVocabParallelName, rank)),
-        harness_allocator(fmt::format("{}-rank{}-flush", kVocabParallelName, rank)) {}
+      : device(device_), allocator(fmt::format("{}-rank{}", kVocabParallelName, rank)) {}
 
   int device;
   DeviceAllocator allocator;         // the rank's inputs (replicas, shards), outputs and workspace
-  DeviceAllocator harness_allocator; // the cache flush and power load: never the implementation's memory
   std::optional<gpu::Stream> stream;
   // grad x's all-reduce runs here, beside the grad W GEMMs on `stream`:
   // it waits for `partial_ready` (grad x partial written), and `stream`
@@ -77,8 +72,6 @@ struct Rank {
   std::optional<gpu::Stream> reduce_stream;
   std::optional<gpu::Event> partial_ready, reduced;
   std::unique_ptr<gpu::CublasLt> blas;
-  std::unique_ptr<gpu::L2Flush> flush;
-  std::unique_ptr<gpu::PowerLoad> load;
   // Replicas of x_s, x_t and y (ranks past 0; rank 0 reads device 0's
   // inputs), and the shard's rows of W_s and W_t.
   DeviceBuffer<bf16> student_input, teacher_input;
@@ -281,40 +274,13 @@ public:
     return labels;
   }
 
-  std::unique_ptr<SampleTimer> make_timer() override {
+  // Every rank's GPU and stream (gpu_device.hpp): the slowest GPU's time
+  // between its events, every board's energy, a flush and a load on each.
+  std::unique_ptr<Device> open_device() override {
     require_prepared();
     std::vector<gpu::DeviceStream> streams;
     for (const auto &rank : ranks_) streams.push_back({rank->device, rank->stream->get()});
-    return std::make_unique<gpu::MultiDeviceTimer>(std::move(streams));
-  }
-
-  std::unique_ptr<PowerMonitor> make_power_monitor() override {
-    std::vector<int> devices;
-    for (int d = 0; d < options_.gpus; ++d) devices.push_back(d);
-    return gpu::make_nvml_power_monitor(std::move(devices));
-  }
-
-  void flush_caches() override {
-    require_prepared();
-    for (auto &rank : ranks_) {
-      DeviceGuard guard(rank->device);
-      rank->flush->flush(*rank->stream);
-    }
-  }
-
-  void wait_idle() override {
-    require_prepared();
-    for (auto &rank : ranks_) rank->stream->synchronize();
-  }
-
-  void enqueue_power_load(double seconds) override {
-    require_prepared();
-    for (auto &rank : ranks_) {
-      DeviceGuard guard(rank->device);
-      if (rank->load == nullptr)
-        rank->load = std::make_unique<gpu::PowerLoad>(rank->harness_allocator, rank->device);
-      rank->load->enqueue(*rank->stream, seconds);
-    }
+    return std::make_unique<gpu::GpuDevice>(options_.name, std::move(streams));
   }
 
   void release() override {
@@ -404,7 +370,6 @@ private:
       rank->partial_ready.emplace(cudaEventDisableTiming);
       rank->reduced.emplace(cudaEventDisableTiming);
       rank->blas = std::make_unique<gpu::CublasLt>(rank->allocator, gpu::fused::kCublasWorkspaceBytes);
-      rank->flush = std::make_unique<gpu::L2Flush>(rank->harness_allocator, device);
       const std::int64_t b = layout.shard.begin, size = layout.shard.size();
       if (device != source) {
         rank->student_input = replica(*rank, inputs_->student_input.data(), source, T * Hs);

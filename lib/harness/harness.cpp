@@ -19,6 +19,7 @@ namespace {
 
 struct Lane {
   Implementation *impl;
+  std::unique_ptr<Device> device; // where impl runs, held while it is timed
   std::unique_ptr<SampleTimer> timer;
   StoppingRule rule;
   Measurement result;
@@ -82,9 +83,9 @@ double take_sample(Lane &lane, const ProtocolSettings &settings, Sample &sample,
                    PowerConditioner *conditioner = nullptr, SampleGuard *guard = nullptr,
                    std::optional<std::size_t> timed_sample = std::nullopt) {
   if (guard != nullptr) guard->before_invocation(*lane.impl, timed_sample);
-  if (settings.cold) lane.impl->flush_caches();
+  if (settings.cold) lane.device->flush_caches();
   lane.impl->before_sample(settings.pass);
-  if (conditioner) sample.rest = conditioner->condition(*lane.impl);
+  if (conditioner) sample.rest = conditioner->condition(*lane.impl, *lane.device);
   lane.timer->start();
   lane.impl->run(settings.pass);
   lane.timer->stop();
@@ -113,7 +114,10 @@ public:
         started_(std::chrono::steady_clock::now()) {
     lanes_.reserve(implementations.size());
     for (Implementation *impl : implementations) {
-      Lane lane{impl, impl->make_timer(), StoppingRule(settings), {}, {}, 0.0, expected_sustained_s(*impl, settings)};
+      std::unique_ptr<Device> device = impl->open_device();
+      std::unique_ptr<SampleTimer> timer = device->make_timer();
+      Lane lane{impl,         std::move(device), std::move(timer), StoppingRule(settings), {}, {}, 0.0,
+                expected_sustained_s(*impl, settings)};
       lane.result.implementation = impl->name();
       lane.result.timer = lane.timer->name();
       if (guard != nullptr && guard->time_to_minimum(*impl))
@@ -186,7 +190,7 @@ public:
       }
       if (!lane.result.failure && !lane.result.samples.empty()) {
         if (lane.sustained_s > 0.0) report(Phase::sustained, lane, 0);
-        guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, settings_, median_ns(lane.result)); });
+        guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, *lane.device, settings_, median_ns(lane.result)); });
       }
       lane.sustained_s = 0.0;
       if (!lane.result.failure) lane.result.stop_reason = lane.own_stop.empty() ? lane.stop_reason() : lane.own_stop;

@@ -60,16 +60,16 @@ std::vector<BoardReading> read_idle(PowerTelemetry &telemetry, const WaitClock &
   return readings;
 }
 
-std::optional<RestOutcome> RestedConditioner::condition(Implementation &impl) {
+std::optional<RestOutcome> RestedConditioner::condition(const Implementation &impl, Device &device) {
   if (!impl.needs_gpu()) return std::nullopt;
   // The band is read from the board: the flush must be over, or the reading
   // is of the flush.
-  impl.wait_idle();
+  device.wait_idle();
   return rest_until_in_band(telemetry_, band_, power_state::kRestBoundS, power_state::kPollIntervalS, clock_);
 }
 
-std::optional<RestOutcome> LoadedConditioner::condition(Implementation &impl) {
-  if (impl.needs_gpu()) impl.enqueue_power_load(power_state::kLoadS);
+std::optional<RestOutcome> LoadedConditioner::condition(const Implementation &impl, Device &device) {
+  if (impl.needs_gpu()) device.enqueue_power_load(power_state::kLoadS);
   return std::nullopt;
 }
 

@@ -56,8 +56,9 @@ std::vector<BoardReading> read_idle(PowerTelemetry &telemetry, const WaitClock &
 class PowerConditioner {
 public:
   virtual ~PowerConditioner() = default;
-  // Before a timed sample of `impl`; the rest outcome where it waited.
-  virtual std::optional<RestOutcome> condition(Implementation &impl) = 0;
+  // Before a timed sample of `impl`, on the device it runs on; the rest
+  // outcome where it waited.
+  virtual std::optional<RestOutcome> condition(const Implementation &impl, Device &device) = 0;
 };
 
 // rested: for a GPU implementation, waits for its device work (the flush)
@@ -66,7 +67,7 @@ class RestedConditioner final : public PowerConditioner {
 public:
   RestedConditioner(PowerTelemetry &telemetry, IdleBand band, WaitClock clock = WaitClock::steady())
       : telemetry_(telemetry), band_(band), clock_(std::move(clock)) {}
-  std::optional<RestOutcome> condition(Implementation &impl) override;
+  std::optional<RestOutcome> condition(const Implementation &impl, Device &device) override;
 
 private:
   PowerTelemetry &telemetry_;
@@ -78,7 +79,7 @@ private:
 // on its stream. Host implementations are not conditioned.
 class LoadedConditioner final : public PowerConditioner {
 public:
-  std::optional<RestOutcome> condition(Implementation &impl) override;
+  std::optional<RestOutcome> condition(const Implementation &impl, Device &device) override;
 };
 
 } // namespace kibench

@@ -50,11 +50,11 @@ std::size_t sustained_invocations(const ProtocolSettings &settings, double media
   return static_cast<std::size_t>(std::clamp(wanted, 3.0, kMost));
 }
 
-std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, const ProtocolSettings &settings,
-                                                      double median_ns) {
+std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, Device &device,
+                                                      const ProtocolSettings &settings, double median_ns) {
   if (!(settings.sustained_time_s > 0.0) || settings.pass == Pass::backward) return std::nullopt;
   if (auto *remote = dynamic_cast<RemoteSustained *>(&impl)) return remote->measure_sustained_there(settings, median_ns);
-  std::unique_ptr<PowerMonitor> monitor = impl.make_power_monitor();
+  std::unique_ptr<PowerMonitor> monitor = device.make_power_monitor();
   if (!monitor) return std::nullopt;
   SustainedMeasurement m;
   m.monitor = monitor->name();
@@ -66,8 +66,8 @@ std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, cons
   // so the power window lies wholly inside back-to-back work. (If the
   // launch queue fills, enqueueing returns late and the window starts
   // later, still inside the work.)
-  const auto warmup_timer = impl.make_timer();
-  const auto timer = impl.make_timer();
+  const auto warmup_timer = device.make_timer();
+  const auto timer = device.make_timer();
   monitor->start();
   warmup_timer->start();
   for (std::size_t i = 0; i < m.warmup_invocations; ++i) impl.run(settings.pass);

@@ -61,9 +61,10 @@ public:
 
 // nullopt when the phase is off (sustained_time_s == 0), for the backward
 // pass (its untimed forward would run inside the window), or when the
-// implementation has no PowerMonitor. A RemoteSustained implementation
-// measures it there.
-std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, const ProtocolSettings &settings,
-                                                      double median_ns);
+// implementation's device has no PowerMonitor. A RemoteSustained
+// implementation measures it there; the others on `device`, which they run
+// on (Implementation::open_device()).
+std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, Device &device,
+                                                      const ProtocolSettings &settings, double median_ns);
 
 } // namespace kibench

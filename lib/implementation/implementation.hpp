@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lib/implementation/device.hpp"
 #include "lib/implementation/power_monitor.hpp"
 #include "lib/implementation/revision_facts.hpp"
 #include "lib/implementation/tensor_ref.hpp"
@@ -41,23 +42,6 @@ struct MemoryUse {
   // without memory(), a torch lane on the CPU): records say "unknown"
   // then, never 0; peak_bytes is inputs + outputs, a lower bound.
   bool measured = true;
-};
-
-// Times one sample. The harness calls start(), Implementation::run(), stop().
-class SampleTimer {
-public:
-  virtual ~SampleTimer() = default;
-  virtual void start() = 0;
-  virtual void stop() = 0;
-  // Blocks until the sample is complete; nanoseconds between start and stop.
-  virtual double elapsed_ns() = 0;
-  // SM clock in MHz observed around the sample, if the device reports it.
-  virtual std::optional<double> clock_mhz() { return std::nullopt; }
-  // Board power in watts as the sample ended (the instantaneous reading,
-  // not a trailing average), if the device reports it.
-  virtual std::optional<double> power_w() { return std::nullopt; }
-  // e.g. "cuda_events" or "steady_clock".
-  [[nodiscard]] virtual std::string name() const = 0;
 };
 
 class InputSet; // lib/inputs/input_set.hpp: host and device copies, made on demand
@@ -108,23 +92,11 @@ public:
   // string values of at most 200 characters): e.g. fused's chunk plan and
   // the GEMM algorithms tuning chose. Valid after prepare(). Default: none.
   [[nodiscard]] virtual json::Object run_labels() const { return {}; }
-  // The timer that measures this implementation's samples.
-  virtual std::unique_ptr<SampleTimer> make_timer() = 0;
-  // Reads the energy of the device this implementation runs on; nullptr
-  // where there is no such counter (the host paths, a GPU without NVML).
-  virtual std::unique_ptr<PowerMonitor> make_power_monitor() { return nullptr; }
-  // Evicts caches before a cold sample (the GPU's L2). Default: nothing.
-  virtual void flush_caches() {}
-  // For --power-state (lib/harness/power_conditioner.hpp), before a timed
-  // sample: waits until the device has finished all work enqueued so far.
-  // Default: nothing (host implementations run synchronously).
-  virtual void wait_idle() {}
-  // Enqueues `seconds` of work that holds the board at its power cap, ahead
-  // of the next sample on the stream it runs on. Only GPU implementations
-  // are loaded.
-  virtual void enqueue_power_load(double /*seconds*/) {
-    throw std::logic_error(name() + ": no device to load before a sample");
-  }
+  // The device its samples run on, with what the harness needs of it there
+  // (lib/implementation/device.hpp): its timer, energy counter, cache
+  // flush, idle wait and power load. Valid after prepare(); the harness
+  // drops it before release().
+  virtual std::unique_ptr<Device> open_device() = 0;
   // Frees everything prepare() allocated.
   virtual void release() = 0;
 };

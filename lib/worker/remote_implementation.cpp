@@ -65,6 +65,20 @@ private:
   RemoteImplementation &owner_;
 };
 
+// The worker's device, reached through requests: the flush, the idle wait
+// and the power load run there, and its timer is a RemoteTimer.
+class RemoteDevice final : public Device {
+public:
+  explicit RemoteDevice(RemoteImplementation &owner) : owner_(owner) {}
+  std::unique_ptr<SampleTimer> make_timer() override;
+  void flush_caches() override;
+  void wait_idle() override;
+  void enqueue_power_load(double seconds) override;
+
+private:
+  RemoteImplementation &owner_;
+};
+
 class RemoteImplementation final : public Implementation, public OwnInputs, public RemoteSustained {
 public:
   RemoteImplementation(std::unique_ptr<Implementation> description, WorkerLaunch launch)
@@ -142,10 +156,7 @@ public:
     return m;
   }
   [[nodiscard]] json::Object run_labels() const override { return labels_; }
-  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<RemoteTimer>(*this); }
-  void flush_caches() override { call({{"op", "flush"}}); }
-  void wait_idle() override { call({{"op", "wait_idle"}}); }
-  void enqueue_power_load(double seconds) override { call({{"op", "power_load"}, {"seconds", seconds}}); }
+  std::unique_ptr<Device> open_device() override { return std::make_unique<RemoteDevice>(*this); }
   void release() override {
     if (!process_) return;
     std::exception_ptr failure;
@@ -168,7 +179,8 @@ public:
     variant_ = variant;
   }
 
-  // RemoteTimer's side.
+  // RemoteDevice's and RemoteTimer's side.
+  void device_request(json::Object request) { call(std::move(request)); }
   void arm() { timing_ = true; }
   void disarm() { timing_ = false; }
   [[nodiscard]] const RemoteSample &last_sample() const { return last_sample_; }
@@ -255,6 +267,19 @@ private:
   FileDescriptor shared_fd_;
   OutputMapping mapping_;
 };
+
+std::unique_ptr<SampleTimer> RemoteDevice::make_timer() {
+  return std::make_unique<RemoteTimer>(owner_);
+}
+void RemoteDevice::flush_caches() {
+  owner_.device_request({{"op", "flush"}});
+}
+void RemoteDevice::wait_idle() {
+  owner_.device_request({{"op", "wait_idle"}});
+}
+void RemoteDevice::enqueue_power_load(double seconds) {
+  owner_.device_request({{"op", "power_load"}, {"seconds", seconds}});
+}
 
 void RemoteTimer::start() {
   owner_.arm();

@@ -1,4 +1,4 @@
-#include "kernels/cpu/host_timer.hpp"
+#include "kernels/cpu/host_device.hpp"
 
 #include <stdexcept>
 

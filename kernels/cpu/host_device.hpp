@@ -1,10 +1,13 @@
-// Wall-clock timing of a CPU sample: std::chrono::steady_clock around a run
-// that is complete when it returns (the CPU implementations are synchronous).
+// The host as a Device: wall-clock timing of a CPU sample,
+// std::chrono::steady_clock around a run that is complete when it returns
+// (the CPU implementations are synchronous); no cache to flush, no board to
+// condition.
 #pragma once
 
 #include <chrono>
+#include <memory>
 
-#include "lib/implementation/implementation.hpp"
+#include "lib/implementation/device.hpp"
 
 namespace kibench {
 
@@ -21,6 +24,11 @@ private:
   std::chrono::steady_clock::time_point stop_{};
   bool started_ = false;
   bool stopped_ = false;
+};
+
+class HostDevice final : public Device {
+public:
+  std::unique_ptr<SampleTimer> make_timer() override { return std::make_unique<HostTimer>(); }
 };
 
 } // namespace kibench
