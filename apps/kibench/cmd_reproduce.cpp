@@ -54,10 +54,8 @@ int reproduce_command(const ReproduceArgs &args, const CliContext &context) {
   if (!(options.tolerance > 0.0)) throw InputError("--tolerance: must be above 0");
   options.evidence_url = args.evidence_url;
   if (!args.lock_clocks.empty()) {
-    options.lock_clocks = clock_target_from_string(args.lock_clocks);
-    if (!options.lock_clocks)
-      throw InputError(
-          fmt::format("--lock-clocks: {:?} is not base or max", io::printable(args.lock_clocks)));
+    options.lock_clocks =
+        choice_flag("--lock-clocks", args.lock_clocks, clock_target_from_string, "base or max");
   }
   if (args.labels.size() > 1) throw InputError(fmt::format("--label: given {} times", args.labels.size()));
   if (!args.labels.empty()) options.label = label_flag("--label", args.labels.front());

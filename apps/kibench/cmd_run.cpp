@@ -135,17 +135,12 @@ int run_parallel_gpus(const RunArgs &args, const CliContext &context, const Sess
 // Every flag in its range (setting_ranges.hpp; docs/guide.md lists them).
 ProtocolSettings read_settings(const RunArgs &args) {
   ProtocolSettings s;
-  const auto pass = pass_from_string(args.pass);
-  if (!pass) throw InputError(fmt::format("--pass: \"{}\" is not forward, backward or full", args.pass));
-  s.pass = *pass;
+  s.pass = choice_flag("--pass", args.pass, pass_from_string, "forward, backward or full");
   read_sampling_flags(args.sampling, s);
   s.interleave = !args.no_interleave;
   s.share_rounds = args.share_rounds;
-  const auto rotation = input_rotation_from_string(args.rotate_inputs);
-  if (!rotation)
-    throw InputError(fmt::format("--rotate-inputs: {:?} is not auto or off",
-                                 io::printable(io::excerpt(args.rotate_inputs))));
-  s.input_rotation = *rotation;
+  s.input_rotation =
+      choice_flag("--rotate-inputs", args.rotate_inputs, input_rotation_from_string, "auto or off");
   return s;
 }
 
@@ -156,9 +151,8 @@ int run_command(const RunArgs &args, const CliContext &context) {
   for (const auto &w : args.workloads) options.workload_files.emplace_back(w);
   options.axes = parse_axes(args.axes);
   if (args.lock_clocks) {
-    options.lock_clocks = clock_target_from_string(*args.lock_clocks);
-    if (!options.lock_clocks)
-      throw InputError(fmt::format("--lock-clocks: {:?} is not base or max", io::excerpt(*args.lock_clocks)));
+    options.lock_clocks =
+        choice_flag("--lock-clocks", *args.lock_clocks, clock_target_from_string, "base or max");
   }
   options.implementations = args.implementations;
   // No implementation has a longer name; a 2 MB one is not echoed back.
@@ -199,15 +193,13 @@ int run_command(const RunArgs &args, const CliContext &context) {
     options.shard = shard_from_environment(process_environment(), shards);
   }
   const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
-  const auto isolation = plugin::isolation_from_string(args.isolation);
-  if (!isolation)
-    throw InputError(fmt::format("--isolation: {:?} is not auto, process or in-process",
-                                 io::printable(io::excerpt(args.isolation))));
+  const plugin::Isolation isolation =
+      choice_flag("--isolation", args.isolation, plugin::isolation_from_string, "auto, process or in-process");
   const auto repetitions = count_flag("--repetitions", args.repetitions, 1, setting_ranges::kMaxRepetitions);
   if (repetitions > 1 && args.check_only)
     throw InputError("--repetitions: --check-only times nothing to repeat");
   const auto backend =
-      make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s, *isolation, {}}), gpus);
+      make_backend(plugin_catalog(args.plugins, context, {s.pass, s.timeout_s, isolation, {}}), gpus);
   if (args.parallel_gpus) return run_parallel_gpus(args, context, options, *backend);
   std::vector<WorkloadOutcome> outcomes;
   std::vector<std::vector<WorkloadOutcome>> by_repetition;

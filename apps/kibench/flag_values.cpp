@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "lib/error.hpp"
+#include "lib/io/terminal_text.hpp"
 #include "lib/io/text_rules.hpp"
 
 namespace kibench::cli {
@@ -99,6 +100,10 @@ std::string label_flag(std::string_view flag, const std::string &text) {
     throw InputError(fmt::format("{}: {:?} is not a label: 1 to {} letters, digits or . _ - + : @ /", flag,
                                  io::excerpt(text), kMaxLabel));
   return text;
+}
+
+void not_one_of(std::string_view flag, const std::string &text, std::string_view one_of) {
+  throw InputError(fmt::format("{}: {:?} is not {}", flag, io::printable(io::excerpt(text)), one_of));
 }
 
 } // namespace kibench::cli

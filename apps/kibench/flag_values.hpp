@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,19 @@ double fraction_flag(std::string_view flag, const std::string &text, double max_
 // A run label (--label): 1 to 64 characters, each a letter, a digit or one
 // of . _ - + : @ / (so it reads the same in a table, a file name or a shell).
 std::string label_flag(std::string_view flag, const std::string &text);
+
+// Throws the InputError of a flag whose value is none of its names:
+// "<flag>: "<text>" is not <one_of>".
+[[noreturn]] void not_one_of(std::string_view flag, const std::string &text, std::string_view one_of);
+
+// One of a flag's named values, read by `parse` (the value's own
+// from_string, over its enum's name table); `one_of` lists the names for
+// the message ("base or max").
+template <class Value>
+Value choice_flag(std::string_view flag, const std::string &text, std::optional<Value> (*parse)(std::string_view),
+                  std::string_view one_of) {
+  if (const std::optional<Value> value = parse(text)) return *value;
+  not_one_of(flag, text, one_of);
+}
 
 } // namespace kibench::cli

@@ -81,11 +81,8 @@ void read_sampling_flags(const SamplingFlags &flags, ProtocolSettings &s) {
   s.min_time_s = number_flag("--min-time", flags.min_time, 0.0, ranges::kMaxMinTimeS, true, "seconds");
   s.max_noise = fraction_flag("--max-noise", flags.max_noise, ranges::kMaxNoise);
   s.timeout_s = number_flag("--timeout", flags.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
-  const auto power_state = power_state_from_string(flags.power_state);
-  if (!power_state)
-    throw InputError(
-        fmt::format("--power-state: {:?} is not as-is, rested or loaded", io::printable(flags.power_state)));
-  s.power_state = *power_state;
+  s.power_state =
+      choice_flag("--power-state", flags.power_state, power_state_from_string, "as-is, rested or loaded");
   s.sustained_time_s =
       number_flag("--sustained", flags.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
 }
