@@ -7,15 +7,15 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/floors/cublas_floor.hpp"
-#include "kernels/floors/wgmma_floor_implementation.hpp"
-#include "kernels/fused/fused_implementation.hpp"
+#include "kernels/lm_head/floors/cublas_floor.hpp"
+#include "kernels/lm_head/floors/wgmma_floor_implementation.hpp"
+#include "kernels/lm_head/fused/fused_implementation.hpp"
 #include "kernels/jsd/jsd_implementations.hpp"
 #include "kernels/operation_switch.hpp"
-#include "kernels/oracle/oracle_fp64.hpp"
-#include "kernels/reference/reference.hpp"
-#include "kernels/vocab_parallel/emulated_implementation.hpp"
-#include "kernels/vocab_parallel/multi_gpu_implementation.hpp"
+#include "kernels/lm_head/oracle/oracle_fp64.hpp"
+#include "kernels/lm_head/reference/reference.hpp"
+#include "kernels/lm_head/vocab_parallel/emulated_implementation.hpp"
+#include "kernels/lm_head/vocab_parallel/multi_gpu_implementation.hpp"
 #include "lib/operations/registry.hpp"
 
 namespace kibench {

@@ -8,7 +8,7 @@
 
 #include "kernels/cuda/block_pool.hpp"
 #include "kernels/cuda/device_allocator.hpp"
-#include "kernels/reference/reference_chain.hpp"
+#include "kernels/lm_head/reference/reference_chain.hpp"
 
 namespace {
 

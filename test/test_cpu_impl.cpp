@@ -13,7 +13,7 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
 #include "kernels/cpu/host_device.hpp"
-#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/digest/digest.hpp"

@@ -1,4 +1,4 @@
-// cpu-reference's per-row fp32 chain (kernels/reference/host_reference_chain.hpp), autograd
+// cpu-reference's per-row fp32 chain (kernels/lm_head/reference/host_reference_chain.hpp), autograd
 // op by op, against the oracle's closed-form gradient on the same logits:
 // with no bf16 rounding in between they must agree to fp32 precision, so
 // the reference's error against the oracle is its roundings, not its math.
@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/reference/host_reference_chain.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/reference/host_reference_chain.hpp"
 
 using namespace kibench;
 

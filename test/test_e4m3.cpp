@@ -1,4 +1,4 @@
-// FP8 e4m3 on the host (kernels/fused/e4m3.hpp, e4m3_scaling.hpp): the
+// FP8 e4m3 on the host (kernels/lm_head/fused/e4m3.hpp, e4m3_scaling.hpp): the
 // codes of known values, round to nearest even against a brute-force
 // search over every code, saturation at 448, subnormals, the scale rule,
 // and block-scaled matrices. The device's conversion is checked against
@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kernels/fused/e4m3.hpp"
-#include "kernels/fused/e4m3_scaling.hpp"
+#include "kernels/lm_head/fused/e4m3.hpp"
+#include "kernels/lm_head/fused/e4m3_scaling.hpp"
 #include "lib/inputs/bf16.hpp"
 
 using namespace kibench;

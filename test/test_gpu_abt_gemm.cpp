@@ -1,4 +1,4 @@
-// kibench's own Hopper GEMM (kernels/fused/abt_gemm.hpp) against a host
+// kibench's own Hopper GEMM (kernels/lm_head/fused/abt_gemm.hpp) against a host
 // fp64 product and against cuBLASLt: ragged shapes in all three
 // dimensions, padded row strides, every output written and nothing else.
 #include <catch2/catch.hpp>
@@ -14,7 +14,7 @@
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/stream.hpp"
-#include "kernels/fused/abt_gemm.hpp"
+#include "kernels/lm_head/fused/abt_gemm.hpp"
 #include "test/test_gpu_matrix.hpp"
 #include "test/test_gpu_support.hpp"
 

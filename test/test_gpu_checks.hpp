@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "kernels/oracle/device_compare.hpp"
+#include "kernels/common/device_compare.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/implementation/tensor_ref.hpp"
 

@@ -18,10 +18,10 @@
 
 #include <fmt/format.h>
 
-#include "kernels/fused/chunk_plan.hpp"
-#include "kernels/fused/fp8_teacher.hpp"
-#include "kernels/fused/fused_implementation.hpp"
-#include "kernels/fused/grad_weight_split.hpp"
+#include "kernels/lm_head/fused/chunk_plan.hpp"
+#include "kernels/lm_head/fused/fp8_teacher.hpp"
+#include "kernels/lm_head/fused/fused_implementation.hpp"
+#include "kernels/lm_head/fused/grad_weight_split.hpp"
 #include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"
 #include "lib/json/canonical.hpp"

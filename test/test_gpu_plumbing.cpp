@@ -18,7 +18,7 @@
 #include "kernels/cuda/l2_flush.hpp"
 #include "kernels/cuda/nvml.hpp"
 #include "kernels/cuda/stream.hpp"
-#include "kernels/oracle/device_compare.hpp"
+#include "kernels/common/device_compare.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/bf16.hpp"
 #include "test/test_gpu_matrix.hpp"
@@ -74,7 +74,8 @@ TEST_CASE("the tracking allocator counts live and peak bytes by tag", "[gpu][plu
       first = x.data();
     }
     CHECK(caching.live_bytes() == 0);
-    CHECK(caching.reserved_bytes() == 4096 * 4);
+    // Kept in the segment the pool took for it, rounded as PyTorch rounds.
+    CHECK(caching.reserved_bytes() == BlockPool::kSegmentRounding);
     DeviceBuffer<float> y(caching, 4096);
     CHECK(y.data() == first);
     y.reset();

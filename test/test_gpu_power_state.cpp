@@ -10,7 +10,7 @@
 #include "kernels/cuda/power_load.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/machine/backend.hpp"
-#include "kernels/reference/reference.hpp"
+#include "kernels/lm_head/reference/reference.hpp"
 #include "lib/harness/harness.hpp"
 #include "lib/harness/power_conditioner.hpp"
 #include "lib/harness/raw_samples.hpp"

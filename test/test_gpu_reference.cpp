@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "kernels/floors/cublas_floor.hpp"
-#include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/oracle/device_compare.hpp"
-#include "kernels/oracle/oracle_fp64.hpp"
-#include "kernels/reference/reference.hpp"
+#include "kernels/lm_head/floors/cublas_floor.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
+#include "kernels/common/device_compare.hpp"
+#include "kernels/lm_head/oracle/oracle_fp64.hpp"
+#include "kernels/lm_head/reference/reference.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"

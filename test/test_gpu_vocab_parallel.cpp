@@ -1,5 +1,5 @@
 // [gpu] The single-GPU emulation of the vocabulary-parallel fused loss
-// (`fused-vp<n>-emulated`, kernels/vocab_parallel/emulated_implementation.hpp)
+// (`fused-vp<n>-emulated`, kernels/lm_head/vocab_parallel/emulated_implementation.hpp)
 // against the fp64 CPU oracle for 1, 2, 3 and 8 shards: every small
 // workload, and the shapes the `fused` tests use (V not divisible by the
 // shard count, odd V and Hs, V = 50257, V = 13 where 8 shards hold one or
@@ -26,17 +26,17 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_allocator.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/fused/fused_implementation.hpp"
-#include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/oracle/device_compare.hpp"
+#include "kernels/lm_head/fused/fused_implementation.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
+#include "kernels/common/device_compare.hpp"
 #include "kernels/registry.hpp"
-#include "kernels/vocab_parallel/device_communicator.hpp"
-#include "kernels/vocab_parallel/emulated_implementation.hpp"
-#include "kernels/vocab_parallel/multi_gpu_implementation.hpp"
+#include "kernels/lm_head/vocab_parallel/device_communicator.hpp"
+#include "kernels/lm_head/vocab_parallel/emulated_implementation.hpp"
+#include "kernels/lm_head/vocab_parallel/multi_gpu_implementation.hpp"
 #include "kernels/cuda/nccl.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/multi_device_timer.hpp"
-#include "kernels/vocab_parallel/local_reduction.hpp"
+#include "kernels/lm_head/vocab_parallel/local_reduction.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"

@@ -1,4 +1,4 @@
-// `wgmma-floor` (kernels/floors/): the tensor cores must really do the
+// `wgmma-floor` (kernels/lm_head/floors/): the tensor cores must really do the
 // pass's FLOPs. A kernel that skipped steps would run faster than the
 // chip's peak; one that did them twice, at half the rate of the pass it
 // stands for. Both show in the rate and in how time follows the FLOPs.
@@ -10,8 +10,8 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/floors/wgmma_floor.hpp"
-#include "kernels/floors/wgmma_floor_implementation.hpp"
+#include "kernels/lm_head/floors/wgmma_floor.hpp"
+#include "kernels/lm_head/floors/wgmma_floor_implementation.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "test/test_gpu_support.hpp"
 

@@ -15,8 +15,8 @@
 
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/oracle/jsd_oracle.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
+#include "kernels/jsd/oracle/jsd_oracle.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/digest/digest.hpp"

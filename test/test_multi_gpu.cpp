@@ -22,7 +22,7 @@
 #include "kernels/cuda/multi_device_timer.hpp"
 #include "kernels/cuda/nccl.hpp"
 #include "kernels/registry.hpp"
-#include "kernels/vocab_parallel/multi_gpu_implementation.hpp"
+#include "kernels/lm_head/vocab_parallel/multi_gpu_implementation.hpp"
 #include "lib/digest/digest.hpp"
 #include "lib/environment/environment.hpp"
 #include "lib/environment/gpu_topology.hpp"

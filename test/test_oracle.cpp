@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
 
 using namespace kibench;
 

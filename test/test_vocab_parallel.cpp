@@ -1,4 +1,4 @@
-// The vocabulary-parallel loss (kernels/vocab_parallel/): the shards, the
+// The vocabulary-parallel loss (kernels/lm_head/vocab_parallel/): the shards, the
 // local communicator, and the sharded algorithm against the fp64 oracle for
 // 1, 2, 3 and 8 ranks (V divisible by none of 3 and 8 in most cases) on
 // every small workload and on the GPU tests' shapes.
@@ -7,10 +7,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
 #include "test/models/communicator.hpp"
 #include "test/models/sharded_loss.hpp"
-#include "kernels/vocab_parallel/vocab_shards.hpp"
+#include "kernels/lm_head/vocab_parallel/vocab_shards.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/workload/workload.hpp"
 #include "test/test_gpu_support.hpp"

@@ -13,10 +13,10 @@
 
 #include "kernels/registry.hpp"
 #include "test/models/communicator.hpp"
-#include "kernels/vocab_parallel/emulated_implementation.hpp"
-#include "kernels/vocab_parallel/emulation_plan.hpp"
-#include "kernels/vocab_parallel/local_reduction.hpp"
-#include "kernels/vocab_parallel/vocab_shards.hpp"
+#include "kernels/lm_head/vocab_parallel/emulated_implementation.hpp"
+#include "kernels/lm_head/vocab_parallel/emulation_plan.hpp"
+#include "kernels/lm_head/vocab_parallel/local_reduction.hpp"
+#include "kernels/lm_head/vocab_parallel/vocab_shards.hpp"
 
 using namespace kibench;
 using namespace kibench::vocab_parallel;

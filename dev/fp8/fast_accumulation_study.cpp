@@ -20,8 +20,8 @@
 #include <fmt/format.h>
 
 #include "dev/perf/cold_samples.hpp"
-#include "kernels/fused/fused_implementation.hpp"
-#include "kernels/fused/study_hooks.hpp"
+#include "kernels/lm_head/fused/fused_implementation.hpp"
+#include "kernels/lm_head/fused/study_hooks.hpp"
 #include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"

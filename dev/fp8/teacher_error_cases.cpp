@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 
 #include "dev/fp8/teacher_error_study.hpp"
-#include "kernels/fused/e4m3_scaling.hpp"
-#include "kernels/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/fused/e4m3_scaling.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/parallel/parallel_for.hpp"
 #include "lib/workload/workload.hpp"

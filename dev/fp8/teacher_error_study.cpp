@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/oracle/fp64_arithmetic.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/oracle/fp64_arithmetic.hpp"
 #include "lib/inputs/generate.hpp"
 #include "lib/parallel/parallel_for.hpp"
 #include "lib/operations/registry.hpp"

@@ -4,7 +4,7 @@
 // generated, the LM heads a slice of vocabulary rows at a time), the loss
 // terms and the student gradients are computed once with the bf16 teacher
 // inputs as stored and once per recipe with x_t and W_t rounded through
-// e4m3 at the recipe's scaling granularity (kernels/fused/e4m3_scaling.hpp),
+// e4m3 at the recipe's scaling granularity (kernels/lm_head/fused/e4m3_scaling.hpp),
 // and compared the way the workload's policy compares an implementation
 // with the oracle (relative L2 error of each output):
 //   loss      over the sampled rows (N = their valid count)
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/fused/e4m3_scaling.hpp"
+#include "kernels/lm_head/fused/e4m3_scaling.hpp"
 #include "lib/workload/workload.hpp"
 
 namespace kibench::dev {

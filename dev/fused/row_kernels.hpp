@@ -1,8 +1,8 @@
 // The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu), the
 // streaming study (row_loss_v5.cu) and the partly cached rows of
-// row_loss_v6.cu, kept beside the shipped one (kernels/fused/row_kernel.cu) so the dev
+// row_loss_v6.cu, kept beside the shipped one (kernels/lm_head/fused/row_kernel.cu) so the dev
 // studies can check and time all three on the same chunks; fused runs
-// them through FusedStudyHooks::row_kernel (kernels/fused/study_hooks.hpp). docs/perf.md (row-v1, row-v2) has
+// them through FusedStudyHooks::row_kernel (kernels/lm_head/fused/study_hooks.hpp). docs/perf.md (row-v1, row-v2) has
 // their measurements.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/fused/row_loss.hpp"
+#include "kernels/lm_head/fused/row_loss.hpp"
 
 namespace kibench::gpu::fused {
 

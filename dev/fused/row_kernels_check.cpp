@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "dev/fused/row_kernels.hpp"
-#include "kernels/fused/fused_implementation.hpp"
-#include "kernels/fused/study_hooks.hpp"
+#include "kernels/lm_head/fused/fused_implementation.hpp"
+#include "kernels/lm_head/fused/study_hooks.hpp"
 #include "kernels/machine/backend.hpp"
 #include "lib/correctness/correctness.hpp"
 #include "lib/inputs/input_set.hpp"

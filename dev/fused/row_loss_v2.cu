@@ -27,7 +27,7 @@
 
 #include "dev/fused/row_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/fused/row_loss_device.cuh"
+#include "kernels/lm_head/fused/row_loss_device.cuh"
 
 namespace kibench::gpu::fused::detail {
 

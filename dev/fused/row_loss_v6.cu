@@ -1,7 +1,7 @@
 // Row kernel study, version 6: twice the rows in flight, each row split
 // over fewer CTAs, and only what fits of it in shared memory.
 //
-// Row-v3 (kernels/fused/row_kernel.cu) keeps a whole row in the shared
+// Row-v3 (kernels/lm_head/fused/row_kernel.cu) keeps a whole row in the shared
 // memory of a cluster of 8 CTAs, two to an SM (6 bytes a logit: 770 KB at
 // V = 128256, four SMs a row). 30 such clusters fit on 132 SMs (clusters of
 // four SMs do not tile the GPCs; 12 SMs idle), and each row is a chain of
@@ -55,8 +55,8 @@
 
 #include "dev/fused/row_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/fused/row_loss_device.cuh"
-#include "kernels/fused/row_loss_math.cuh"
+#include "kernels/lm_head/fused/row_loss_device.cuh"
+#include "kernels/lm_head/fused/row_loss_math.cuh"
 
 namespace kibench::gpu::fused {
 

@@ -1,5 +1,5 @@
 // grad_weight_gemm.hpp says what this GEMM computes. Built from
-// kernels/fused/abt_gemm.cu's pieces (TMA ring, mbarriers, warp
+// kernels/lm_head/fused/abt_gemm.cu's pieces (TMA ring, mbarriers, warp
 // specialization, persistent grid, clusters sharing an operand by
 // multicast, grouped tile order), with the operands MN-major and the
 // epilogue reading the fp32 accumulator during the mainloop.

@@ -84,7 +84,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/l2_flush.hpp"
 #include "kernels/cuda/stream.hpp"
-#include "kernels/fused/chunk_plan.hpp"
+#include "kernels/lm_head/fused/chunk_plan.hpp"
 #include "lib/inputs/bf16.hpp"
 #include "test/test_gpu_support.hpp"
 

@@ -4,7 +4,7 @@
 // mark. A stage marked more than once a pass (one per chunk) is summed.
 // The events sit on the stream between kernels, so they cost the pass
 // nothing but their own records. `fused` marks its stages through the
-// dev-only seam (kernels/fused/study_hooks.hpp); nothing that ships holds
+// dev-only seam (kernels/lm_head/fused/study_hooks.hpp); nothing that ships holds
 // a clock.
 #pragma once
 
@@ -17,7 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/stream.hpp"
-#include "kernels/fused/study_hooks.hpp"
+#include "kernels/lm_head/fused/study_hooks.hpp"
 
 namespace kibench::gpu {
 

@@ -51,10 +51,14 @@ fi
 
 # ab: the seed's fused and cublas-floor with the build before (ARCHIVE_BEFORE)
 # and the build after (ARCHIVE), one after the other in this call: whether
-# fused's median moved beyond the noise between them.
+# fused's median moved beyond the noise between them. SEED_BEFORE: the seed
+# as the build before reads it (an older build knows only the comparators
+# of its day; the shapes and scalars are the same).
 if want ab; then
   for build in before after; do
-    "$work/$build/gpu/kibench" run "$seed" --impl fused,cublas-floor --out "$work/runs/ab-$build" 2>&1 \
+    workload="$seed"
+    [[ "$build" == before && -n "${SEED_BEFORE:-}" ]] && workload="$SEED_BEFORE"
+    "$work/$build/gpu/kibench" run "$workload" --impl fused,cublas-floor --out "$work/runs/ab-$build" 2>&1 \
       | grep -vE "$quiet" | sed "s/^/[$build] /" | tee -a "$log"
   done
 fi

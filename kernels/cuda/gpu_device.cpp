@@ -11,8 +11,10 @@
 
 namespace kibench::gpu {
 
-GpuDevice::GpuDevice(const std::string &owner, std::vector<DeviceStream> streams) {
-  if (streams.empty()) throw std::logic_error(fmt::format("{}: a GPU device without a stream", owner));
+GpuDevice::GpuDevice(const std::string &owner, std::vector<DeviceStream> streams, Timing timing)
+    : timing_(timing) {
+  if (streams.empty() || (timing == Timing::one_stream && streams.size() != 1))
+    throw std::logic_error(fmt::format("{}: a GPU device of {} streams", owner, streams.size()));
   const bool several = streams.size() > 1;
   for (const DeviceStream &where : streams) {
     OnStream on{where, nullptr, nullptr, nullptr};
@@ -33,14 +35,15 @@ GpuDevice::~GpuDevice() {
 }
 
 std::unique_ptr<SampleTimer> GpuDevice::make_timer() {
-  if (streams_.size() == 1) return std::make_unique<CudaEventTimer>(streams_[0].where.stream, streams_[0].where.device);
+  if (timing_ == Timing::one_stream)
+    return std::make_unique<CudaEventTimer>(streams_[0].where.stream, streams_[0].where.device);
   std::vector<DeviceStream> streams;
   for (const OnStream &on : streams_) streams.push_back(on.where);
   return std::make_unique<MultiDeviceTimer>(std::move(streams));
 }
 
 std::unique_ptr<PowerMonitor> GpuDevice::make_power_monitor() {
-  if (streams_.size() == 1) return make_nvml_power_monitor(streams_[0].where.device);
+  if (timing_ == Timing::one_stream) return make_nvml_power_monitor(streams_[0].where.device);
   std::vector<int> devices;
   for (const OnStream &on : streams_) devices.push_back(on.where.device);
   return make_nvml_power_monitor(std::move(devices));

@@ -5,9 +5,10 @@
 // count as the implementation's memory (they do count in kibench's
 // footprint, DeviceAllocator::process()).
 //
-// One stream: a CudaEventTimer, with that GPU's SM clock and board power.
-// Several, one a GPU (the vocabulary-parallel lanes): a MultiDeviceTimer,
-// the slowest GPU's time, and every board's energy summed.
+// Timing::one_stream: a CudaEventTimer on the one stream, with that GPU's
+// SM clock and board power. Timing::across_gpus (the vocabulary-parallel
+// lanes, one stream a GPU, however many GPUs): a MultiDeviceTimer, a host
+// barrier then the slowest GPU's time, and every board's energy summed.
 #pragma once
 
 #include <memory>
@@ -24,9 +25,11 @@ namespace kibench::gpu {
 
 class GpuDevice final : public Device {
 public:
+  enum class Timing { one_stream, across_gpus };
+
   // `owner` names the allocators ("fused-l2-flush"); allocates each
-  // stream's flush buffer on its GPU.
-  GpuDevice(const std::string &owner, std::vector<DeviceStream> streams);
+  // stream's flush buffer on its GPU. one_stream takes exactly one stream.
+  GpuDevice(const std::string &owner, std::vector<DeviceStream> streams, Timing timing = Timing::one_stream);
   ~GpuDevice() override;
   GpuDevice(const GpuDevice &) = delete;
   GpuDevice &operator=(const GpuDevice &) = delete;
@@ -48,6 +51,7 @@ private:
     std::unique_ptr<PowerLoad> load;
   };
   std::vector<OnStream> streams_;
+  Timing timing_;
 };
 
 } // namespace kibench::gpu

@@ -15,7 +15,7 @@
 #include "kernels/common/token_count.hpp"
 #include "kernels/jsd/jsd_kernels.hpp"
 #include "kernels/jsd/jsd_passes.hpp"
-#include "kernels/jsd/jsd_torch_ops.hpp"
+#include "kernels/jsd/reference/jsd_torch_ops.hpp"
 #include "lib/operations/registry.hpp"
 
 namespace kibench {
@@ -201,7 +201,7 @@ public:
                               "PyTorch eager's jsd: exp, lerp, log, kl_div twice, row sums, masked "
                               "mean, and autograd's backward through the same ops, one kernel per "
                               "op over full [T, V] fp32 intermediates.",
-                          .source_path = "kernels/jsd/jsd_torch_ops.cu",
+                          .source_path = "kernels/jsd/reference/jsd_torch_ops.cu",
                           .symbol = "kibench::make_reference",
                           .operation = operation_named("jsd")});
   }

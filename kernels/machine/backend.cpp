@@ -25,7 +25,7 @@
 #include "kernels/cuda/nvml_power_telemetry.hpp"
 #include "kernels/cuda/sentinels.hpp"
 #include "kernels/cuda/stream.hpp"
-#include "kernels/oracle/device_compare.hpp"
+#include "kernels/common/device_compare.hpp"
 #include "kernels/plugin/plugin_backend.hpp"
 #include "kernels/plugin/plugin_implementation.hpp"
 #include "kernels/registry.hpp"

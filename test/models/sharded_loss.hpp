@@ -20,8 +20,8 @@
 // grad x_s — O(T·Hs) against the O(T·V·H) the ranks share out.
 #pragma once
 
-#include "kernels/oracle/cpu_oracle.hpp"
-#include "kernels/vocab_parallel/vocab_shards.hpp"
+#include "kernels/lm_head/oracle/cpu_oracle.hpp"
+#include "kernels/lm_head/vocab_parallel/vocab_shards.hpp"
 #include "test/models/communicator.hpp"
 
 namespace kibench::vocab_parallel {

@@ -1,0 +1,80 @@
+// The fused row kernel of the `fused` implementation: for one chunk of
+// token rows whose student and teacher logits a GEMM has just written, it
+// computes each row's loss term and, for a backward, overwrites the student
+// logits with that row's gradient (kernels/lm_head/fused/row_loss.cu has the math).
+// Plain types only: this header is included by host C++ and by nvcc.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+namespace kibench::gpu::fused {
+
+// Which soft loss J the workload's beta selects (docs/loss-math.md).
+enum class Divergence {
+  mixture,    // 0 < beta < 1: generalized JSD against m = (1 - beta) q + beta p
+  forward_kl, // beta == 0: KL(p || q)
+  reverse_kl, // beta == 1: KL(q || p)
+};
+
+[[nodiscard]] Divergence divergence_for(double beta);
+
+// log2 e: the kernel works in base 2 on a = z log2 e / tau, so the logit
+// GEMMs' row statistics it takes (RowLossArgs::student_stats) are of z
+// scaled by this (tau = 1).
+inline constexpr float kLog2e = 1.4426950408889634f;
+
+struct RowLossArgs {
+  // z_s [rows, ld] bf16. With write_grad, row i is replaced by
+  // G'_i = w_h softmax(z_s,i) + w_s dJ_i/dz_s,i (zeros for an ignored row):
+  // N times the gradient row without its one-hot term -w_h onehot(y_i),
+  // which one_hot.hpp adds in fp32. The grad GEMMs' fp32 results are divided
+  // by N afterwards, so the bf16 rounding of G' does not depend on N.
+  __nv_bfloat16 *student_logits = nullptr;
+  const __nv_bfloat16 *teacher_logits = nullptr; // z_t [rows, ld] bf16
+  std::int64_t rows = 0;
+  std::int64_t vocab = 0;               // V
+  std::int64_t ld = 0;                  // row stride of both logit buffers, a multiple of 8
+  const std::int64_t *target = nullptr; // y [rows]
+  // For the exact target logit of the cross-entropy: x_s [rows, Hs],
+  // W_s [V, Hs] and b_s [V] (or null), in bf16.
+  const __nv_bfloat16 *student_input = nullptr;
+  const __nv_bfloat16 *student_weight = nullptr;
+  const __nv_bfloat16 *student_bias = nullptr;
+  std::int64_t student_hidden = 0;
+  // [rows]: w_h CE_i + w_s J_i for a valid row, 0 for an ignored one.
+  float *row_loss = nullptr;
+  double beta = 0.5;
+  double temperature = 1.0;
+  double weight_hard = 0.5;
+  double weight_soft = 0.5;
+  std::int64_t ignore_index = -100;
+  bool write_grad = true;
+  // The logit GEMMs' row statistics (kernels/lm_head/fused/abt_gemm.hpp, AbtGemm::row_stats
+  // with stats_scale kLog2e), or null: per row r and 256-column tile j,
+  // (max, Σ 2^(x − max)) of x = z log2 e at [r · stats_ld + j], for z_s and
+  // z_t. The kernel then takes the softmax statistics from them instead of
+  // a sweep and a cluster reduction of its own. Temperature 1 only.
+  const float2 *student_stats = nullptr;
+  const float2 *teacher_stats = nullptr;
+  std::int64_t stats_ld = 0;
+};
+
+// The largest vocabulary whose row slices fit one cluster's shared memory
+// on `device`.
+[[nodiscard]] std::int64_t row_loss_max_vocab(int device);
+
+// Enqueues the kernel on `stream`; throws on a bad configuration.
+void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
+
+// A row kernel as the fused implementation calls it: the shipped one
+// (launch_row_loss, "v3"), or a superseded version from dev/fused/ that a
+// study runs in its place. All compute the same outputs.
+struct RowKernel {
+  const char *name = "v3";
+  void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
+};
+
+} // namespace kibench::gpu::fused
