@@ -2,15 +2,12 @@
 // the Implementation interface. The fp32 log-probabilities are widened
 // exactly to double; the loss and the gradient come from one pass, as in
 // Liger's kernel, so a backward sample repeats the whole computation.
-#include <algorithm>
-#include <limits>
 #include <stdexcept>
 
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/cpu/host_implementation.hpp"
-#include "kernels/jsd/jsd_passes.hpp"
+#include "kernels/jsd/jsd_host_implementation.hpp"
 #include "kernels/jsd/oracle/jsd_oracle.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/operations/registry.hpp"
@@ -18,11 +15,9 @@
 namespace kibench {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-class CpuJsdFp64 final : public cpu::HostImplementation {
+class CpuJsdFp64 final : public cpu::JsdHostImplementation<double> {
 public:
-  CpuJsdFp64() : HostImplementation("cpu-fp64") {}
+  CpuJsdFp64() : JsdHostImplementation("cpu-fp64") {}
 
   [[nodiscard]] RevisionFacts revision() const override {
     return host_revision({
@@ -37,24 +32,15 @@ public:
     });
   }
 
-  [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
-    if (auto refusal = jsd_pass_refusal(pass)) return refusal;
-    return unsupported(w);
-  }
-
   void prepare(const Workload &workload, InputSet &inputs) override {
     release();
     const HostInputs &host = inputs.host();
     input_bytes_ = cpu::host_input_bytes(host);
     problem_ = jsd_problem(workload, host);
     validate(problem_);
-    gradient_.assign(problem_.student_log_probs.size(), kNaN);
+    gradient_.assign(problem_.student_log_probs.size(), 0.0);
+    poison_outputs();
     prepared_ = true;
-  }
-
-  void poison_outputs() override {
-    loss_ = kNaN;
-    std::fill(gradient_.begin(), gradient_.end(), kNaN);
   }
 
   void run(Pass pass) override {
@@ -63,16 +49,6 @@ public:
     JsdResult result = run_jsd_oracle(problem_, has_gradient_);
     loss_ = result.loss;
     if (has_gradient_) gradient_ = std::move(result.gradient);
-  }
-
-  OutputView outputs() override {
-    OutputView view;
-    view.loss = loss_;
-    if (has_gradient_) {
-      view.grad_student_input =
-          TensorRef{gradient_.data(), ElementType::fp64, static_cast<std::int64_t>(gradient_.size()), false};
-    }
-    return view;
   }
 
   [[nodiscard]] MemoryUse memory() const override {
@@ -87,10 +63,7 @@ public:
 
   void release() override {
     problem_ = JsdProblem{};
-    std::vector<double>().swap(gradient_);
-    input_bytes_ = 0;
-    loss_ = kNaN;
-    prepared_ = has_gradient_ = false;
+    release_outputs();
   }
 
 private:
@@ -102,11 +75,6 @@ private:
   }
 
   JsdProblem problem_;
-  std::vector<double> gradient_;
-  std::uint64_t input_bytes_ = 0;
-  double loss_ = kNaN;
-  bool prepared_ = false;
-  bool has_gradient_ = false;
 };
 
 } // namespace

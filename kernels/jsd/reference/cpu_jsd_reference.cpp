@@ -15,14 +15,12 @@
 // order; results do not depend on the thread count.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "kernels/builtin_revision.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/cpu_implementations.hpp"
-#include "kernels/cpu/host_implementation.hpp"
-#include "kernels/jsd/jsd_passes.hpp"
+#include "kernels/jsd/jsd_host_implementation.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "lib/parallel/parallel_for.hpp"
 #include "lib/operations/registry.hpp"
@@ -30,17 +28,15 @@
 namespace kibench {
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 // torch.lerp(start, end, weight) in fp32: start + weight * (end - start)
 // for weight < 0.5, else end - (end - start) * (1 - weight).
 float lerp(float start, float end, float weight) {
   return weight < 0.5f ? start + weight * (end - start) : end - (end - start) * (1.0f - weight);
 }
 
-class CpuJsdReference final : public cpu::HostImplementation {
+class CpuJsdReference final : public cpu::JsdHostImplementation<float> {
 public:
-  CpuJsdReference() : HostImplementation("cpu-reference") {}
+  CpuJsdReference() : JsdHostImplementation("cpu-reference") {}
 
   [[nodiscard]] RevisionFacts revision() const override {
     return host_revision({
@@ -52,11 +48,6 @@ public:
         .symbol = "kibench::make_cpu_reference",
         .operation = operation_named("jsd"),
     });
-  }
-
-  [[nodiscard]] std::optional<std::string> unsupported_for(const Workload &w, Pass pass) const override {
-    if (auto refusal = jsd_pass_refusal(pass)) return refusal;
-    return unsupported(w);
   }
 
   void prepare(const Workload &workload, InputSet &inputs) override {
@@ -74,14 +65,10 @@ public:
     target_ = &host.target;
     if (log_q_->size() != static_cast<std::size_t>(tokens_ * vocab_) || log_p_->size() != log_q_->size())
       throw std::invalid_argument("cpu-reference: jsd inputs are not [T, V]");
-    gradient_.assign(log_q_->size(), kNaN);
+    gradient_.assign(log_q_->size(), 0.0f);
+    poison_outputs();
     rows_.assign(static_cast<std::size_t>(tokens_), 0.0f);
     prepared_ = true;
-  }
-
-  void poison_outputs() override {
-    loss_ = std::numeric_limits<double>::quiet_NaN();
-    std::fill(gradient_.begin(), gradient_.end(), kNaN);
   }
 
   void run(Pass pass) override {
@@ -100,16 +87,6 @@ public:
     loss_ = static_cast<double>(loss);
   }
 
-  OutputView outputs() override {
-    OutputView view;
-    view.loss = loss_;
-    if (has_gradient_) {
-      view.grad_student_input =
-          TensorRef{gradient_.data(), ElementType::fp32, static_cast<std::int64_t>(gradient_.size()), false};
-    }
-    return view;
-  }
-
   [[nodiscard]] MemoryUse memory() const override {
     MemoryUse use;
     use.input_bytes = input_bytes_;
@@ -120,13 +97,10 @@ public:
   }
 
   void release() override {
-    std::vector<float>().swap(gradient_);
     std::vector<float>().swap(rows_);
     log_q_ = log_p_ = nullptr;
     target_ = nullptr;
-    input_bytes_ = 0;
-    loss_ = std::numeric_limits<double>::quiet_NaN();
-    prepared_ = has_gradient_ = false;
+    release_outputs();
   }
 
 private:
@@ -176,14 +150,9 @@ private:
   const std::vector<float> *log_q_ = nullptr;
   const std::vector<float> *log_p_ = nullptr;
   const std::vector<std::int64_t> *target_ = nullptr;
-  std::vector<float> gradient_;
   std::vector<float> rows_;
   std::int64_t tokens_ = 0, vocab_ = 0, ignore_index_ = -100;
   float beta_ = 0.5f;
-  std::uint64_t input_bytes_ = 0;
-  double loss_ = std::numeric_limits<double>::quiet_NaN();
-  bool prepared_ = false;
-  bool has_gradient_ = false;
 };
 
 } // namespace
