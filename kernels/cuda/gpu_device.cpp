@@ -42,8 +42,8 @@ std::unique_ptr<SampleTimer> GpuDevice::make_timer() {
   return std::make_unique<MultiDeviceTimer>(std::move(streams));
 }
 
+// Every stream's board, summed (one board for one stream).
 std::unique_ptr<PowerMonitor> GpuDevice::make_power_monitor() {
-  if (timing_ == Timing::one_stream) return make_nvml_power_monitor(streams_[0].where.device);
   std::vector<int> devices;
   for (const OnStream &on : streams_) devices.push_back(on.where.device);
   return make_nvml_power_monitor(std::move(devices));

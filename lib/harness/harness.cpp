@@ -116,7 +116,7 @@ public:
     for (Implementation *impl : implementations) {
       std::unique_ptr<Device> device = impl->open_device();
       std::unique_ptr<SampleTimer> timer = device->make_timer();
-      Lane lane{impl,         std::move(device), std::move(timer), StoppingRule(settings), {}, {}, 0.0,
+      Lane lane{impl, std::move(device), std::move(timer), StoppingRule(settings), {}, {}, 0.0,
                 expected_sustained_s(*impl, settings)};
       lane.result.implementation = impl->name();
       lane.result.timer = lane.timer->name();
