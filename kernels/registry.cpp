@@ -86,13 +86,14 @@ const std::vector<RegisteredImplementation> &implementation_registry() {
              FusedOptions{.name = "fused-lean", .workspace_budget = gpu::fused::kLeanWorkspaceBudget});
        }},
       {"fused-fp8-teacher",
-       "fused with the teacher logit GEMM in FP8 e4m3 (cuBLASLt, a scale per token row and per vocabulary "
-       "row, W_t's e4m3 copy made when prepared), checked against the same oracle and policy",
+       "fused with the teacher logit GEMM in FP8 e4m3 (cuBLASLt, fast accumulation, a scale per token row and "
+       "per vocabulary row, W_t's e4m3 copy made when prepared), checked against the same oracle and policy",
        true, false,
        [] {
          return make_fused(FusedOptions{.name = "fused-fp8-teacher",
                                         .logit_statistics = LogitStatistics::off,
-                                        .teacher_precision = TeacherPrecision::fp8_e4m3});
+                                        .teacher_precision = TeacherPrecision::fp8_e4m3,
+                                        .fp8_fast_accumulation = true});
        }},
       {kVocabParallelName,
        "fused with the LM heads cut into one vocabulary shard per GPU of the run (--gpus n), per-row "

@@ -12,9 +12,9 @@
 //     the implementation exactly, whatever FP8 costs against the
 //     unquantized inputs. That cost, against the ordinary oracle, is
 //     printed per case (dev/fp8/ measures it at the seed's size). Each
-//     case runs twice: with cuBLASLt's accurate FP8 accumulation (the
-//     registered lane) and with its fast accumulation (the dev studies'
-//     FusedStudyHooks::fp8_fast_accumulation).
+//     case runs twice: with cuBLASLt's fast FP8 accumulation (the
+//     registered lane, FusedOptions::fp8_fast_accumulation) and with its
+//     accurate one.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -42,7 +42,6 @@
 #include "kernels/lm_head/fused/fp8_teacher.hpp"
 #include "kernels/lm_head/fused/fused_implementation.hpp"
 #include "kernels/lm_head/fused/one_hot.hpp"
-#include "kernels/lm_head/fused/study_hooks.hpp"
 #include "kernels/lm_head/oracle/cpu_oracle.hpp"
 #include "kernels/common/device_compare.hpp"
 #include "kernels/registry.hpp"
@@ -158,7 +157,7 @@ double check_gradient(const char *name, const TensorRef &out, const std::vector<
 // prepare, poison, run, and compare with the oracle of the dequantized
 // teacher (to `fused`'s bounds) and with the ordinary one (printed);
 // `fast_accumulation`: the teacher GEMM with cuBLASLt's fast accumulation
-// (FusedStudyHooks::fp8_fast_accumulation).
+// (FusedOptions::fp8_fast_accumulation).
 void check_fp8_case(const Fp8Case &c, Pass pass, bool fast_accumulation = false) {
   const test::GpuCase &s = c.shape;
   INFO(fmt::format("case {}: T={} V={} H={} beta={} tau={} ignored={} bias={} chunk rows={}, {}{}", s.name,
@@ -167,11 +166,11 @@ void check_fp8_case(const Fp8Case &c, Pass pass, bool fast_accumulation = false)
                    fast_accumulation ? ", fast accumulation" : ""));
   const Workload w = test::make_gpu_workload(s);
   InputSet inputs(w);
-  auto impl = make_fused_for_study(FusedOptions{.name = "fused-fp8-teacher",
-                                                .logit_statistics = LogitStatistics::off,
-                                                .plan = {.chunk_rows = c.chunk_rows, .gemm_candidates = 1},
-                                                .teacher_precision = TeacherPrecision::fp8_e4m3},
-                                   FusedStudyHooks{.fp8_fast_accumulation = fast_accumulation});
+  auto impl = make_fused(FusedOptions{.name = "fused-fp8-teacher",
+                                      .logit_statistics = LogitStatistics::off,
+                                      .plan = {.chunk_rows = c.chunk_rows, .gemm_candidates = 1},
+                                      .teacher_precision = TeacherPrecision::fp8_e4m3,
+                                      .fp8_fast_accumulation = fast_accumulation});
   const auto why_not = impl->unsupported(w);
   INFO(why_not.value_or("supported"));
   REQUIRE_FALSE(why_not.has_value());

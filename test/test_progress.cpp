@@ -70,7 +70,7 @@ TEST_CASE("samples_needed: the noise target at the spread measured, within the c
 // its target, and the line said "~0 s left".
 TEST_CASE("time left at sample 881 of 1000 counts the 119 still to come", "[progress][eta]") {
   const ProtocolSettings s = settings_of(10, 1000, 0.005);
-  const auto left = time_left_s({lane(881, 0.20)}, s, 10.0);
+  const auto left = time_left_s({lane(881, 0.20)}, s);
   REQUIRE(left);
   CHECK(*left == Approx(119 * 0.012));
   CHECK(time_left_text(*left) == "~2 s left");
@@ -80,38 +80,74 @@ TEST_CASE("time left: every lane's samples at its own pace, the time limit, the 
           "[progress][eta]") {
   const ProtocolSettings s = settings_of(10, 1000, 0.005);
   // Nothing sampled yet: nothing to scale by.
-  CHECK_FALSE(time_left_s({lane(0, 0.0)}, s, 0.0).has_value());
+  CHECK_FALSE(time_left_s({lane(0, 0.0)}, s).has_value());
 
   // Interleaved lanes take their samples one after another: 138 more at
   // 12 ms, and 9 more at 12 ms (the minimum of 10, one taken).
   LaneProgress fast = lane(1, std::numeric_limits<double>::infinity());
-  const auto both = time_left_s({lane(20, 0.05), fast}, s, 1.0);
+  const auto both = time_left_s({lane(20, 0.05), fast}, s);
   REQUIRE(both);
   CHECK(*both == Approx((138 + 9) * 0.012));
 
   // A lane without samples yet is timed at the others' pace.
-  const auto unstarted = time_left_s({lane(20, 0.05), lane(0, 0.0)}, s, 1.0);
+  const auto unstarted = time_left_s({lane(20, 0.05), lane(0, 0.0)}, s);
   REQUIRE(unstarted);
   CHECK(*unstarted == Approx((138 + 10) * 0.012));
 
-  // Every rule stops at --timeout: 2 s left of 60, whatever the noise wants.
+  // Every rule stops once its own samples have taken --timeout of wall
+  // time, whatever the noise wants. 881 samples have taken 10.572 s: with a
+  // 13 s limit the 119 still wanted (1.4 s) fit in the 2.4 s left.
   ProtocolSettings limited = s;
-  limited.timeout_s = 60.0;
-  const auto capped = time_left_s({lane(881, 0.20)}, limited, 58.0);
+  limited.timeout_s = 13.0;
+  const auto capped = time_left_s({lane(881, 0.20)}, limited);
   REQUIRE(capped);
-  CHECK(*capped == Approx(119 * 0.012).margin(1e-9)); // 1.4 s is within the 2 s left
-  const auto near_limit = time_left_s({lane(100, 0.20)}, limited, 59.5);
+  CHECK(*capped == Approx(119 * 0.012).margin(1e-9));
+  // 100 samples have taken 1.2 s of a 1.7 s limit: 0.5 s left, not the
+  // 900 samples' 10.8 s.
+  limited.timeout_s = 1.7;
+  const auto near_limit = time_left_s({lane(100, 0.20)}, limited);
   REQUIRE(near_limit);
   CHECK(*near_limit == Approx(0.5));
+  // Each lane's limit is its own: beside a lane that has used 10.572 s
+  // of a 13 s limit, one that has used 1.2 s still takes its 900.
+  limited.timeout_s = 13.0;
+  const auto neighbours = time_left_s({lane(881, 0.20), lane(100, 0.20)}, limited);
+  REQUIRE(neighbours);
+  CHECK(*neighbours == Approx(119 * 0.012 + 900 * 0.012));
+  LaneProgress used_up = lane(881, 0.20);
+  used_up.wall_s = 13.0;
+  const auto one_used_up = time_left_s({used_up, lane(100, 0.20)}, limited);
+  REQUIRE(one_used_up);
+  CHECK(*one_used_up == Approx(900 * 0.012));
 
   // A lane at its cap takes nothing more; the sustained phase still counts.
   LaneProgress done = lane(1000, 0.20);
   done.at_cap = true;
   done.rule_met = true;
   done.sustained_s = 1.25;
-  const auto sustained = time_left_s({done}, s, 20.0);
+  const auto sustained = time_left_s({done}, s);
   REQUIRE(sustained);
   CHECK(*sustained == Approx(1.25));
+}
+
+TEST_CASE("--timeout counts the wall time of the implementation's own samples", "[progress][stopping]") {
+  ProtocolSettings s = settings_of(10, 1000, 0.005);
+  s.timeout_s = 1.0;
+  StoppingRule rule(s);
+  CHECK_FALSE(rule.at_cap());
+  // Samples of 1 ms timed, each taking 0.3 s of wall time (a check beside it).
+  for (int k = 0; k < 3; ++k) rule.add_sample(1e6, 0.3);
+  CHECK(rule.wall_s() == Approx(0.9));
+  CHECK_FALSE(rule.at_cap());
+  CHECK(rule.reason().empty());
+  rule.add_sample(1e6, 0.3);
+  CHECK(rule.at_cap());
+  CHECK(rule.reason() == "timeout");
+  // The time since the rule was made does not count: a rule whose samples
+  // are quick is not stopped by a slow neighbour's rounds.
+  StoppingRule quick(s);
+  quick.add_sample(1e6, 0.001);
+  CHECK_FALSE(quick.at_cap());
 }
 
 TEST_CASE("time left with shared rounds: every lane samples as long as the neediest", "[progress][eta]") {
@@ -119,7 +155,7 @@ TEST_CASE("time left with shared rounds: every lane samples as long as the needi
   s.share_rounds = true;
   LaneProgress quiet = lane(20, 0.001);
   quiet.rule_met = true; // its own rule is met, but it keeps sampling
-  const auto left = time_left_s({lane(20, 0.05), quiet}, s, 1.0);
+  const auto left = time_left_s({lane(20, 0.05), quiet}, s);
   REQUIRE(left);
   CHECK(*left == Approx(2 * 138 * 0.012));
 }

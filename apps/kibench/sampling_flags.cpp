@@ -46,7 +46,8 @@ void add_sampling_options(CLI::App &command, SamplingFlags &flags) {
   command
       .add_option(
           "--timeout", flags.timeout,
-          fmt::format("Stop sampling one implementation after this many seconds (above 0, at most {})",
+          fmt::format("Stop sampling one implementation once its own samples (with their flush and check) "
+                      "have taken this many seconds of wall time (above 0, at most {})",
                       ranges::kMaxTimeoutS))
       ->type_name("SECONDS")
       ->capture_default_str();

@@ -1,7 +1,7 @@
 // cuBLASLt's fast accumulation for the FP8 teacher GEMM, at the seed's size
 // (hidden: run `kibench_dev "[gpu-fp8-fast]"` on a GPU machine; another
 // workload with KIBENCH_FP8_WORKLOAD=file.json). `fused-fp8-teacher` with
-// and without it (FusedStudyHooks::fp8_fast_accumulation), each against the
+// and without it (FusedOptions::fp8_fast_accumulation), each against the
 // fp64 oracle of the unquantized inputs under the workload's policy, as
 // `kibench run` checks it, and each timed over cold samples beside
 // `cublas-floor`. Without fast accumulation cuBLASLt promotes the FP8
@@ -21,7 +21,6 @@
 
 #include "dev/perf/cold_samples.hpp"
 #include "kernels/lm_head/fused/fused_implementation.hpp"
-#include "kernels/lm_head/fused/study_hooks.hpp"
 #include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"
 #include "lib/correctness/correctness.hpp"
@@ -69,9 +68,9 @@ TEST_CASE("fused-fp8-teacher: fast accumulation's error and time", "[.][gpu-fp8-
   }
 
   for (const bool fast : {false, true}) {
-    auto lane = make_fused_for_study(
-        FusedOptions{.name = "fused-fp8-teacher", .teacher_precision = TeacherPrecision::fp8_e4m3},
-        FusedStudyHooks{.fp8_fast_accumulation = fast});
+    auto lane = make_fused(FusedOptions{.name = "fused-fp8-teacher",
+                                        .teacher_precision = TeacherPrecision::fp8_e4m3,
+                                        .fp8_fast_accumulation = fast});
     REQUIRE_FALSE(lane->unsupported(w).has_value());
     lane->prepare(w, inputs);
     lane->poison_outputs();

@@ -5,8 +5,8 @@
 // the floor). For each workload: `cublas-floor`'s cold median, then
 // `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs),
 // `fused-lean` (a 1 GiB workspace), `fused-rowstats` (the GEMMs' row
-// statistics wherever allowed), `fused-fp8-teacher` (with and without
-// cuBLASLt's fast accumulation), and those paths with the row kernels of
+// statistics wherever allowed), `fused-fp8-teacher` (with cuBLASLt's fast
+// accumulation, as registered, and without), and those paths with the row kernels of
 // the dev studies (row-v5's streaming units, row-v6's partly cached rows
 // in clusters of 2 and 4). KIBENCH_STAGE_VARIANTS="a;b*" keeps the variants
 // whose names match the shell patterns a or b*. Each is timed over cold
@@ -102,10 +102,10 @@ constexpr Variant kVariants[] = {
      gpu::fused::kRowKernelV6Pairs},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
-    {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3},
-    {"fused-fp8-teacher, fast accumulation", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
+    {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
+    {"fused-fp8-teacher, accurate accumulation", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, false},
     {"fused-fp8-teacher, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs,
-     TeacherPrecision::fp8_e4m3},
+     TeacherPrecision::fp8_e4m3, true},
 };
 
 // Which variants to time: all (no patterns), or those whose names match
@@ -150,10 +150,9 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
       auto fused = make_fused_for_study(FusedOptions{.name = variant.name,
                                                      .workspace_budget = variant.workspace_budget,
                                                      .logit_statistics = variant.statistics,
-                                                     .teacher_precision = variant.teacher_precision},
-                                        FusedStudyHooks{.row_kernel = variant.row_kernel,
-                                                        .fp8_fast_accumulation = variant.fp8_fast_accumulation,
-                                                        .stage_marks = &clock});
+                                                     .teacher_precision = variant.teacher_precision,
+                                                     .fp8_fast_accumulation = variant.fp8_fast_accumulation},
+                                        FusedStudyHooks{.row_kernel = variant.row_kernel, .stage_marks = &clock});
       if (fused->unsupported(w)) continue;
       fused->prepare(w, inputs);
       const json::Object labels = fused->run_labels();

@@ -23,15 +23,53 @@
 #              shipped row kernel, the row kernels alone on a seed chunk, and
 #              each stage of `fused` with row-v3 and row-v6 on the seed,
 #              the H = 1024 sweep and the GPT-2 case;
-#   tests      the [gpu] suite, as far as the call's time allows.
-# Steps run in this script's order (parallel, rows, ab, refactor, seed,
-# baseline, small, jsd, reproduce, tests), whatever order STEPS names them in.
+#   tests      the [gpu] suite, as far as the call's time allows;
+#   vp         the vocabulary-parallel cases of the [gpu] suite alone
+#              (kibench_tests "[vocab_parallel]");
+#   fp8fast    the FP8 teacher with fast accumulation: its error under the
+#              seed's policy and its time (kibench_dev "[gpu-fp8-fast]");
+#   ways       liger-jsd-script taken apart outside kibench
+#              (dev/liger_jsd/script_ways.py), then the lane timed by
+#              kibench alone, with and without input rotation;
+#   fp8seed    the seed's fused-fp8-teacher (fast accumulation, as
+#              registered), fused and cublas-floor timed.
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, parallel, rows, ab,
+# refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
+# STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
 default_steps="baseline small jsd reproduce tests"
 source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
 log="$out/session.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$log"
 quiet=" · [0-9]+/~|warm-up|back to back|checking|computing"
+
+if want vp; then
+  timeout 120 "$bin/kibench_tests" "[vocab_parallel]" --durations yes 2>&1 | tee "$out/vp_tests.txt" | tail -n 40 | tee -a "$log"
+  # Where a crash comes, the last assertion before it.
+  grep -q "FAILED" "$out/vp_tests.txt" && timeout 60 "$bin/kibench_tests" \
+    "fused-vocab-parallel: labels, memory, and a timer over every GPU" -s 2>&1 | tail -n 30 | tee -a "$log"
+fi
+
+want fp8fast && timeout 150 "$bin/kibench_dev" "[gpu-fp8-fast]" 2>&1 | tail -n 40 | tee -a "$log"
+
+if want ways; then
+  timeout 150 python3 dev/liger_jsd/script_ways.py 2>&1 | grep -v "could not be imported" | tee -a "$log"
+  # The lane in kibench, alone: with its inputs rotating (the default for a
+  # worker lane: each sample regenerates the other 8.4 GB input set in the
+  # worker) and without; the samples each takes in its 20 s say what a
+  # sample's untimed work costs.
+  jsd_workload=workloads/jsd/liger/jsd-t8192-v128256.json
+  for rotate in auto off; do
+    timeout 150 python3 -m kibench run "$jsd_workload" --impl liger-jsd-script --capi "$bin/libkibench_capi.so" \
+      --timeout 20 --sustained 0 --rotate-inputs "$rotate" --out "$work/runs/ways-rotate-$rotate" 2>&1 \
+      | grep -vE "$quiet|could not be imported" | tee -a "$log"
+  done
+fi
+
+if want fp8seed; then
+  "$bin/kibench" run "$seed" --impl fused-fp8-teacher,fused,cublas-floor --out "$work/runs/fp8seed" 2>&1 \
+    | grep -vE "$quiet" | tee -a "$log"
+fi
 
 if want parallel; then
   "$bin/kibench" run workloads/small/small-v1000-h64-t32.json workloads/jsd/small/jsd-small-t32-v1000.json \
@@ -100,7 +138,7 @@ if want reproduce; then
   for provider in liger torch; do
     record=$(ls -d "$work"/imported/liger-jsd-full-"$provider"-nvidia-h100-*-tokens8192-vocab131072-* | head -n 1)
     echo "reproducing $record" | tee -a "$log"
-    python3 -m kibench reproduce "$record" --capi "$bin/libkibench_capi.so" --out "$work/runs/reproduce-jsd-$provider" 2>&1 \
+    python3 -m kibench reproduce "$record" --capi "$bin/libkibench_capi.so" --timeout "${REPRODUCE_TIMEOUT_S:-30}" --out "$work/runs/reproduce-jsd-$provider" 2>&1 \
       | grep -vE "$quiet" | tee -a "$log"
   done
 fi

@@ -25,7 +25,6 @@ struct Lane {
   Measurement result;
   // Why the lane's own rule first said stop ("" while it wants samples).
   std::string own_stop;
-  double wall_s = 0.0;      // wall time spent taking its samples
   double sustained_s = 0.0; // the sustained phase still ahead of it (an estimate)
   std::size_t own_stop_samples = 0; // its samples when own_stop was set
   std::size_t minimum_only = 0;     // > 0: timed to this many samples alone (SampleGuard::time_to_minimum)
@@ -41,7 +40,7 @@ LaneProgress progress_of(const Lane &lane) {
   LaneProgress p;
   p.samples = lane.rule.samples();
   p.sampled_s = lane.rule.sampled_s();
-  p.wall_s = lane.wall_s;
+  p.wall_s = lane.rule.wall_s();
   p.relative_spread = lane.rule.relative_spread();
   p.rule_met = lane.failed() || !lane.own_stop.empty() || lane.rule_met();
   p.at_cap = lane.failed() || lane.rule.at_cap() || lane.at_minimum();
@@ -116,7 +115,7 @@ public:
     for (Implementation *impl : implementations) {
       std::unique_ptr<Device> device = impl->open_device();
       std::unique_ptr<SampleTimer> timer = device->make_timer();
-      Lane lane{impl, std::move(device), std::move(timer), StoppingRule(settings), {}, {}, 0.0,
+      Lane lane{impl, std::move(device), std::move(timer), StoppingRule(settings), {}, {},
                 expected_sustained_s(*impl, settings)};
       lane.result.implementation = impl->name();
       lane.result.timer = lane.timer->name();
@@ -223,7 +222,7 @@ private:
     std::vector<LaneProgress> all;
     all.reserve(lanes_.size());
     for (const Lane &l : lanes_) all.push_back(progress_of(l));
-    p.estimated_left_s = time_left_s(all, settings_, p.elapsed_s);
+    p.estimated_left_s = time_left_s(all, settings_);
     progress_(p);
   }
 
@@ -247,9 +246,11 @@ private:
     s.round = round;
     const auto before = std::chrono::steady_clock::now();
     const std::size_t index = lane.result.samples.size();
-    if (!guarded(lane, [&] { lane.rule.add_sample(take_sample(lane, settings_, s, conditioner_, guard_, index)); }))
+    if (!guarded(lane, [&] {
+          const double ns = take_sample(lane, settings_, s, conditioner_, guard_, index);
+          lane.rule.add_sample(ns, std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+        }))
       return;
-    lane.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
     lane.result.samples.push_back(s);
     report(Phase::sampling, lane, round);
     note_stop(lane, round);

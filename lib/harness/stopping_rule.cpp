@@ -12,12 +12,12 @@ double median_relative_standard_error(double relative_spread, std::size_t count)
   return kMedianStandardErrorFactor * relative_spread / std::sqrt(static_cast<double>(count));
 }
 
-StoppingRule::StoppingRule(const ProtocolSettings &settings)
-    : settings_(settings), started_(std::chrono::steady_clock::now()) {}
+StoppingRule::StoppingRule(const ProtocolSettings &settings) : settings_(settings) {}
 
-void StoppingRule::add_sample(double ns) {
+void StoppingRule::add_sample(double ns, double wall_s) {
   samples_.push_back(ns);
   sampled_ns_ += ns;
+  wall_s_ += wall_s;
   spread_.reset();
 }
 
@@ -36,16 +36,17 @@ bool StoppingRule::finished() const {
   return !reason().empty();
 }
 
+bool StoppingRule::past_time_limit() const {
+  return wall_s_ >= settings_.timeout_s && !samples_.empty();
+}
+
 bool StoppingRule::at_cap() const {
-  if (samples_.size() >= settings_.max_samples) return true;
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  return elapsed >= settings_.timeout_s && samples_.size() >= 1;
+  return samples_.size() >= settings_.max_samples || past_time_limit();
 }
 
 std::string StoppingRule::reason() const {
   if (samples_.size() >= settings_.max_samples) return "max_samples";
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  if (elapsed >= settings_.timeout_s && samples_.size() >= 1) return "timeout";
+  if (past_time_limit()) return "timeout";
   if (samples_.size() < settings_.min_samples || sampled_ns_ < settings_.min_time_s * 1e9) return "";
   return relative_error() <= settings_.max_noise ? "noise_target" : "";
 }

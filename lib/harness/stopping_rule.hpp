@@ -1,9 +1,12 @@
 // When to stop sampling one implementation (after NVBench's stdrel
 // criterion): enough samples, enough time, and a median known precisely
-// enough; or a hard cap on samples or wall time.
+// enough; or a hard cap on samples or on the implementation's own wall
+// time. The time limit counts the wall time of the implementation's own
+// samples (flush, untimed work, the timed run and its check), not the time
+// since the group began: in shared rounds a fast lane beside a slow one
+// would otherwise stop with the slow lane's handful of samples.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -26,7 +29,9 @@ double median_relative_standard_error(double relative_spread, std::size_t count)
 class StoppingRule {
 public:
   explicit StoppingRule(const ProtocolSettings &settings);
-  void add_sample(double ns);
+  // One sample of `ns` timed nanoseconds that took `wall_s` seconds of
+  // wall time to take.
+  void add_sample(double ns, double wall_s);
   [[nodiscard]] bool finished() const;
   // Why it stopped: "noise_target", "max_samples" or "timeout".
   [[nodiscard]] std::string reason() const;
@@ -41,12 +46,15 @@ public:
   [[nodiscard]] std::size_t samples() const { return samples_.size(); }
   // Seconds of samples so far (what --min-time counts).
   [[nodiscard]] double sampled_s() const { return sampled_ns_ * 1e-9; }
+  // Wall seconds spent taking them (what --timeout counts).
+  [[nodiscard]] double wall_s() const { return wall_s_; }
 
 private:
   ProtocolSettings settings_;
   std::vector<double> samples_;
   double sampled_ns_ = 0.0;
-  std::chrono::steady_clock::time_point started_;
+  double wall_s_ = 0.0;
+  [[nodiscard]] bool past_time_limit() const;
   // relative_spread() of the current samples, computed once per sample:
   // the rule and the progress report both ask after every sample.
   mutable std::optional<double> spread_;

@@ -37,8 +37,7 @@ std::size_t samples_needed(const LaneProgress &lane, const ProtocolSettings &set
   return static_cast<std::size_t>(std::min(needed, cap));
 }
 
-std::optional<double> time_left_s(const std::vector<LaneProgress> &lanes, const ProtocolSettings &settings,
-                                  double elapsed_s) {
+std::optional<double> time_left_s(const std::vector<LaneProgress> &lanes, const ProtocolSettings &settings) {
   // The wall time of one sample: the lane's own, or the mean of those
   // measured for a lane that has not sampled yet.
   double known_wall = 0.0;
@@ -71,16 +70,17 @@ std::optional<double> time_left_s(const std::vector<LaneProgress> &lanes, const 
       more[k] = std::min(neediest, to_cap);
     }
   }
-  double sampling = 0.0, first_samples = 0.0, sustained = 0.0;
+  double left = 0.0;
   for (std::size_t k = 0; k < lanes.size(); ++k) {
-    sampling += static_cast<double>(more[k]) * wall_of(lanes[k]);
-    if (lanes[k].samples == 0 && more[k] > 0) first_samples += wall_of(lanes[k]);
-    sustained += lanes[k].sustained_s;
+    const LaneProgress &l = lanes[k];
+    const double sampling = static_cast<double>(more[k]) * wall_of(l);
+    // Each rule stops once its own samples have taken --timeout of wall
+    // time, and not before its first sample.
+    const double first_sample = l.samples == 0 && more[k] > 0 ? wall_of(l) : 0.0;
+    const double to_limit = std::max(0.0, settings.timeout_s - l.wall_s) + first_sample;
+    left += std::min(sampling, to_limit) + l.sustained_s;
   }
-  // Every rule stops at the time limit, counted from when timing began,
-  // once it has a sample.
-  const double to_limit = std::max(0.0, settings.timeout_s - elapsed_s) + first_samples;
-  return std::min(sampling, to_limit) + sustained;
+  return left;
 }
 
 } // namespace kibench

@@ -225,7 +225,7 @@ public:
           std::string(
               "fp8 e4m3 (cuBLASLt, outer-vector scales: per token row computed in the timed pass, per "
               "vocabulary row prepared once") +
-          (hooks_.fp8_fast_accumulation ? "; fast accumulation)" : ")");
+          (options_.fp8_fast_accumulation ? "; fast accumulation)" : ")");
     return facts;
   }
 
@@ -388,7 +388,7 @@ private:
       fp8_teacher_ = std::make_unique<gpu::fused::Fp8TeacherLogits>(
           allocator(), V, w.hidden, in.teacher_weight.data(),
           in.has_teacher_bias() ? in.teacher_bias.data() : nullptr, R, stream(),
-          hooks_.fp8_fast_accumulation);
+          options_.fp8_fast_accumulation);
     }
     token_count_ = DeviceBuffer<gpu::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);

@@ -27,10 +27,6 @@ struct FusedStudyHooks {
   // The row kernel (row_loss.hpp): a superseded version a dev study runs in
   // the shipped one's place (dev/fused/row_kernels.hpp); default: shipped.
   gpu::fused::RowKernel row_kernel = {};
-  // With an fp8_e4m3 teacher: cuBLASLt's fast accumulation for the teacher
-  // GEMM (gpu::Fp8Scales::fast_accumulation); the teacher_logit_gemm label
-  // says so.
-  bool fp8_fast_accumulation = false;
   // Not owned: run() marks each stage on it, per chunk
   // (dev/perf/fused_stages_perf.cpp).
   StageMarks *stage_marks = nullptr;
