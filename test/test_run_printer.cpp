@@ -168,6 +168,11 @@ TEST_CASE("the run table says which implementations stopped at a cap short of th
                   "above the 0.50 % target: raise --timeout, or read its interval as wider\n") !=
         std::string::npos);
   CHECK(text.find("warning: steady") == std::string::npos);
+  // At the time limit the warning says what a sample took beside its timed
+  // run (another input set generated, a large output checked).
+  o.implementations[1].facts.measurement.sampling_wall_s = 80.0;
+  CHECK(render_run_table(o).find("warning: fused stopped at the time limit (8 samples, each taking 10.00 s of "
+                                 "wall time) with the median's noise at 6.57 %") != std::string::npos);
   // A cap reached with the noise already within the target is no warning.
   o.noise_target = 0.1;
   CHECK(render_run_table(o).find("warning") == std::string::npos);

@@ -193,6 +193,7 @@ public:
       }
       lane.sustained_s = 0.0;
       if (!lane.result.failure) lane.result.stop_reason = lane.own_stop.empty() ? lane.stop_reason() : lane.own_stop;
+      lane.result.sampling_wall_s = lane.rule.wall_s();
       flag_throttled(lane.result, settings_.throttle_fraction);
       results.push_back(std::move(lane.result));
     }

@@ -34,6 +34,10 @@ struct Measurement {
   std::string implementation;
   std::vector<Sample> samples;
   std::string stop_reason;
+  // Wall seconds its samples took, each with its flush, untimed work
+  // (another input set, for a rotating lane) and check: what --timeout
+  // counts.
+  double sampling_wall_s = 0.0;
   std::string timer;
   std::optional<SustainedMeasurement> sustained; // the phase after sampling, where it ran
   // Set when the implementation threw during a warm-up or a sample: it

@@ -62,6 +62,17 @@ void add_rest_label(json::Object &labels, const Measurement &m) {
                                           at_bound, rested, json::format_number(power_state::kRestBoundS)));
 }
 
+// What a sample cost in wall time beside what was timed: where a lane's
+// samples are few, this says why (another input set generated, a large
+// output checked).
+void add_sampling_wall_label(json::Object &labels, const Measurement &m) {
+  if (m.samples.empty() || !(m.sampling_wall_s > 0.0)) return;
+  double timed_s = 0.0;
+  for (const Sample &s : m.samples) timed_s += s.ns * 1e-9;
+  labels.set("sampling_wall", fmt::format("{:.3f} s for {} samples ({:.3f} s timed)", m.sampling_wall_s,
+                                          m.samples.size(), timed_s));
+}
+
 } // namespace
 
 std::string write_implementation_files(io::StagedDirectory &dir, const RunDirectoryContext &context,
@@ -134,6 +145,7 @@ std::string write_implementation_files(io::StagedDirectory &dir, const RunDirect
   if (!o.failed()) record.labels.set("stop_reason", o.measurement.stop_reason);
   if (o.measurement.sustained) record.labels.set("power_monitor", o.measurement.sustained->monitor);
   if (!o.failed()) add_rest_label(record.labels, o.measurement);
+  if (!o.failed()) add_sampling_wall_label(record.labels, o.measurement);
   for (const auto &[key, value] : context.extra_labels) record.labels.set(key, value);
   add_run_labels(record.labels, o.labels, o.name);
   const json::Value run = run_manifest(record);

@@ -52,10 +52,16 @@ std::string percent(double fraction) {
 void render_short_stops(std::string &out, const WorkloadOutcome &o) {
   for (const auto &i : o.implementations) {
     if (!stopped_short_of_noise_target(i, o.noise_target)) continue;
-    const bool time = i.facts.measurement.stop_reason == "timeout";
-    out += fmt::format("warning: {} stopped at the {} ({} samples) with the median's noise at {}, above the "
+    const Measurement &m = i.facts.measurement;
+    const bool time = m.stop_reason == "timeout";
+    // At the time limit, what a sample took beside its timed run.
+    std::string each;
+    if (time && !m.samples.empty() && m.sampling_wall_s > 0.0)
+      each = fmt::format(", each taking {:.2f} s of wall time",
+                         m.sampling_wall_s / static_cast<double>(m.samples.size()));
+    out += fmt::format("warning: {} stopped at the {} ({} samples{}) with the median's noise at {}, above the "
                        "{} target: raise {}, or read its interval as wider\n",
-                       i.facts.name, time ? "time limit" : "sample cap", i.result.latency_ns.count,
+                       i.facts.name, time ? "time limit" : "sample cap", i.result.latency_ns.count, each,
                        percent(i.result.median_noise), percent(o.noise_target),
                        time ? "--timeout" : "--max-samples");
   }
