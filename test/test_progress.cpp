@@ -130,7 +130,8 @@ TEST_CASE("time left: every lane's samples at its own pace, the time limit, the 
   CHECK(*sustained == Approx(1.25));
 }
 
-TEST_CASE("--timeout counts the wall time of the implementation's own samples", "[progress][stopping]") {
+TEST_CASE("the time limit (--timeout) counts the wall time of the implementation's own samples",
+          "[progress][stopping]") {
   ProtocolSettings s = settings_of(10, 1000, 0.005);
   s.timeout_s = 1.0;
   StoppingRule rule(s);
