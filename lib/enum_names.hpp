@@ -43,4 +43,16 @@ template <class Enum, std::size_t N> [[nodiscard]] std::string names_joined(cons
   return out;
 }
 
+// The table's names in order, as a sentence lists alternatives: "a, b or
+// c" (for a flag's refusal: the names come from the table, so a new value
+// reaches the message).
+template <class Enum, std::size_t N> [[nodiscard]] std::string names_listed(const EnumName<Enum> (&table)[N]) {
+  std::string out;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (k > 0) out += k + 1 == N ? " or " : ", ";
+    out += table[k].name;
+  }
+  return out;
+}
+
 } // namespace kibench

@@ -55,7 +55,7 @@ int reproduce_command(const ReproduceArgs &args, const CliContext &context) {
   options.evidence_url = args.evidence_url;
   if (!args.lock_clocks.empty()) {
     options.lock_clocks =
-        choice_flag("--lock-clocks", args.lock_clocks, clock_target_from_string, "base or max");
+        choice_flag("--lock-clocks", args.lock_clocks, clock_target_from_string, clock_target_names());
   }
   if (args.labels.size() > 1) throw InputError(fmt::format("--label: given {} times", args.labels.size()));
   if (!args.labels.empty()) options.label = label_flag("--label", args.labels.front());

@@ -135,12 +135,12 @@ int run_parallel_gpus(const RunArgs &args, const CliContext &context, const Sess
 // Every flag in its range (setting_ranges.hpp; docs/guide.md lists them).
 ProtocolSettings read_settings(const RunArgs &args) {
   ProtocolSettings s;
-  s.pass = choice_flag("--pass", args.pass, pass_from_string, "forward, backward or full");
+  s.pass = choice_flag("--pass", args.pass, pass_from_string, pass_names());
   read_sampling_flags(args.sampling, s);
   s.interleave = !args.no_interleave;
   s.share_rounds = args.share_rounds;
   s.input_rotation =
-      choice_flag("--rotate-inputs", args.rotate_inputs, input_rotation_from_string, "auto or off");
+      choice_flag("--rotate-inputs", args.rotate_inputs, input_rotation_from_string, input_rotation_names());
   return s;
 }
 
@@ -152,7 +152,7 @@ int run_command(const RunArgs &args, const CliContext &context) {
   options.axes = parse_axes(args.axes);
   if (args.lock_clocks) {
     options.lock_clocks =
-        choice_flag("--lock-clocks", *args.lock_clocks, clock_target_from_string, "base or max");
+        choice_flag("--lock-clocks", *args.lock_clocks, clock_target_from_string, clock_target_names());
   }
   options.implementations = args.implementations;
   // No implementation has a longer name; a 2 MB one is not echoed back.
@@ -194,7 +194,7 @@ int run_command(const RunArgs &args, const CliContext &context) {
   }
   const int gpus = static_cast<int>(count_flag("--gpus", args.gpus, 1, setting_ranges::kMaxGpus));
   const plugin::Isolation isolation =
-      choice_flag("--isolation", args.isolation, plugin::isolation_from_string, "auto, process or in-process");
+      choice_flag("--isolation", args.isolation, plugin::isolation_from_string, plugin::isolation_names());
   const auto repetitions = count_flag("--repetitions", args.repetitions, 1, setting_ranges::kMaxRepetitions);
   if (repetitions > 1 && args.check_only)
     throw InputError("--repetitions: --check-only times nothing to repeat");

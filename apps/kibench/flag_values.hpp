@@ -35,7 +35,7 @@ std::string label_flag(std::string_view flag, const std::string &text);
 
 // One of a flag's named values, read by `parse` (the value's own
 // from_string, over its enum's name table); `one_of` lists the names for
-// the message ("base or max").
+// the message, from the same table (clock_target_names(): "base or max").
 template <class Value>
 Value choice_flag(std::string_view flag, const std::string &text, std::optional<Value> (*parse)(std::string_view),
                   std::string_view one_of) {

@@ -83,7 +83,7 @@ void read_sampling_flags(const SamplingFlags &flags, ProtocolSettings &s) {
   s.max_noise = fraction_flag("--max-noise", flags.max_noise, ranges::kMaxNoise);
   s.timeout_s = number_flag("--timeout", flags.timeout, 0.0, ranges::kMaxTimeoutS, false, "seconds");
   s.power_state =
-      choice_flag("--power-state", flags.power_state, power_state_from_string, "as-is, rested or loaded");
+      choice_flag("--power-state", flags.power_state, power_state_from_string, power_state_names());
   s.sustained_time_s =
       number_flag("--sustained", flags.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
 }

@@ -281,6 +281,10 @@ std::optional<Isolation> isolation_from_string(std::string_view text) {
   return value_named(kIsolationNames, text);
 }
 
+std::string isolation_names() {
+  return names_listed(kIsolationNames);
+}
+
 bool runs_in_worker(const PluginRunSettings &settings) {
   // `automatic` isolates every foreign implementation, GPU ones too: on an
   // H100 a worker's medians were those of kibench's own process within

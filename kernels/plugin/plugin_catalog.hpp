@@ -60,6 +60,8 @@ struct InProcessPlugin {
 enum class Isolation { automatic, process, in_process };
 std::string_view to_string(Isolation isolation);
 std::optional<Isolation> isolation_from_string(std::string_view text);
+// Every name isolation_from_string reads, as "a, b or c".
+std::string isolation_names();
 
 // What prepare() tells a plugin about the run it is part of
 // (kibench_plugin_inputs.pass and .timeout_s), and where it runs.

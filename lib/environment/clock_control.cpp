@@ -52,6 +52,10 @@ std::optional<ClockTarget> clock_target_from_string(std::string_view text) {
   return value_named(kClockTargetNames, text);
 }
 
+std::string clock_target_names() {
+  return names_listed(kClockTargetNames);
+}
+
 std::string_view to_string(ClockTarget target) {
   return name_in(kClockTargetNames, target, "max");
 }

@@ -29,6 +29,8 @@ namespace kibench {
 
 enum class ClockTarget { base, max };
 std::optional<ClockTarget> clock_target_from_string(std::string_view text);
+// Every name clock_target_from_string reads, as "a, b or c".
+std::string clock_target_names();
 std::string_view to_string(ClockTarget target);
 
 // NVML's nvmlClocksEventReasonApplicationsClocksSetting: the clocks are

@@ -17,4 +17,8 @@ std::optional<PowerState> power_state_from_string(std::string_view text) {
   return value_named(kPowerStateNames, text);
 }
 
+std::string power_state_names() {
+  return names_listed(kPowerStateNames);
+}
+
 } // namespace kibench

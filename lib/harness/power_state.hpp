@@ -13,6 +13,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kibench {
@@ -27,6 +28,8 @@ inline constexpr PowerState kDefaultPowerState = PowerState::as_is;
 
 std::string_view to_string(PowerState state); // "as-is", "rested", "loaded"
 std::optional<PowerState> power_state_from_string(std::string_view text);
+// Every name power_state_from_string reads, as "a, b or c".
+std::string power_state_names();
 
 namespace power_state {
 

@@ -125,4 +125,8 @@ std::optional<InputRotation> input_rotation_from_string(std::string_view text) {
   return value_named(kInputRotationNames, text);
 }
 
+std::string input_rotation_names() {
+  return names_listed(kInputRotationNames);
+}
+
 } // namespace kibench

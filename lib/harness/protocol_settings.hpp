@@ -27,6 +27,8 @@ inline constexpr std::string_view kShareRoundsSentence =
 enum class InputRotation { automatic, off };
 std::string_view to_string(InputRotation rotation);
 std::optional<InputRotation> input_rotation_from_string(std::string_view text);
+// Every name input_rotation_from_string reads, as "a, b or c".
+std::string input_rotation_names();
 
 struct ProtocolSettings {
   Pass pass = Pass::full;

@@ -21,6 +21,8 @@ namespace kibench {
 enum class Pass { forward, backward, full };
 std::string_view to_string(Pass pass);
 std::optional<Pass> pass_from_string(std::string_view text);
+// Every name pass_from_string reads, as "a, b or c".
+std::string pass_names();
 
 // What an implementation produced in its last run. Gradients are empty
 // for Pass::forward; grad_student_bias is empty when the workload has none.
