@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -44,6 +45,13 @@ public:
 
 protected:
   using HostImplementation::HostImplementation;
+
+  // The outputs of `elements` gradient entries, allocated poisoned (one
+  // fill: prepare() of the largest jsd workloads holds 10^9 of them).
+  void allocate_outputs(std::size_t elements) {
+    gradient_.assign(elements, std::numeric_limits<Element>::quiet_NaN());
+    loss_ = std::numeric_limits<double>::quiet_NaN();
+  }
 
   // What release() frees and resets of the above.
   void release_outputs() {

@@ -5,7 +5,8 @@
 // the samples --min-time needs, --min-samples, each capped at
 // --max-samples; each at the wall time a sample has taken (flush and launch
 // included), each lane bounded by what is left of its own --timeout (the
-// wall time of its own samples), plus the sustained phase still ahead. An estimate: it moves as the spread does.
+// wall time of its own samples), plus the sustained phase still ahead. An
+// estimate: it moves as the spread does.
 #pragma once
 
 #include <cstddef>

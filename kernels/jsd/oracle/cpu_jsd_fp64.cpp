@@ -38,8 +38,7 @@ public:
     input_bytes_ = cpu::host_input_bytes(host);
     problem_ = jsd_problem(workload, host);
     validate(problem_);
-    gradient_.assign(problem_.student_log_probs.size(), 0.0);
-    poison_outputs();
+    allocate_outputs(problem_.student_log_probs.size());
     prepared_ = true;
   }
 

@@ -65,8 +65,7 @@ public:
     target_ = &host.target;
     if (log_q_->size() != static_cast<std::size_t>(tokens_ * vocab_) || log_p_->size() != log_q_->size())
       throw std::invalid_argument("cpu-reference: jsd inputs are not [T, V]");
-    gradient_.assign(log_q_->size(), 0.0f);
-    poison_outputs();
+    allocate_outputs(log_q_->size());
     rows_.assign(static_cast<std::size_t>(tokens_), 0.0f);
     prepared_ = true;
   }
