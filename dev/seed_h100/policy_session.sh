@@ -32,8 +32,13 @@
 #              (dev/liger_jsd/script_ways.py), then the lane timed by
 #              kibench alone, with and without input rotation;
 #   fp8seed    the seed's fused-fp8-teacher (fast accumulation, as
-#              registered), fused and cublas-floor timed.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, parallel, rows, ab,
+#              registered), fused and cublas-floor timed;
+#   targets    every shape of #42's done-when beside its floor: the seed
+#              full (fused, fused-lean, fused-fp8-teacher) and forward,
+#              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
+#              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
+#              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -69,6 +74,42 @@ fi
 if want fp8seed; then
   "$bin/kibench" run "$seed" --impl fused-fp8-teacher,fused,cublas-floor --out "$work/runs/fp8seed" 2>&1 \
     | grep -vE "$quiet" | tee -a "$log"
+fi
+
+if want targets; then
+  # The two derived shapes: the seed's WorkloadCase with its token and
+  # vocabulary extents (and the target range) and scalars replaced.
+  python3 - "$seed" "$work/targets" <<'PY'
+import copy, json, pathlib, sys
+seed = json.loads(pathlib.Path(sys.argv[1]).read_text())
+folder = pathlib.Path(sys.argv[2])
+folder.mkdir(parents=True, exist_ok=True)
+def derive(tokens, vocab, beta, temperature):
+    case = copy.deepcopy(seed)
+    spec = case["spec"]
+    spec["axes"].update(tokens=tokens, vocab=vocab)
+    tensors = spec["tensors"]
+    for name in ("student_input", "teacher_input"): tensors[name]["shape"][0] = tokens
+    for name in ("student_weight", "teacher_weight"): tensors[name]["shape"][0] = vocab
+    tensors["target"]["shape"] = [tokens]
+    tensors["target"]["data"]["parameters"]["high"] = vocab
+    spec["scalars"]["beta"]["value"] = beta
+    spec["scalars"]["temperature"]["value"] = temperature
+    name = f"distill-jsd-loss-hidden4096-tokens{tokens}-vocab{vocab}-beta{beta}-tau{temperature}-bf16".replace(".", "p")
+    case["metadata"] = {"name": name, "title": f"The seed at T={tokens}, V={vocab}, beta={beta}, tau={temperature}",
+                        "description": "Derived from the seed case by dev/seed_h100/policy_session.sh (step targets)."}
+    (folder / f"{name}.json").write_text(json.dumps(case, indent=2) + "\n")
+derive(777, 32001, 0.5, 0.7)
+derive(8192, 50257, 0.9, 0.7)
+PY
+  run_target() { # NAME, then kibench run's arguments
+    local name="$1"; shift
+    "$bin/kibench" run "$@" --out "$work/runs/targets-$name" 2>&1 | grep -vE "$quiet" | tee -a "$log"
+  }
+  run_target seed "$seed" --impl fused,fused-lean,fused-fp8-teacher,cublas-floor
+  run_target forward "$seed" --pass forward --impl fused,fused-lean,fused-fp8-teacher,cublas-floor
+  run_target fljsd workloads/fused_linear_jsd/liger/fused-linear-jsd-h4096-t8192-v128256.json --impl fused,cublas-floor
+  run_target small workloads/distill-jsd-h1024-t1000-v50257.json "$work"/targets/*.json --impl fused,cublas-floor
 fi
 
 if want parallel; then
