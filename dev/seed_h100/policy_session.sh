@@ -106,10 +106,11 @@ PY
     local name="$1"; shift
     "$bin/kibench" run "$@" --out "$work/runs/targets-$name" 2>&1 | grep -vE "$quiet" | tee -a "$log"
   }
+  # The shorter runs first: a call cut short keeps their lines in the log.
+  run_target small workloads/distill-jsd-h1024-t1000-v50257.json "$work"/targets/*.json --impl fused,cublas-floor
+  run_target fljsd workloads/fused_linear_jsd/liger/fused-linear-jsd-h4096-t8192-v128256.json --impl fused,cublas-floor
   run_target seed "$seed" --impl fused,fused-lean,fused-fp8-teacher,cublas-floor
   run_target forward "$seed" --pass forward --impl fused,fused-lean,fused-fp8-teacher,cublas-floor
-  run_target fljsd workloads/fused_linear_jsd/liger/fused-linear-jsd-h4096-t8192-v128256.json --impl fused,cublas-floor
-  run_target small workloads/distill-jsd-h1024-t1000-v50257.json "$work"/targets/*.json --impl fused,cublas-floor
 fi
 
 if want parallel; then
