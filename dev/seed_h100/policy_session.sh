@@ -95,7 +95,7 @@ def derive(tokens, vocab, beta, temperature):
     tensors["target"]["data"]["parameters"]["high"] = vocab
     spec["scalars"]["beta"]["value"] = beta
     spec["scalars"]["temperature"]["value"] = temperature
-    name = f"distill-jsd-loss-hidden4096-tokens{tokens}-vocab{vocab}-beta{beta}-tau{temperature}-bf16".replace(".", "p")
+    name = f"distill-jsd-loss-hidden{spec['axes']['hidden']}-tokens{tokens}-vocab{vocab}-beta{beta}-tau{temperature}-bf16".replace(".", "p")
     case["metadata"] = {"name": name, "title": f"The seed at T={tokens}, V={vocab}, beta={beta}, tau={temperature}",
                         "description": "Derived from the seed case by dev/seed_h100/policy_session.sh (step targets)."}
     (folder / f"{name}.json").write_text(json.dumps(case, indent=2) + "\n")
