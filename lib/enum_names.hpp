@@ -32,27 +32,23 @@ template <class Enum, std::size_t N>
   return std::nullopt;
 }
 
-// The table's names in order, joined by ", " (for messages that list what
-// a field accepts).
-template <class Enum, std::size_t N> [[nodiscard]] std::string names_joined(const EnumName<Enum> (&table)[N]) {
+// The table's names in order, joined by ", ", the last two by
+// `last_separator` (for messages that list what a field accepts).
+template <class Enum, std::size_t N>
+[[nodiscard]] std::string names_joined(const EnumName<Enum> (&table)[N], std::string_view last_separator = ", ") {
   std::string out;
-  for (const EnumName<Enum> &entry : table) {
-    if (!out.empty()) out += ", ";
-    out += entry.name;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (k > 0) out += k + 1 == N ? last_separator : std::string_view(", ");
+    out += table[k].name;
   }
   return out;
 }
 
-// The table's names in order, as a sentence lists alternatives: "a, b or
-// c" (for a flag's refusal: the names come from the table, so a new value
-// reaches the message).
+// The same as a sentence lists alternatives: "a, b or c" (for a flag's
+// refusal: the names come from the table, so a new value reaches the
+// message).
 template <class Enum, std::size_t N> [[nodiscard]] std::string names_listed(const EnumName<Enum> (&table)[N]) {
-  std::string out;
-  for (std::size_t k = 0; k < N; ++k) {
-    if (k > 0) out += k + 1 == N ? " or " : ", ";
-    out += table[k].name;
-  }
-  return out;
+  return names_joined(table, " or ");
 }
 
 } // namespace kibench
