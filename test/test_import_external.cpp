@@ -601,6 +601,7 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
   kibench::ProtocolSettings settings;
   settings.timer = "cuda_events";
   settings.share_rounds = kibench::kShareRoundsByDefault; // kibench run's default
+  settings.sustained_rounds = 1;                           // the sustained phase when it was recorded
   const Value protocol = kibench::protocol_manifest(settings, "oracle-fp64", workload.correctness);
   CHECK(kibench::json_file_text(protocol) == read_text(baseline / "protocol.json"));
 
@@ -636,20 +637,22 @@ TEST_CASE("the shared run-file writer reproduces kibench run's CI baseline byte 
     for (std::size_t k = 0; k < reflagged.samples.size(); ++k)
       CHECK(reflagged.samples[k].throttled == o.measurement.samples[k].throttled);
     if (const Value *sustained = row.find("sustained")) {
-      kibench::SustainedMeasurement m;
-      m.monitor = at(*sustained, "monitor").as_string();
-      m.warmup_invocations = static_cast<std::size_t>(at(*sustained, "warmupInvocations").as_number());
-      m.invocations = static_cast<std::size_t>(at(*sustained, "invocations").as_number());
-      m.latency_ns = at(*sustained, "latencyNs").as_number();
+      // The baseline's sustained phase ran one round (the protocol's
+      // description says so).
+      kibench::SustainedRound round;
+      round.warmup_invocations = static_cast<std::size_t>(at(*sustained, "warmupInvocations").as_number());
+      round.invocations = static_cast<std::size_t>(at(*sustained, "invocations").as_number());
+      round.latency_ns = at(*sustained, "latencyNs").as_number();
       if (sustained->find("powerW") != nullptr) {
         kibench::PowerSummary power;
         power.power_w = at(*sustained, "powerW").as_number();
         power.window_s = at(*sustained, "powerWindowS").as_number();
         power.steps = static_cast<std::size_t>(at(*sustained, "counterSteps").as_number());
         if (const Value *clock = sustained->find("smClockMhz")) power.sm_clock_mhz = clock->as_number();
-        m.power = power;
+        round.power = power;
       }
-      o.measurement.sustained = m;
+      o.measurement.sustained =
+          kibench::combine_sustained_rounds({round}, at(*sustained, "monitor").as_string());
     }
     o.memory.peak_bytes = static_cast<std::uint64_t>(at(row, "peakBytes").as_number());
     o.memory.workspace_bytes = static_cast<std::uint64_t>(at(row, "workspaceBytes").as_number());

@@ -60,12 +60,11 @@ ImplementationOutcome finished(const Workload &w, std::string name, double media
 }
 
 SustainedMeasurement back_to_back(double latency_ns, std::optional<double> power_w) {
-  SustainedMeasurement s;
-  s.invocations = 50;
-  s.latency_ns = latency_ns;
-  s.monitor = "nvml_energy";
-  if (power_w) s.power = PowerSummary{*power_w, 0.5, 7, 1800.0};
-  return s;
+  SustainedRound r;
+  r.invocations = 50;
+  r.latency_ns = latency_ns;
+  if (power_w) r.power = PowerSummary{*power_w, 0.5, 7, 1800.0};
+  return combine_sustained_rounds({r}, "nvml_energy");
 }
 
 } // namespace
@@ -136,6 +135,35 @@ TEST_CASE("the run table without the floors or a sustained phase: dashes, and no
   CHECK(text.find("wgmma-floor") == std::string::npos);
   CHECK(text.find("back to back") == std::string::npos);
   CHECK(text.ends_with("\nwritten: out/run/\n"));
+}
+
+TEST_CASE("the sustained table with several rounds: medians, and each lane's range of rounds", "[run][printer]") {
+  WorkloadOutcome o;
+  o.workload = test_workload();
+  o.run_dir = "out/run";
+  o.oracle = "cpu-fp64";
+  o.oracle_loss = 3.5;
+  const auto round = [](double ms, double watts) {
+    SustainedRound r;
+    r.invocations = 30;
+    r.latency_ns = ms * 1e6;
+    r.power = PowerSummary{watts, 0.2, 3, 1400.0};
+    return r;
+  };
+  o.implementations = {
+      finished(o.workload, "fused", 34e6, std::nullopt, 0, 0,
+               combine_sustained_rounds({round(34.0, 690.0), round(35.5, 700.0), round(34.7, 695.0)}, "nvml")),
+      finished(o.workload, "cublas-floor", 30e6, std::nullopt, 0, 0,
+               combine_sustained_rounds({round(33.8, 697.0), round(30.5, 690.0), round(32.6, 694.0)}, "nvml")),
+  };
+  const std::string text = render_run_table(o);
+  CHECK(text.find("\nback to back, warm (board energy counter; medians over the rounds):\n"
+                  "implementation     ms each       n  TFLOP/s   watts    J each   SM MHz  rounds, ms each\n") !=
+        std::string::npos);
+  CHECK(text.find("\nfused               34.700      90") != std::string::npos);
+  CHECK(text.find("  34.000–35.500\n") != std::string::npos);
+  CHECK(text.find("\ncublas-floor        32.600      90") != std::string::npos);
+  CHECK(text.find("  30.500–33.800\n") != std::string::npos);
 }
 
 // Samples of a spread whose median's relative standard error is known:

@@ -44,13 +44,12 @@ Measurement measurement_of(const std::vector<double> &ns, const std::vector<bool
 }
 
 SustainedMeasurement sustained(double latency_ns, std::optional<double> power_w) {
-  SustainedMeasurement s;
-  s.invocations = 40;
-  s.warmup_invocations = 10;
-  s.latency_ns = latency_ns;
-  s.monitor = "nvml_energy";
-  if (power_w) s.power = PowerSummary{*power_w, 0.5, 7, 1800.0};
-  return s;
+  SustainedRound r;
+  r.invocations = 40;
+  r.warmup_invocations = 10;
+  r.latency_ns = latency_ns;
+  if (power_w) r.power = PowerSummary{*power_w, 0.5, 7, 1800.0};
+  return combine_sustained_rounds({r}, "nvml_energy");
 }
 
 } // namespace

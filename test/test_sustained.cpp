@@ -9,13 +9,17 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include "lib/digest/digest.hpp"
 #include "lib/harness/harness.hpp"
+#include "lib/harness/interleave_order.hpp"
 #include "lib/harness/sustained.hpp"
 #include "lib/manifest/protocol_manifest.hpp"
+#include "lib/stats/summary.hpp"
 #include "lib/worker/protocol.hpp"
 #include "test/harness_test_support.hpp"
 
@@ -237,8 +241,10 @@ TEST_CASE("measure_sustained times back-to-back runs and prices them in joules",
   CHECK(m->latency_ns < 20e6);
   REQUIRE(m->power);
   CHECK(m->power->power_w == Approx(400.0).epsilon(0.05));
-  REQUIRE(m->energy_j());
-  CHECK(*m->energy_j() == Approx(400.0 * m->latency_ns * 1e-9).epsilon(0.05));
+  REQUIRE(m->energy_j);
+  CHECK(*m->energy_j == Approx(400.0 * m->latency_ns * 1e-9).epsilon(0.05));
+  REQUIRE(m->rounds.size() == 1);
+  CHECK(m->rounds[0].latency_ns == m->latency_ns);
 
   SECTION("no phase without a monitor, when it is off, or for the backward pass") {
     SleepingImplementation plain(false);
@@ -302,14 +308,140 @@ TEST_CASE("a lane in a worker process measures its sustained phase there", "[har
 }
 
 TEST_CASE("measure() runs the sustained phase after the samples", "[harness][sustained]") {
-  const ProtocolSettings s = test::exact_samples(5, 1, 0.02);
+  ProtocolSettings s = test::exact_samples(5, 1, 0.02);
   SleepingImplementation with(true), without(false);
   const auto results = measure({&with, &without}, s);
   REQUIRE(results.size() == 2);
   REQUIRE(results[0].sustained);
-  CHECK(results[0].sustained->invocations >= 3);
+  CHECK(results[0].sustained->rounds.size() == kDefaultSustainedRounds);
+  CHECK(results[0].sustained->invocations >= 3 * kDefaultSustainedRounds);
   CHECK_FALSE(results[1].sustained);
   CHECK(without.runs == 6);
+
+  SECTION("one round where asked") {
+    s.sustained_rounds = 1;
+    SleepingImplementation once(true);
+    const auto single = measure({&once}, s);
+    REQUIRE(single[0].sustained);
+    CHECK(single[0].sustained->rounds.size() == 1);
+  }
+}
+
+namespace {
+
+// A sleeper that writes its name into a shared log at every invocation, so
+// a test sees the order in which lanes ran back to back; with
+// `monitors_before_failing` >= 0 its device loses its power monitor (throws)
+// after that many, i.e. in that turn of the sustained phase, before the
+// turn enqueues anything.
+class LoggingSleeper final : public SleepingImplementation {
+public:
+  LoggingSleeper(std::string name, std::vector<std::string> &log, int monitors_before_failing = -1)
+      : SleepingImplementation(true), name_(std::move(name)), log_(log), monitors_left_(monitors_before_failing) {}
+  [[nodiscard]] std::string name() const override { return name_; }
+  void run(Pass pass) override {
+    if (log_.empty() || log_.back() != name_) log_.push_back(name_);
+    SleepingImplementation::run(pass);
+  }
+  std::unique_ptr<Device> open_device() override {
+    std::unique_ptr<Device> device = SleepingImplementation::open_device();
+    auto &test_device = dynamic_cast<test::TestDevice &>(*device);
+    test_device.monitor = [this, make = test_device.monitor]() -> std::unique_ptr<PowerMonitor> {
+      if (monitors_left_ == 0) throw std::runtime_error("lost the device");
+      if (monitors_left_ > 0) --monitors_left_;
+      return make();
+    };
+    return device;
+  }
+
+private:
+  std::string name_;
+  std::vector<std::string> &log_;
+  int monitors_left_;
+};
+
+} // namespace
+
+TEST_CASE("the sustained phase takes turns in the samples' rotated order and reports medians over them",
+          "[harness][sustained]") {
+  ProtocolSettings s = test::exact_samples(2, 0, 0.01);
+  s.sustained_rounds = 4;
+  std::vector<std::string> log;
+  LoggingSleeper a("a", log), b("b", log), c("c", log);
+  const auto results = measure({&a, &b, &c}, s);
+  REQUIRE(results.size() == 3);
+  // The last 12 turns are the phase: round r in interleave_order(3, r).
+  REQUIRE(log.size() >= 12);
+  std::vector<std::string> expected;
+  for (std::size_t round = 0; round < 4; ++round)
+    for (const std::size_t k : interleave_order(3, round)) expected.push_back(std::string(1, static_cast<char>('a' + k)));
+  // A lane's turn may directly follow its own last sample or turn: compare
+  // the phase's turns with adjacent repeats merged, as the log merges them.
+  std::vector<std::string> merged;
+  for (const std::string &name : expected)
+    if (merged.empty() || merged.back() != name) merged.push_back(name);
+  REQUIRE(log.size() >= merged.size());
+  CHECK(std::vector<std::string>(log.end() - static_cast<std::ptrdiff_t>(merged.size()), log.end()) == merged);
+  // Not always the same lane last: the turn after the others' work moves.
+  std::set<std::string> last_in_round;
+  for (std::size_t round = 0; round < 4; ++round) last_in_round.insert(expected[3 * round + 2]);
+  CHECK(last_in_round.size() > 1);
+  for (const Measurement &m : results) {
+    REQUIRE(m.sustained);
+    CHECK(m.sustained->rounds.size() == 4);
+    std::vector<double> latencies;
+    for (const SustainedRound &r : m.sustained->rounds) latencies.push_back(r.latency_ns);
+    CHECK(m.sustained->latency_ns == stats::median(latencies));
+  }
+
+  SECTION("a lane that fails a turn fails, and the others keep their rounds") {
+    std::vector<std::string> log2;
+    LoggingSleeper steady("steady", log2), flaky("flaky", log2, 2);
+    const auto mixed = measure({&steady, &flaky}, s);
+    REQUIRE(mixed.size() == 2);
+    REQUIRE(mixed[0].sustained);
+    CHECK(mixed[0].sustained->rounds.size() == 4);
+    REQUIRE(mixed[1].failure);
+    CHECK(mixed[1].failure->reason.find("lost the device") != std::string::npos);
+    CHECK_FALSE(mixed[1].sustained);
+  }
+}
+
+TEST_CASE("rounds combine into medians; a round without power counts for time only", "[harness][sustained]") {
+  const auto round = [](double ms, std::optional<double> watts) {
+    SustainedRound r;
+    r.warmup_invocations = 2;
+    r.invocations = 10;
+    r.latency_ns = ms * 1e6;
+    if (watts) r.power = PowerSummary{*watts, 0.2, 3, 1500.0};
+    return r;
+  };
+  const SustainedMeasurement m =
+      combine_sustained_rounds({round(30.0, 700.0), round(34.0, 690.0), round(31.0, std::nullopt)}, "nvml");
+  CHECK(m.monitor == "nvml");
+  CHECK(m.invocations == 30);
+  CHECK(m.warmup_invocations == 6);
+  CHECK(m.latency_ns == Approx(31e6));
+  REQUIRE(m.power);
+  CHECK(m.power->power_w == Approx(695.0));
+  CHECK(m.power->steps == 6);
+  CHECK(m.power->window_s == Approx(0.4));
+  REQUIRE(m.energy_j);
+  // The median of 21.0 J and 23.46 J, not the median power times the median latency.
+  CHECK(*m.energy_j == Approx((0.700 * 30.0 + 0.690 * 34.0) / 2.0));
+  CHECK_FALSE(combine_sustained_rounds({round(30.0, std::nullopt)}, "nvml").energy_j);
+  CHECK_THROWS_AS(combine_sustained_rounds({}, "nvml"), std::invalid_argument);
+
+  // Through a worker's messages and back, rounds and all.
+  const auto back = worker::sustained_from_json(json::Value(worker::sustained_to_json(m)));
+  REQUIRE(back);
+  CHECK(back->rounds.size() == 3);
+  CHECK(back->latency_ns == m.latency_ns);
+  CHECK(*back->energy_j == Approx(*m.energy_j));
+  CHECK_FALSE(back->rounds[2].power);
+  CHECK_THROWS_WITH(worker::sustained_from_json(json::Value(json::Object{{"measured", true}, {"monitor", "x"},
+                                                                         {"rounds", json::Array{}}})),
+                    Catch::Contains("\"rounds\" is not a non-empty array"));
 }
 
 TEST_CASE("the protocol describes the sustained phase outside its identity", "[harness][sustained]") {
@@ -322,6 +454,11 @@ TEST_CASE("the protocol describes the sustained phase outside its identity", "[h
   const std::string description = on.describe_sustained();
   CHECK(description.find("back to back, warm") != std::string::npos);
   CHECK(description.find("~1 s") != std::string::npos);
+  CHECK(description.find("3 rounds in the samples' rotated order") != std::string::npos);
+  ProtocolSettings one_round = on;
+  one_round.sustained_rounds = 1;
+  CHECK(one_round.describe_sustained().find("rounds") == std::string::npos);
+  CHECK(manifest_digest(protocol_manifest(one_round, "oracle-fp64", {})) == manifest_digest(with));
   // KernelIndex caps metadata descriptions at 2000 characters.
   CHECK(description.size() <= 2000);
   CHECK(off.describe_sustained().empty());

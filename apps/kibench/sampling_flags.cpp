@@ -68,6 +68,13 @@ void add_sampling_options(CLI::App &command, SamplingFlags &flags) {
                       ranges::kMaxSustainedS))
       ->type_name("SECONDS")
       ->capture_default_str();
+  command
+      .add_option("--sustained-rounds", flags.sustained_rounds,
+                  fmt::format("Rounds of the sustained phase: the implementations take turns, --sustained "
+                              "seconds each a round, and report their medians over the rounds (1 to {})",
+                              ranges::kMaxSustainedRounds))
+      ->type_name("N")
+      ->capture_default_str();
 }
 
 void read_sampling_flags(const SamplingFlags &flags, ProtocolSettings &s) {
@@ -86,6 +93,7 @@ void read_sampling_flags(const SamplingFlags &flags, ProtocolSettings &s) {
       choice_flag("--power-state", flags.power_state, power_state_from_string, power_state_names());
   s.sustained_time_s =
       number_flag("--sustained", flags.sustained, 0.0, ranges::kMaxSustainedS, true, "seconds");
+  s.sustained_rounds = count_flag("--sustained-rounds", flags.sustained_rounds, 1, ranges::kMaxSustainedRounds);
 }
 
 } // namespace kibench::cli

@@ -22,6 +22,7 @@ struct SamplingFlags {
   std::string timeout = "60";
   std::string warmup = "3";
   std::string sustained = "1";
+  std::string sustained_rounds = std::to_string(kDefaultSustainedRounds);
   std::string power_state{to_string(kDefaultPowerState)};
 };
 

@@ -48,12 +48,12 @@ LaneProgress progress_of(const Lane &lane) {
   return p;
 }
 
-// The sustained phase's length as measure_sustained runs it (a quarter
-// untimed first), where it will run: GPU implementations have a power
+// The sustained phase's length as run_sustained_rounds runs it (each
+// round a quarter untimed first), where it will run: GPU implementations have a power
 // monitor.
 double expected_sustained_s(const Implementation &impl, const ProtocolSettings &settings) {
   if (!(settings.sustained_time_s > 0.0) || settings.pass == Pass::backward || !impl.needs_gpu()) return 0.0;
-  return 1.25 * settings.sustained_time_s;
+  return 1.25 * settings.sustained_time_s * static_cast<double>(std::max<std::size_t>(1, settings.sustained_rounds));
 }
 
 // Runs `step` for the lane; an exception fails the lane, not the run.
@@ -173,10 +173,9 @@ public:
     }
   }
 
-  // Each lane's last check, its sustained phase, its stop reason and
-  // throttle flag.
+  // Each lane's last check, then the sustained phase's rounds, then each
+  // lane's stop reason and throttle flag.
   std::vector<Measurement> finish() {
-    std::vector<Measurement> results;
     for (auto &lane : lanes_) {
       // The outputs of the lane's last timed sample, before the sustained
       // phase: that phase runs back to back without before_sample(), so a
@@ -187,10 +186,10 @@ public:
             throw ImplementationFailure(failure->status, failure->reason);
         });
       }
-      if (!lane.result.failure && !lane.result.samples.empty()) {
-        if (lane.sustained_s > 0.0) report(Phase::sustained, lane, 0);
-        guarded(lane, [&] { lane.result.sustained = measure_sustained(*lane.impl, *lane.device, settings_, median_ns(lane.result)); });
-      }
+    }
+    run_sustained_rounds();
+    std::vector<Measurement> results;
+    for (auto &lane : lanes_) {
       lane.sustained_s = 0.0;
       if (!lane.result.failure) lane.result.stop_reason = lane.own_stop.empty() ? lane.stop_reason() : lane.own_stop;
       lane.result.sampling_wall_s = lane.rule.wall_s();
@@ -201,6 +200,35 @@ public:
   }
 
 private:
+  // The sustained phase: settings_.sustained_rounds rounds, each lane one
+  // turn a round in that round's rotated order (interleave_order.hpp, as
+  // the samples), so no lane always follows the others' back-to-back work
+  // onto the hottest board; each lane's figures are the medians over its
+  // turns (sustained.hpp). A lane that fails a turn keeps its failure and
+  // runs no more.
+  void run_sustained_rounds() {
+    const std::size_t rounds = std::max<std::size_t>(1, settings_.sustained_rounds);
+    std::vector<std::vector<SustainedMeasurement>> turns(lanes_.size());
+    std::vector<double> medians(lanes_.size());
+    for (std::size_t k = 0; k < lanes_.size(); ++k)
+      if (!lanes_[k].result.samples.empty()) medians[k] = median_ns(lanes_[k].result);
+    for (std::size_t round = 0; round < rounds; ++round) {
+      for (const std::size_t k : interleave_order(lanes_.size(), round)) {
+        Lane &lane = lanes_[k];
+        if (lane.failed() || lane.result.samples.empty()) continue;
+        if (lane.sustained_s > 0.0) report(Phase::sustained, lane, round);
+        guarded(lane, [&] {
+          if (auto turn = measure_sustained(*lane.impl, *lane.device, settings_, medians[k]))
+            turns[k].push_back(std::move(*turn));
+        });
+        lane.sustained_s = std::max(0.0, lane.sustained_s * static_cast<double>(rounds - round - 1) /
+                                             static_cast<double>(rounds - round));
+      }
+    }
+    for (std::size_t k = 0; k < lanes_.size(); ++k)
+      if (!lanes_[k].failed() && !turns[k].empty()) lanes_[k].result.sustained = merge_sustained(turns[k]);
+  }
+
   [[nodiscard]] double elapsed_s() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   }

@@ -83,13 +83,23 @@ std::string ProtocolSettings::describe_power_state_method() const {
 
 std::string ProtocolSettings::describe_sustained() const {
   if (!(sustained_time_s > 0.0)) return {};
+  if (sustained_rounds <= 1)
+    return fmt::format(
+        "After sampling, each GPU implementation runs back to back, warm (no cache flush, no host sync), for "
+        "~{} s after a quarter of that untimed, while a background thread reads the board's cumulative energy "
+        "counter about once a millisecond. Power = the counter's rise from its first to its last step inside "
+        "that window / the host time between those steps; sustained latency = the implementation's timer over "
+        "all timed invocations / their count; energy per invocation = power x sustained latency.",
+        json::format_number(sustained_time_s));
   return fmt::format(
-      "After sampling, each GPU implementation runs back to back, warm (no cache flush, no host sync), for "
-      "~{} s after a quarter of that untimed, while a background thread reads the board's cumulative energy "
-      "counter about once a millisecond. Power = the counter's rise from its first to its last step inside "
-      "that window / the host time between those steps; sustained latency = the implementation's timer over "
-      "all timed invocations / their count; energy per invocation = power x sustained latency.",
-      json::format_number(sustained_time_s));
+      "After sampling, the GPU implementations take turns running back to back, warm (no cache flush, no host "
+      "sync), in {} rounds in the samples' rotated order, each turn ~{} s after a quarter of that untimed, "
+      "while a background thread reads the board's cumulative energy counter about once a millisecond. In a "
+      "turn, power = the counter's rise from its first to its last step inside the timed window / the host "
+      "time between those steps; sustained latency = the implementation's timer over all timed invocations / "
+      "their count; energy per invocation = power x sustained latency. Reported: the median of each over the "
+      "implementation's turns.",
+      sustained_rounds, json::format_number(sustained_time_s));
 }
 
 std::string ProtocolSettings::method() const {

@@ -21,6 +21,14 @@ inline constexpr bool kShareRoundsByDefault = true;
 inline constexpr std::string_view kShareRoundsSentence =
     " Every implementation samples each round until the last one's rule is met.";
 
+// Rounds of the sustained phase: three, so that a round at the board's
+// hottest moment (the last implementation of a round, after the others'
+// back-to-back work) moves no implementation's median. On an H100 the
+// round-robin of one round put cublas-floor, always last, at 30.5 to
+// 33.8 ms a pass in four runs a minute apart, while its cold median
+// stayed within 28.6 to 29.4 (docs/perf.md).
+inline constexpr std::size_t kDefaultSustainedRounds = 3;
+
 // Whether lanes see more than one of the workload's input sets while timed
 // (docs/protocol.md, "What the harness checks"): `automatic`, every lane
 // in a worker process (it holds inputs of its own); `off`, none.
@@ -57,7 +65,11 @@ struct ProtocolSettings {
   // After sampling, each implementation with a PowerMonitor runs back to
   // back for about this long (plus a quarter untimed first) while the
   // board's energy is read (harness/sustained.hpp); 0: no such phase.
+  // That is one round; the implementations take turns, sustained_rounds
+  // rounds in the samples' rotated order, and the medians over each one's
+  // rounds are its figures.
   double sustained_time_s = 1.0;
+  std::size_t sustained_rounds = kDefaultSustainedRounds;
   // kibench locked the SM clock for the run (--lock-clocks, where NVML
   // allowed it): the protocol's devicePolicy.clocksLocked.
   bool clocks_locked = false;

@@ -20,6 +20,8 @@ inline constexpr double kMaxMinTimeS = 86400.0;
 inline constexpr double kMaxTimeoutS = 86400.0;
 // An hour of back-to-back invocations per implementation.
 inline constexpr double kMaxSustainedS = 3600.0;
+// Rounds of the sustained phase: a hundred turns of each implementation.
+inline constexpr std::uint64_t kMaxSustainedRounds = 100;
 // A relative standard error above 20 % stops at the first samples; a value
 // there is a percentage given as a fraction (0.5 meant as 0.5 %).
 inline constexpr double kMaxNoise = 0.2;

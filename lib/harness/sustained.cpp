@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "lib/stats/summary.hpp"
 
 namespace kibench {
 
@@ -38,9 +42,50 @@ std::optional<PowerSummary> summarize_power(const std::vector<PowerReading> &rea
   return s;
 }
 
-std::optional<double> SustainedMeasurement::energy_j() const {
+std::optional<double> SustainedRound::energy_j() const {
   if (!power) return std::nullopt;
   return power->power_w * latency_ns * 1e-9;
+}
+
+SustainedMeasurement combine_sustained_rounds(std::vector<SustainedRound> rounds, std::string monitor) {
+  if (rounds.empty()) throw std::invalid_argument("a sustained measurement of no rounds");
+  SustainedMeasurement m;
+  std::vector<double> latencies, powers, energies;
+  double clock_sum = 0.0, window_s = 0.0;
+  std::size_t clocks = 0, steps = 0;
+  for (const SustainedRound &r : rounds) {
+    m.warmup_invocations += r.warmup_invocations;
+    m.invocations += r.invocations;
+    latencies.push_back(r.latency_ns);
+    if (!r.power) continue;
+    powers.push_back(r.power->power_w);
+    energies.push_back(*r.energy_j());
+    window_s += r.power->window_s;
+    steps += r.power->steps;
+    if (r.power->sm_clock_mhz) {
+      clock_sum += *r.power->sm_clock_mhz;
+      ++clocks;
+    }
+  }
+  m.latency_ns = stats::median(std::move(latencies));
+  if (!powers.empty()) {
+    PowerSummary p;
+    p.power_w = stats::median(std::move(powers));
+    p.window_s = window_s;
+    p.steps = steps;
+    if (clocks > 0) p.sm_clock_mhz = clock_sum / static_cast<double>(clocks);
+    m.power = p;
+    m.energy_j = stats::median(std::move(energies));
+  }
+  m.rounds = std::move(rounds);
+  m.monitor = std::move(monitor);
+  return m;
+}
+
+SustainedMeasurement merge_sustained(const std::vector<SustainedMeasurement> &measurements) {
+  std::vector<SustainedRound> rounds;
+  for (const SustainedMeasurement &m : measurements) rounds.insert(rounds.end(), m.rounds.begin(), m.rounds.end());
+  return combine_sustained_rounds(std::move(rounds), measurements.empty() ? std::string() : measurements.front().monitor);
 }
 
 std::size_t sustained_invocations(const ProtocolSettings &settings, double median_ns) {
@@ -56,10 +101,9 @@ std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, Devi
   if (auto *remote = dynamic_cast<RemoteSustained *>(&impl)) return remote->measure_sustained_there(settings, median_ns);
   std::unique_ptr<PowerMonitor> monitor = device.make_power_monitor();
   if (!monitor) return std::nullopt;
-  SustainedMeasurement m;
-  m.monitor = monitor->name();
-  m.invocations = sustained_invocations(settings, median_ns);
-  m.warmup_invocations = (m.invocations + 3) / 4;
+  SustainedRound round;
+  round.invocations = sustained_invocations(settings, median_ns);
+  round.warmup_invocations = (round.invocations + 3) / 4;
 
   // Everything is enqueued at once; the two timers' completions mark, in
   // host time, when the warm-up has ended and when the last invocation has,
@@ -70,19 +114,19 @@ std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, Devi
   const auto timer = device.make_timer();
   monitor->start();
   warmup_timer->start();
-  for (std::size_t i = 0; i < m.warmup_invocations; ++i) impl.run(settings.pass);
+  for (std::size_t i = 0; i < round.warmup_invocations; ++i) impl.run(settings.pass);
   warmup_timer->stop();
   timer->start();
-  for (std::size_t i = 0; i < m.invocations; ++i) impl.run(settings.pass);
+  for (std::size_t i = 0; i < round.invocations; ++i) impl.run(settings.pass);
   timer->stop();
   (void)warmup_timer->elapsed_ns();
   const double busy_begin = steady_seconds();
   const double total_ns = timer->elapsed_ns();
   const double busy_end = steady_seconds();
   const std::vector<PowerReading> readings = monitor->stop();
-  m.latency_ns = total_ns / static_cast<double>(m.invocations);
-  m.power = summarize_power(readings, busy_begin, busy_end);
-  return m;
+  round.latency_ns = total_ns / static_cast<double>(round.invocations);
+  round.power = summarize_power(readings, busy_begin, busy_end);
+  return combine_sustained_rounds({round}, monitor->name());
 }
 
 } // namespace kibench

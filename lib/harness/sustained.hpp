@@ -33,17 +33,46 @@ struct PowerSummary {
 std::optional<PowerSummary> summarize_power(const std::vector<PowerReading> &readings, double busy_begin_s,
                                             double busy_end_s);
 
-struct SustainedMeasurement {
+// One window of the phase: an implementation back to back, after its
+// untimed warm-up.
+struct SustainedRound {
   std::size_t warmup_invocations = 0;
   std::size_t invocations = 0;       // timed, back to back
   double latency_ns = 0.0;           // the implementation's timer over all of them, per invocation
   std::optional<PowerSummary> power; // nullopt: the counter did not step twice in the window
-  std::string monitor;               // PowerMonitor::name()
   // power × latency: the energy of one invocation, in joules.
   [[nodiscard]] std::optional<double> energy_j() const;
 };
 
-// Invocations to run: about settings.sustained_time_s of them at
+// The phase for one implementation: its rounds, in the order they ran, and
+// the figures over them. The rounds of the implementations of a run take
+// turns (harness.cpp, in the samples' rotated order), so each meets the
+// board at each stage of its heating; the medians over the rounds are what
+// is reported, so the implementation that runs last in one round, on the
+// hottest board, is not always the same one.
+struct SustainedMeasurement {
+  std::vector<SustainedRound> rounds;
+  std::string monitor; // PowerMonitor::name()
+  // Over the rounds: invocations summed; latency the median of the rounds'
+  // latencies; power the median of the rounds' powers, its window and steps
+  // summed and the SM clock the mean of the rounds' (rounds without power
+  // left out); energy the median of the rounds' energies per invocation
+  // (nullopt where no round has power).
+  std::size_t warmup_invocations = 0;
+  std::size_t invocations = 0;
+  double latency_ns = 0.0;
+  std::optional<PowerSummary> power;
+  std::optional<double> energy_j;
+};
+
+// The measurement over `rounds` (at least one), with their figures combined
+// as SustainedMeasurement says.
+SustainedMeasurement combine_sustained_rounds(std::vector<SustainedRound> rounds, std::string monitor);
+
+// The rounds of several measurements of one implementation, in order, combined.
+SustainedMeasurement merge_sustained(const std::vector<SustainedMeasurement> &measurements);
+
+// Invocations a round runs: about settings.sustained_time_s of them at
 // `median_ns` each, at least 3 and at most 10^4 (and a quarter as many
 // untimed first, so the board settles at its sustained clock and power).
 std::size_t sustained_invocations(const ProtocolSettings &settings, double median_ns);
@@ -59,11 +88,12 @@ public:
   measure_sustained_there(const ProtocolSettings &settings, double median_ns) = 0;
 };
 
-// nullopt when the phase is off (sustained_time_s == 0), for the backward
-// pass (its untimed forward would run inside the window), or when the
-// implementation's device has no PowerMonitor. A RemoteSustained
-// implementation measures it there; the others on `device`, which they run
-// on (Implementation::open_device()).
+// One round of the phase (a measurement of one round): about
+// settings.sustained_time_s timed. nullopt when the phase is off
+// (sustained_time_s == 0), for the backward pass (its untimed forward would
+// run inside the window), or when the implementation's device has no
+// PowerMonitor. A RemoteSustained implementation measures it there; the
+// others on `device`, which they run on (Implementation::open_device()).
 std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, Device &device,
                                                       const ProtocolSettings &settings, double median_ns);
 

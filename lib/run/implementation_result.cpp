@@ -31,7 +31,7 @@ ImplementationResult summarize(const Measurement &measurement, const Workload &w
   if (const double bytes = workload.minimum_bytes(pass != Pass::backward, pass != Pass::forward); bytes > 0.0 && result.latency_ns.median > 0.0)
     result.gbps = bytes / result.latency_ns.median; // bytes per ns = GB/s
   if (const auto &m = measurement.sustained)
-    result.sustained = SustainedFigures{tflops_at(flops, m->latency_ns), m->energy_j()};
+    result.sustained = SustainedFigures{tflops_at(flops, m->latency_ns), m->energy_j};
   return result;
 }
 

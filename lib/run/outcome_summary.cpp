@@ -39,6 +39,25 @@ json::Object sustained_summary(const SustainedMeasurement &m, const SustainedFig
     if (m.power->sm_clock_mhz) out.set("smClockMhz", *m.power->sm_clock_mhz);
     out.set("energyJ", *f.energy_j);
   }
+  // Several rounds: each one's figures, in the order they ran (the
+  // figures above are the medians over them).
+  if (m.rounds.size() > 1) {
+    json::Array rounds;
+    for (const SustainedRound &r : m.rounds) {
+      json::Object round{{"warmupInvocations", static_cast<std::uint64_t>(r.warmup_invocations)},
+                         {"invocations", static_cast<std::uint64_t>(r.invocations)},
+                         {"latencyNs", r.latency_ns}};
+      if (r.power) {
+        round.set("powerW", r.power->power_w);
+        round.set("powerWindowS", r.power->window_s);
+        round.set("counterSteps", static_cast<std::uint64_t>(r.power->steps));
+        if (r.power->sm_clock_mhz) round.set("smClockMhz", *r.power->sm_clock_mhz);
+        round.set("energyJ", *r.energy_j());
+      }
+      rounds.push_back(std::move(round));
+    }
+    out.set("rounds", std::move(rounds));
+  }
   return out;
 }
 

@@ -81,25 +81,45 @@ void render_tensor_floor(std::string &out, const WorkloadOutcome &o,
                        median_of(*tensor_floor) * 1e-6, ratios);
 }
 
-// The sustained phase: back to back, warm, with the board's power.
+// The range of a sustained measurement's round latencies, "29.25–29.63",
+// or "" for one round.
+std::string round_range_ms(const SustainedMeasurement &m) {
+  if (m.rounds.size() <= 1) return {};
+  double low = m.rounds.front().latency_ns, high = low;
+  for (const SustainedRound &r : m.rounds) {
+    low = std::min(low, r.latency_ns);
+    high = std::max(high, r.latency_ns);
+  }
+  return fmt::format("{:.3f}–{:.3f}", low * 1e-6, high * 1e-6);
+}
+
+// The sustained phase: back to back, warm, with the board's power. With
+// several rounds the figures are medians over them, and a last column
+// gives the range of the rounds' latencies.
 void render_sustained(std::string &out, const WorkloadOutcome &o) {
-  bool header = false;
+  bool header = false, rounds = false;
+  for (const auto &i : o.implementations)
+    if (const auto &m = i.facts.measurement.sustained; m && i.result.sustained && m->rounds.size() > 1)
+      rounds = true;
   for (const auto &i : o.implementations) {
     const auto &m = i.facts.measurement.sustained;
     if (!m || !i.result.sustained) continue;
     if (!header) {
-      out += "\nback to back, warm (board energy counter):\n";
-      out += fmt::format("{:<14} {:>11} {:>7} {:>8} {:>7} {:>9} {:>8}\n", "implementation", "ms each", "n",
-                         "TFLOP/s", "watts", "J each", "SM MHz");
+      out += rounds ? "\nback to back, warm (board energy counter; medians over the rounds):\n"
+                    : "\nback to back, warm (board energy counter):\n";
+      out += fmt::format("{:<14} {:>11} {:>7} {:>8} {:>7} {:>9} {:>8}{}\n", "implementation", "ms each", "n",
+                         "TFLOP/s", "watts", "J each", "SM MHz", rounds ? "  rounds, ms each" : "");
       header = true;
     }
     const SustainedFigures &figures = *i.result.sustained;
     const auto &p = m->power;
-    out += fmt::format("{:<14} {:>11.3f} {:>7} {:>8.3g} {:>7} {:>9} {:>8}\n", i.facts.name,
+    const std::string range = round_range_ms(*m);
+    out += fmt::format("{:<14} {:>11.3f} {:>7} {:>8.3g} {:>7} {:>9} {:>8}{}\n", i.facts.name,
                        m->latency_ns * 1e-6, m->invocations, m->latency_ns > 0 ? figures.tflops : 0.0,
                        p ? fmt::format("{:.0f}", p->power_w) : "–",
                        figures.energy_j ? fmt::format("{:.3g}", *figures.energy_j) : "no step",
-                       p && p->sm_clock_mhz ? fmt::format("{:.0f}", *p->sm_clock_mhz) : "–");
+                       p && p->sm_clock_mhz ? fmt::format("{:.0f}", *p->sm_clock_mhz) : "–",
+                       range.empty() ? "" : "  " + range);
   }
 }
 

@@ -108,18 +108,20 @@ std::size_t gradient_bytes(const OutputView &out) {
 
 json::Object sustained_to_json(const std::optional<SustainedMeasurement> &sustained) {
   if (!sustained) return {{"measured", false}};
-  json::Object out{{"measured", true},
-                   {"warmup_invocations", static_cast<std::uint64_t>(sustained->warmup_invocations)},
-                   {"invocations", static_cast<std::uint64_t>(sustained->invocations)},
-                   {"latency_ns", sustained->latency_ns},
-                   {"monitor", sustained->monitor}};
-  if (const auto &p = sustained->power) {
-    json::Object power{{"power_w", p->power_w}, {"window_s", p->window_s},
-                       {"steps", static_cast<std::uint64_t>(p->steps)}};
-    if (p->sm_clock_mhz) power.set("sm_clock_mhz", *p->sm_clock_mhz);
-    out.set("power", std::move(power));
+  json::Array rounds;
+  for (const SustainedRound &r : sustained->rounds) {
+    json::Object round{{"warmup_invocations", static_cast<std::uint64_t>(r.warmup_invocations)},
+                       {"invocations", static_cast<std::uint64_t>(r.invocations)},
+                       {"latency_ns", r.latency_ns}};
+    if (const auto &p = r.power) {
+      json::Object power{{"power_w", p->power_w}, {"window_s", p->window_s},
+                         {"steps", static_cast<std::uint64_t>(p->steps)}};
+      if (p->sm_clock_mhz) power.set("sm_clock_mhz", *p->sm_clock_mhz);
+      round.set("power", std::move(power));
+    }
+    rounds.push_back(std::move(round));
   }
-  return out;
+  return {{"measured", true}, {"monitor", sustained->monitor}, {"rounds", std::move(rounds)}};
 }
 
 std::optional<SustainedMeasurement> sustained_from_json(const json::Value &reply) {
@@ -132,17 +134,23 @@ std::optional<SustainedMeasurement> sustained_from_json(const json::Value &reply
       throw std::runtime_error(fmt::format("a worker's {} of {}", key, v));
     return static_cast<std::size_t>(v);
   };
-  SustainedMeasurement m;
-  m.warmup_invocations = count(reply, "warmup_invocations");
-  m.invocations = count(reply, "invocations");
-  m.latency_ns = number_member(reply, "latency_ns");
-  m.monitor = string_member(reply, "monitor");
-  if (reply.as_object().find("power") != nullptr) {
-    const json::Value &power = member(reply, "power");
-    m.power = PowerSummary{number_member(power, "power_w"), number_member(power, "window_s"),
-                           count(power, "steps"), optional_number(power, "sm_clock_mhz")};
+  const json::Value &listed = member(reply, "rounds");
+  if (!listed.is_array() || listed.as_array().empty())
+    throw std::runtime_error("a worker's sustained \"rounds\" is not a non-empty array");
+  std::vector<SustainedRound> rounds;
+  for (const json::Value &message : listed.as_array()) {
+    SustainedRound r;
+    r.warmup_invocations = count(message, "warmup_invocations");
+    r.invocations = count(message, "invocations");
+    r.latency_ns = number_member(message, "latency_ns");
+    if (message.is_object() && message.as_object().find("power") != nullptr) {
+      const json::Value &power = member(message, "power");
+      r.power = PowerSummary{number_member(power, "power_w"), number_member(power, "window_s"),
+                             count(power, "steps"), optional_number(power, "sm_clock_mhz")};
+    }
+    rounds.push_back(r);
   }
-  return m;
+  return combine_sustained_rounds(std::move(rounds), string_member(reply, "monitor"));
 }
 
 json::Object memory_to_json(const MemoryUse &m) {
