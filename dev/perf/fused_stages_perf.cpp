@@ -9,7 +9,9 @@
 // accumulation, as registered, and without), and those paths with the row kernels of
 // the dev studies (row-v5's streaming units, row-v6's partly cached rows
 // in clusters of 2 and 4). KIBENCH_STAGE_VARIANTS="a;b*" keeps the variants
-// whose names match the shell patterns a or b*. Each is timed over cold
+// whose names match the shell patterns a or b*; KIBENCH_STAGE_PASS=forward
+// times forward passes (the floor too: its two logit GEMMs) instead of
+// full ones. Each is timed over cold
 // samples (L2 flushed) with events between its stages (gpu::StageClock):
 // the median of each stage summed over the chunks, and the median of the
 // pass as `kibench run` times it. The events sit between kernels on the
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -117,25 +120,37 @@ bool variant_selected(const char *name, const std::optional<std::vector<std::str
   });
 }
 
+// The pass to time: KIBENCH_STAGE_PASS (forward or full), full by default.
+Pass stage_pass() {
+  const char *text = std::getenv("KIBENCH_STAGE_PASS");
+  if (text == nullptr || *text == '\0') return Pass::full;
+  const auto pass = pass_from_string(text);
+  if (!pass || *pass == Pass::backward)
+    throw std::invalid_argument(fmt::format("KIBENCH_STAGE_PASS={}: forward or full", text));
+  return *pass;
+}
+
 } // namespace
 
 TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto variant_patterns = environment_list("KIBENCH_STAGE_VARIANTS", ';');
+  const Pass pass_timed = stage_pass();
   for (const std::filesystem::path &file : stage_workloads()) {
     const Workload w = load_workload(file);
     InputSet inputs(w);
-    fmt::print("\n{}: T={} V={} H={} Hs={}, {:.2f} TFLOP a full pass\n", file.filename().string(), w.tokens,
-               w.vocab, w.hidden, w.student_hidden, w.gemm_flops(true) * 1e-12);
+    const bool backward = pass_timed == Pass::full;
+    fmt::print("\n{}: T={} V={} H={} Hs={}, {:.2f} TFLOP a {} pass\n", file.filename().string(), w.tokens,
+               w.vocab, w.hidden, w.student_hidden, w.gemm_flops(backward) * 1e-12, to_string(pass_timed));
     double floor_ms = 0.0;
     {
       const RegisteredImplementation *entry = find_implementation("cublas-floor");
       REQUIRE(entry != nullptr);
       auto floor = entry->make();
       floor->prepare(w, inputs);
-      floor_ms = dev::median(dev::cold_samples_ms(*floor, Pass::full, kWarmup, kSamples));
+      floor_ms = dev::median(dev::cold_samples_ms(*floor, pass_timed, kWarmup, kSamples));
       fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s)\n", floor_ms,
-                 w.gemm_flops(true) / (floor_ms * 1e9));
+                 w.gemm_flops(backward) / (floor_ms * 1e9));
     }
     for (const int ctas : {2, 4}) {
       const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas);
@@ -162,7 +177,7 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
       std::map<std::string, std::vector<double>> stage_ms;
       std::vector<std::string> order;
       const std::vector<double> pass_ms =
-          dev::cold_samples_ms(*fused, Pass::full, kWarmup, kSamples, [&](SampleTimer &) {
+          dev::cold_samples_ms(*fused, pass_timed, kWarmup, kSamples, [&](SampleTimer &) {
             for (const auto &[name, ms] : clock.stages()) {
               if (!stage_ms.contains(name)) order.push_back(name);
               stage_ms[name].push_back(ms);

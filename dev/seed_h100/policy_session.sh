@@ -33,12 +33,16 @@
 #              kibench alone, with and without input rotation;
 #   fp8seed    the seed's fused-fp8-teacher (fast accumulation, as
 #              registered), fused and cublas-floor timed;
+#   fwdrows    each stage of the seed's forward pass with row-v3 and row-v6
+#              (fused, fused-lean, fused-fp8-teacher; the row kernel reads
+#              and writes no G' there, where row-v6 alone was 15-20 %
+#              faster), and the GPT-2 case's full pass the same way;
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -74,6 +78,14 @@ fi
 if want fp8seed; then
   "$bin/kibench" run "$seed" --impl fused-fp8-teacher,fused,cublas-floor --out "$work/runs/fp8seed" 2>&1 \
     | grep -vE "$quiet" | tee -a "$log"
+fi
+
+if want fwdrows; then
+  variants="fused;fused, row-v6-*;fused-lean;fused-lean, row-v6-*;fused-fp8-teacher;fused-fp8-teacher, row-v6-*"
+  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$seed" KIBENCH_STAGE_VARIANTS="$variants" \
+    timeout 200 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+  KIBENCH_STAGE_WORKLOADS=workloads/distill-jsd-h1024-t1000-v50257.json KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*" \
+    timeout 60 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
 if want targets; then
