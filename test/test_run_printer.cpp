@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/run/outcome.hpp"
+#include "lib/run/outcome_summary.hpp"
 #include "lib/run/run_printer.hpp"
 #include "lib/operations/registry.hpp"
 
@@ -164,6 +165,18 @@ TEST_CASE("the sustained table with several rounds: medians, and each lane's ran
   CHECK(text.find("  34.000–35.500\n") != std::string::npos);
   CHECK(text.find("\ncublas-floor        32.600      90") != std::string::npos);
   CHECK(text.find("  30.500–33.800\n") != std::string::npos);
+
+  // The summary keeps the medians and every round, in the order they ran.
+  const json::Value summary = outcome_summary(o);
+  const json::Value &floor = summary.find("implementations")->as_array()[1];
+  const json::Value *sustained = floor.find("sustained");
+  REQUIRE(sustained != nullptr);
+  CHECK(sustained->find("latencyNs")->as_number() == Approx(32.6e6));
+  const json::Value *rounds = sustained->find("rounds");
+  REQUIRE(rounds != nullptr);
+  REQUIRE(rounds->as_array().size() == 3);
+  CHECK(rounds->as_array()[1].find("latencyNs")->as_number() == Approx(30.5e6));
+  CHECK(rounds->as_array()[1].find("energyJ")->as_number() == Approx(0.690 * 30.5));
 }
 
 // Samples of a spread whose median's relative standard error is known:

@@ -25,37 +25,35 @@ bool stopped_short_of_noise_target(const ImplementationOutcome &o, double noise_
 
 namespace {
 
-// Everything the sustained phase measured, so the run's figures can be
-// rebuilt from the summary as its other figures are.
-json::Object sustained_summary(const SustainedMeasurement &m, const SustainedFigures &f) {
-  json::Object out{{"monitor", m.monitor},
-                   {"warmupInvocations", static_cast<std::uint64_t>(m.warmup_invocations)},
-                   {"invocations", static_cast<std::uint64_t>(m.invocations)},
-                   {"latencyNs", m.latency_ns}};
-  if (m.power) {
-    out.set("powerW", m.power->power_w);
-    out.set("powerWindowS", m.power->window_s);
-    out.set("counterSteps", static_cast<std::uint64_t>(m.power->steps));
-    if (m.power->sm_clock_mhz) out.set("smClockMhz", *m.power->sm_clock_mhz);
-    out.set("energyJ", *f.energy_j);
+// A sustained figure set: invocations and latency, and where the counter
+// stepped, power, its window and steps, the SM clock and the energy.
+json::Object sustained_figures(std::size_t warmup_invocations, std::size_t invocations, double latency_ns,
+                               const std::optional<PowerSummary> &power, std::optional<double> energy_j) {
+  json::Object out{{"warmupInvocations", static_cast<std::uint64_t>(warmup_invocations)},
+                   {"invocations", static_cast<std::uint64_t>(invocations)},
+                   {"latencyNs", latency_ns}};
+  if (power) {
+    out.set("powerW", power->power_w);
+    out.set("powerWindowS", power->window_s);
+    out.set("counterSteps", static_cast<std::uint64_t>(power->steps));
+    if (power->sm_clock_mhz) out.set("smClockMhz", *power->sm_clock_mhz);
+    if (energy_j) out.set("energyJ", *energy_j);
   }
-  // Several rounds: each one's figures, in the order they ran (the
-  // figures above are the medians over them).
+  return out;
+}
+
+// Everything the sustained phase measured, so the run's figures can be
+// rebuilt from the summary as its other figures are: the figures over the
+// rounds and, with several, each round's in the order they ran.
+json::Object sustained_summary(const SustainedMeasurement &m, const SustainedFigures &f) {
+  json::Object out{{"monitor", m.monitor}};
+  const json::Object figures =
+      sustained_figures(m.warmup_invocations, m.invocations, m.latency_ns, m.power, f.energy_j);
+  for (const auto &[key, value] : figures) out.set(key, value);
   if (m.rounds.size() > 1) {
     json::Array rounds;
-    for (const SustainedRound &r : m.rounds) {
-      json::Object round{{"warmupInvocations", static_cast<std::uint64_t>(r.warmup_invocations)},
-                         {"invocations", static_cast<std::uint64_t>(r.invocations)},
-                         {"latencyNs", r.latency_ns}};
-      if (r.power) {
-        round.set("powerW", r.power->power_w);
-        round.set("powerWindowS", r.power->window_s);
-        round.set("counterSteps", static_cast<std::uint64_t>(r.power->steps));
-        if (r.power->sm_clock_mhz) round.set("smClockMhz", *r.power->sm_clock_mhz);
-        round.set("energyJ", *r.energy_j());
-      }
-      rounds.push_back(std::move(round));
-    }
+    for (const SustainedRound &r : m.rounds)
+      rounds.push_back(sustained_figures(r.warmup_invocations, r.invocations, r.latency_ns, r.power, r.energy_j()));
     out.set("rounds", std::move(rounds));
   }
   return out;
