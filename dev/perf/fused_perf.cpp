@@ -285,7 +285,7 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
       args.student_stats = student_stats.data();
       args.teacher_stats = teacher_stats.data();
       args.stats_ld = tiles;
-      const Timing t = time_work([&] { gpu::fused::launch_row_loss(args, stream); }, stream, flush);
+      const Timing t = time_work([&] { gpu::fused::launch_row_loss_v3(args, stream); }, stream, flush);
       fmt::print(
           "{:<44} {:>9.3f} ms  (p20-p80 {:.3f}-{:.3f})\n",
           fmt::format("row kernel v3 + GEMM statistics, {} rows, {}", rows, grad ? "with G'" : "loss only"),
@@ -319,7 +319,7 @@ TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
              lt.matmul(gpu::gemm_abt(R, V, H, in.teacher_input.data(), in.teacher_weight.data(), zt.data()),
                        stream);
            }},
-          {"row kernel v3, with G'", [&] { gpu::fused::launch_row_loss(args, stream); }},
+          {"row kernel v3, with G'", [&] { gpu::fused::launch_row_loss_v3(args, stream); }},
           {"grad x GEMM (fp32 out)",
            [&] {
              gpu::RowMajorGemm g = gpu::gemm_ab(R, Hs, V, zs.data(), in.student_weight.data(), dx.data());

@@ -80,9 +80,9 @@ std::vector<std::filesystem::path> stage_workloads() {
   return files;
 }
 
-// The registry's fused variants as the registry builds them, and both
-// `fused` paths with the row kernels of the dev studies
-// (dev/fused/row_loss_v5.cu, row_loss_v6.cu).
+// The registry's fused variants as the registry builds them (row-v3 with
+// G', row-v6 without), those with row-v3 or row-v6 in every pass, and both
+// `fused` paths with the streaming study's row kernel (dev/fused/row_loss_v5.cu).
 struct Variant {
   const char *name;
   LogitStatistics statistics;
@@ -95,6 +95,10 @@ constexpr Variant kVariants[] = {
     {"fused", LogitStatistics::automatic, 0},
     {"fused-cublaslt", LogitStatistics::off, 0},
     {"fused-lean", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget},
+    {"fused, row-v3", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV3},
+    {"fused-lean, row-v3", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget, gpu::fused::kRowKernelV3},
+    {"fused-fp8-teacher, row-v3", LogitStatistics::off, 0, gpu::fused::kRowKernelV3, TeacherPrecision::fp8_e4m3,
+     true},
     {"fused, row-v5", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV5},
     {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
     {"fused, row-v6-2x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Pairs},

@@ -37,12 +37,17 @@
 #              (fused, fused-lean, fused-fp8-teacher; the row kernel reads
 #              and writes no G' there, where row-v6 alone was 15-20 %
 #              faster), and the GPT-2 case's full pass the same way;
+#   promote    row-v6 shipped for passes without G': the [gpu] suite but
+#              the vocabulary-parallel cases, the seed's forward pass
+#              (fused, fused-fp8-teacher, cublas-floor), the GPT-2 case (its
+#              sustained power), and each stage of the seed's forward pass
+#              shipped against row-v3 in every pass;
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -86,6 +91,19 @@ if want fwdrows; then
     timeout 200 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
   KIBENCH_STAGE_WORKLOADS=workloads/distill-jsd-h1024-t1000-v50257.json KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*" \
     timeout 60 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+if want promote; then
+  timeout 150 "$bin/kibench_tests" "[gpu]~[vocab_parallel]" --durations yes > "$out/gpu_tests.txt" 2>&1
+  tail -n 4 "$out/gpu_tests.txt" | tee -a "$log"
+  grep -B2 -A12 "FAILED" "$out/gpu_tests.txt" | head -n 60 | tee -a "$log"
+  "$bin/kibench" run "$seed" --pass forward --impl fused,fused-fp8-teacher,cublas-floor --out "$work/runs/promote-forward" \
+    2>&1 | grep -vE "$quiet" | tee -a "$log"
+  "$bin/kibench" run workloads/distill-jsd-h1024-t1000-v50257.json --impl fused,cublas-floor --out "$work/runs/promote-gpt2" \
+    2>&1 | grep -vE "$quiet" | tee -a "$log"
+  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$seed" \
+    KIBENCH_STAGE_VARIANTS="fused;fused, row-v3;fused-fp8-teacher;fused-fp8-teacher, row-v3" \
+    timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
 if want targets; then

@@ -105,22 +105,26 @@ std::optional<SustainedMeasurement> measure_sustained(Implementation &impl, Devi
   round.invocations = sustained_invocations(settings, median_ns);
   round.warmup_invocations = (round.invocations + 3) / 4;
 
-  // Everything is enqueued at once; the two timers' completions mark, in
-  // host time, when the warm-up has ended and when the last invocation has,
-  // so the power window lies wholly inside back-to-back work. (If the
-  // launch queue fills, enqueueing returns late and the window starts
-  // later, still inside the work.)
+  // The host waits for the warm-up, then enqueues the timed invocations:
+  // the GPU idles only while the first of them is enqueued, and the power
+  // window opens as they start, so it spans them all. (Had the warm-up's
+  // end been read after everything was enqueued, a pass of many short
+  // kernels would fill the launch queue, enqueueing would return only near
+  // the end of the work, and the window would shrink to the last queue's
+  // worth: at T = 1000 too short for two counter steps.) The window closes
+  // when the timer's completion is seen, so it lies inside the timed work
+  // but for the enqueueing of its first invocation.
   const auto warmup_timer = device.make_timer();
   const auto timer = device.make_timer();
   monitor->start();
   warmup_timer->start();
   for (std::size_t i = 0; i < round.warmup_invocations; ++i) impl.run(settings.pass);
   warmup_timer->stop();
+  (void)warmup_timer->elapsed_ns();
+  const double busy_begin = steady_seconds();
   timer->start();
   for (std::size_t i = 0; i < round.invocations; ++i) impl.run(settings.pass);
   timer->stop();
-  (void)warmup_timer->elapsed_ns();
-  const double busy_begin = steady_seconds();
   const double total_ns = timer->elapsed_ns();
   const double busy_end = steady_seconds();
   const std::vector<PowerReading> readings = monitor->stop();

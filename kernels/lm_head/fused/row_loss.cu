@@ -45,6 +45,7 @@
 // otherwise be the largest error in the loss of a short sequence; the
 // log-sum-exp averages the rounding of all V logits away.
 #include "kernels/lm_head/fused/row_loss.hpp"
+#include "kernels/lm_head/fused/row_kernel_v6.hpp"
 
 #include <cmath>
 #include <limits>
@@ -169,10 +170,17 @@ detail::Params detail::row_loss_params(const RowLossArgs &args) {
   return p;
 }
 
-void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
+void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   const detail::Params p = detail::row_loss_params(args);
   detail::launch_row_kernel(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
+}
+
+void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
+  if (args.write_grad)
+    launch_row_loss_v3(args, stream);
+  else
+    launch_row_loss_v6_pairs(args, stream);
 }
 
 } // namespace kibench::gpu::fused

@@ -66,14 +66,20 @@ struct RowLossArgs {
 // on `device`.
 [[nodiscard]] std::int64_t row_loss_max_vocab(int device);
 
-// Enqueues the kernel on `stream`; throws on a bad configuration.
+// Enqueues the shipped row kernel on `stream`; throws on a bad
+// configuration. Row-v3 (row_kernel.cu) where the pass writes G'
+// (args.write_grad), row-v6 in clusters of two CTAs (row_kernel_v6.hpp)
+// where it does not: each reads a logit once there, and row-v6's twice as
+// many rows in flight win (docs/perf.md).
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
+// Row-v3 whatever the pass: for the studies that compare the two.
+void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream);
 
 // A row kernel as the fused implementation calls it: the shipped one
-// (launch_row_loss, "v3"), or a superseded version from dev/fused/ that a
-// study runs in its place. All compute the same outputs.
+// (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
+// alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v3";
+  const char *name = "v3 where the pass writes G' (full, backward), v6-2x1024 where it does not (forward)";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 

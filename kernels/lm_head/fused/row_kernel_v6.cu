@@ -1,5 +1,7 @@
-// Row kernel study, version 6: twice the rows in flight, each row split
-// over fewer CTAs, and only what fits of it in shared memory.
+// Row kernel, version 6: twice the rows in flight, each row split over
+// fewer CTAs, and only what fits of it in shared memory. `fused` runs it
+// where a pass writes no G' (launch_row_loss, row_loss.hpp); the outcome
+// of the prediction below and why it ships for those passes only follow it.
 //
 // Row-v3 (kernels/lm_head/fused/row_kernel.cu) keeps a whole row in the shared
 // memory of a cluster of 8 CTAs, two to an SM (6 bytes a logit: 770 KB at
@@ -42,6 +44,16 @@
 // (three sweeps, two of them over the re-read vectors), from 4.1 to
 // ~2.5–3 ms. If the re-reads miss L2, the kernel moves ~10 bytes a logit
 // and the gain shrinks or turns into a loss.
+//
+// Outcome (H100 80GB HBM3, docs/perf-log.md, row-v6 and "row-v6 where a
+// pass writes no G'"). With G' it missed: 3.28 to 2.94 ms at the seed, the
+// pass within its noise, and slower than row-v3 without the GEMMs'
+// statistics (the re-read vectors' sweeps and the G' writes cost what the
+// rows in flight win), so row-v3 stays for full passes. Without G' each
+// logit is read once and it wins: the seed's forward pass 2.65 to 2.02 ms
+// in the row kernel (20.82 to 20.29 ms the pass), the FP8 teacher's 3.92 to
+// 3.09 ms (15.76 to 15.00). Clusters of 2 CTAs of 1024 threads ship; 4 of
+// 512 stay for the studies (2.29 ms there).
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
@@ -53,7 +65,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "dev/fused/row_kernels.hpp"
+#include "kernels/lm_head/fused/row_kernel_v6.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/lm_head/fused/row_loss_device.cuh"
 #include "kernels/lm_head/fused/row_loss_math.cuh"
