@@ -9,7 +9,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/lm_head/fused/row_kernel_v6.hpp"
 #include "kernels/lm_head/fused/row_loss.hpp"
 
 namespace kibench::gpu::fused {

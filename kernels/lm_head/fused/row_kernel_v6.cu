@@ -65,7 +65,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels/lm_head/fused/row_kernel_v6.hpp"
+#include "kernels/lm_head/fused/row_loss.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/lm_head/fused/row_loss_device.cuh"
 #include "kernels/lm_head/fused/row_loss_math.cuh"

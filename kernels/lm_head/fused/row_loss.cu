@@ -45,7 +45,6 @@
 // otherwise be the largest error in the loss of a short sequence; the
 // log-sum-exp averages the rounding of all V logits away.
 #include "kernels/lm_head/fused/row_loss.hpp"
-#include "kernels/lm_head/fused/row_kernel_v6.hpp"
 
 #include <cmath>
 #include <limits>
