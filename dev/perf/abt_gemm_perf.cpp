@@ -240,3 +240,71 @@ TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") 
   stream.synchronize();
   CUDA_CHECK(cudaProfilerStop());
 }
+
+// cuBLASLt's candidate algorithms for the seed's grad GEMMs, each cold
+// (L2 flushed, median of 7) and back to back at the board's power limit
+// (about 0.5 s, with the energy counter): whether the algorithm tuning
+// keeps by cold time is also the one that costs least at the cap. Shapes:
+// cublas-floor's grad x and grad W (bf16 out, all 8192 rows) and `fused`'s
+// grad x of one 2816-row chunk (fp32 out). G is the student's logits,
+// written by the logit GEMM (values of the size G' has).
+TEST_CASE("cuBLASLt's grad GEMM candidates cold and at the power cap", "[.gpu-perf-gemm-energy]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const Workload w =
+      test::make_gpu_workload({.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7});
+  InputSet inputs(w);
+  const DeviceInputs &in = device_inputs(inputs);
+  DeviceAllocator allocator("gemm-energy");
+  CublasLt blas(allocator);
+  Stream stream;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  L2Flush flush(allocator, device);
+  const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden;
+  DeviceBuffer<__nv_bfloat16> g(allocator, static_cast<std::size_t>(T * V));
+  DeviceBuffer<float> out(allocator, static_cast<std::size_t>(V * Hs));
+  blas.matmul(gemm_abt(T, V, Hs, in.student_input.data(), in.student_weight.data(), g.data()), stream);
+
+  struct Shape {
+    const char *name;
+    RowMajorGemm gemm;
+  };
+  RowMajorGemm floor_dx = gemm_ab(T, Hs, V, g.data(), in.student_weight.data(), out.data());
+  RowMajorGemm floor_dw = gemm_atb(V, Hs, T, g.data(), in.student_input.data(), out.data());
+  RowMajorGemm fused_dx = gemm_ab(2816, Hs, V, g.data(), in.student_weight.data(), out.data());
+  fused_dx.output_type = ElementType::fp32;
+  const Shape shapes[] = {{"cublas-floor grad x", floor_dx},
+                          {"cublas-floor grad W", floor_dw},
+                          {"fused grad x (a 2816-row chunk, fp32)", fused_dx}};
+  for (const Shape &s : shapes) {
+    const double flops = 2.0 * static_cast<double>(s.gemm.m) * static_cast<double>(s.gemm.n) *
+                         static_cast<double>(s.gemm.k);
+    blas.tune_during(kMeasuredTuning, stream, [&] { blas.matmul(s.gemm, stream); });
+    std::string kept;
+    for (const TuningRecord &r : blas.tuning_records())
+      if (r.shape.rfind(fmt::format("{}x{}x{}", s.gemm.m, s.gemm.n, s.gemm.k), 0) == 0) kept = r.algorithm;
+    const std::vector<cublasLtMatmulAlgo_t> algorithms = blas.runnable_algorithms(s.gemm, 16, stream);
+    fmt::print("\n{} ({}x{}x{}): {} candidates; tuning keeps {}\n", s.name, s.gemm.m, s.gemm.n, s.gemm.k,
+               algorithms.size(), kept);
+    fmt::print("{:>4}  {:<72} {:>8} {:>10} {:>8} {:>7} {:>8} {:>7}\n", "rank", "algorithm", "cold ms",
+               "sustain ms", "TFLOP/s", "watts", "J/call", "SM MHz");
+    for (std::size_t rank = 0; rank < algorithms.size(); ++rank) {
+      const auto call = [&] { blas.matmul_with(s.gemm, algorithms[rank], stream); };
+      std::vector<double> cold;
+      for (int i = 0; i < 7; ++i) {
+        flush.flush(stream);
+        Event start, stop;
+        start.record(stream);
+        call();
+        stop.record(stream);
+        stop.synchronize();
+        cold.push_back(Event::elapsed_ms(start, stop));
+      }
+      const double cold_ms = median(cold);
+      const Sustained hot = sustain(call, cold_ms, 0.5, stream, device);
+      const std::string config = algorithm_config(algorithms[rank]);
+      fmt::print("{:>4}  {:<72} {:>8.3f} {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}{}\n", rank, config, cold_ms,
+                 hot.ms, flops / hot.ms * 1e-9, hot.watts, hot.joules, hot.mhz, config == kept ? "  <- kept" : "");
+    }
+  }
+}

@@ -42,12 +42,14 @@
 #              (fused, fused-fp8-teacher, cublas-floor), the GPT-2 case (its
 #              sustained power), and each stage of the seed's forward pass
 #              shipped against row-v3 in every pass;
+#   energy     cuBLASLt's candidates for the seed's grad GEMMs, cold and at
+#              the power cap (kibench_dev "[gpu-perf-gemm-energy]");
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -105,6 +107,8 @@ if want promote; then
     KIBENCH_STAGE_VARIANTS="fused;fused, row-v3;fused-fp8-teacher;fused-fp8-teacher, row-v3" \
     timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
+
+want energy && timeout 150 "$bin/kibench_dev" "[gpu-perf-gemm-energy]" 2>&1 | tee -a "$log"
 
 if want targets; then
   # The two derived shapes: the seed's WorkloadCase with its token and

@@ -510,6 +510,24 @@ void CublasLt::tune_during(AlgorithmTuning tuning, cudaStream_t stream, const st
   set_tuning({});
 }
 
+std::vector<cublasLtMatmulAlgo_t> CublasLt::runnable_algorithms(const RowMajorGemm &gemm, int count,
+                                                                 cudaStream_t stream) {
+  validate(gemm);
+  const RowMajorGemm g = with_dense_strides(gemm);
+  Plan &plan = plan_for(g);
+  std::vector<cublasLtMatmulAlgo_t> out;
+  for (const cublasLtMatmulHeuristicResult_t &r : heuristic(plan, count))
+    if (launch(plan, g, r.algo, stream) == CUBLAS_STATUS_SUCCESS) out.push_back(r.algo);
+  CUDA_CHECK(cudaGetLastError());
+  return out;
+}
+
+void CublasLt::matmul_with(const RowMajorGemm &gemm, const cublasLtMatmulAlgo_t &algo, cudaStream_t stream) {
+  validate(gemm);
+  const RowMajorGemm g = with_dense_strides(gemm);
+  CUBLAS_CHECK(launch(plan_for(g), g, algo, stream));
+}
+
 void CublasLt::matmul(const RowMajorGemm &gemm, cudaStream_t stream) {
   validate(gemm);
   const RowMajorGemm g = with_dense_strides(gemm);

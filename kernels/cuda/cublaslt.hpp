@@ -159,6 +159,14 @@ public:
   void tune_during(AlgorithmTuning tuning, cudaStream_t stream, const std::function<void()> &work);
   [[nodiscard]] std::vector<TuningRecord> tuning_records() const;
 
+  // For studies that time cuBLASLt's candidates one by one: the heuristic's
+  // first `count` algorithms for `gemm` that run on its operands (each is
+  // launched once on `stream` to find out), in the heuristic's order, and
+  // `gemm` enqueued with one of them instead of the plan's choice.
+  [[nodiscard]] std::vector<cublasLtMatmulAlgo_t> runnable_algorithms(const RowMajorGemm &gemm, int count,
+                                                                      cudaStream_t stream);
+  void matmul_with(const RowMajorGemm &gemm, const cublasLtMatmulAlgo_t &algo, cudaStream_t stream);
+
   [[nodiscard]] cublasLtHandle_t handle() const { return handle_; }
   [[nodiscard]] std::size_t cached_plans() const;
 
