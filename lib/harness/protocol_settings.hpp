@@ -21,12 +21,11 @@ inline constexpr bool kShareRoundsByDefault = true;
 inline constexpr std::string_view kShareRoundsSentence =
     " Every implementation samples each round until the last one's rule is met.";
 
-// Rounds of the sustained phase: three, so that a round at the board's
+// Rounds of the sustained phase: three, so that a turn at the board's
 // hottest moment (the last implementation of a round, after the others'
-// back-to-back work) moves no implementation's median. On an H100 the
-// round-robin of one round put cublas-floor, always last, at 30.5 to
-// 33.8 ms a pass in four runs a minute apart, while its cold median
-// stayed within 28.6 to 29.4 (docs/perf.md).
+// back-to-back work) moves no implementation's median, no implementation
+// always takes that place, and the turns' spread shows how steady each
+// figure is within the run (on an H100 at the seed: 0.1-1.1 %).
 inline constexpr std::size_t kDefaultSustainedRounds = 3;
 
 // Whether lanes see more than one of the workload's input sets while timed
