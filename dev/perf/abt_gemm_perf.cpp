@@ -73,21 +73,36 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The seed's inputs on the GPU with what each study here times them with:
+// a cuBLASLt handle, a stream and an L2 flush.
+struct SeedBench {
+  explicit SeedBench(const char *allocator_name)
+      : w(test::make_gpu_workload(
+            {.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7})),
+        inputs(w), in(device_inputs(inputs)), allocator(allocator_name), blas(allocator),
+        device([] {
+          int d = 0;
+          CUDA_CHECK(cudaGetDevice(&d));
+          return d;
+        }()),
+        flush(allocator, device) {}
+  Workload w;
+  InputSet inputs;
+  const DeviceInputs &in;
+  DeviceAllocator allocator;
+  CublasLt blas;
+  Stream stream;
+  int device;
+  L2Flush flush;
+};
+
 } // namespace
 
 TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-perf-gemm]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const Workload w =
-      test::make_gpu_workload({.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7});
-  InputSet inputs(w);
-  const DeviceInputs &in = device_inputs(inputs);
-  DeviceAllocator allocator("gemm-perf");
-  CublasLt blas(allocator);
-  Stream stream;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
+  SeedBench bench("gemm-perf");
+  auto &[w, inputs, in, allocator, blas, stream, device, flush] = bench;
   const int sms = test::sm_count();
-  L2Flush flush(allocator, device);
   const auto V = static_cast<std::size_t>(w.vocab);
   DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(w.tokens) * V),
       theirs(allocator, static_cast<std::size_t>(w.tokens) * V);
@@ -250,16 +265,8 @@ TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") 
 // written by the logit GEMM (values of the size G' has).
 TEST_CASE("cuBLASLt's grad GEMM candidates cold and at the power cap", "[.gpu-perf-gemm-energy]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const Workload w =
-      test::make_gpu_workload({.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7});
-  InputSet inputs(w);
-  const DeviceInputs &in = device_inputs(inputs);
-  DeviceAllocator allocator("gemm-energy");
-  CublasLt blas(allocator);
-  Stream stream;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  L2Flush flush(allocator, device);
+  SeedBench bench("gemm-energy");
+  auto &[w, inputs, in, allocator, blas, stream, device, flush] = bench;
   const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden;
   DeviceBuffer<__nv_bfloat16> g(allocator, static_cast<std::size_t>(T * V));
   DeviceBuffer<float> out(allocator, static_cast<std::size_t>(V * Hs));
