@@ -4,6 +4,8 @@
 // writes exactly the figures it is handed and returns the run's digest.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -161,6 +163,35 @@ TEST_CASE("the run-file writer writes the result it is handed and returns the ru
     CHECK(throttled == 2);
     CHECK(sustained_throughput == result.sustained->tflops);
     CHECK(energy == *result.sustained->energy_j);
+  }
+  SECTION("one round: means over its invocations; several: medians over the rounds, counted in rounds") {
+    const auto statistics_of = [&](const ImplementationFacts &f) {
+      const ImplementationResult r = summarize(f.measurement, w, context.pass);
+      write_implementation_files(dir, context, "{}\n", sha256_digest("{}"), f, r);
+      std::map<std::string, std::pair<std::string, double>> out;
+      const json::Value run = json::parse_file(dir.staging_path() / "run.fused.json");
+      for (const json::Value &m : json::member_at(run, "spec.measurements")->as_array())
+        out[json::string_at(m, "metric")] = {json::string_at(m, "statistic"),
+                                             json::member_at(m, "sampleCount")
+                                                 ? json::member_at(m, "sampleCount")->as_number()
+                                                 : -1.0};
+      return out;
+    };
+    const auto one = statistics_of(facts);
+    CHECK(one.at("sustained_latency") == std::pair<std::string, double>{"mean", 40.0});
+    CHECK(one.at("power") == std::pair<std::string, double>{"mean", 7.0});
+    CHECK(one.at("energy") == std::pair<std::string, double>{"mean", 40.0});
+    ImplementationFacts rounds = facts;
+    SustainedRound unpowered = facts.measurement.sustained->rounds.front();
+    unpowered.power.reset();
+    rounds.measurement.sustained = merge_sustained({*facts.measurement.sustained, *facts.measurement.sustained,
+                                                    combine_sustained_rounds({unpowered}, "nvml_energy")});
+    const auto three = statistics_of(rounds);
+    CHECK(three.at("sustained_latency") == std::pair<std::string, double>{"median", 3.0});
+    CHECK(three.at("sustained_throughput") == std::pair<std::string, double>{"median", 3.0});
+    CHECK(three.at("power") == std::pair<std::string, double>{"median", 2.0});
+    CHECK(three.at("energy") == std::pair<std::string, double>{"median", 2.0});
+    CHECK(three.at("sustained_sm_clock").first == "mean");
   }
   SECTION("record_implementation: the facts, their summary and the digest written, in one outcome") {
     const ImplementationOutcome o = record_implementation(dir, context, "{}\n", sha256_digest("{}"), facts);

@@ -42,21 +42,16 @@ namespace {
 // rounds.
 void add_sustained_measurements(RunRecord &record, const SustainedMeasurement &m, const SustainedFigures &f) {
   auto &out = record.extra_measurements;
-  if (m.rounds.size() <= 1) {
-    out.push_back(measurement("sustained_latency", "ns", "mean", m.latency_ns, m.invocations));
-    out.push_back(measurement("sustained_throughput", "tflops", "mean", f.tflops, m.invocations));
-    if (!m.power) return;
-    out.push_back(measurement("power", "watts", "mean", m.power->power_w, m.power->steps));
-    out.push_back(measurement("energy", "joules", "mean", *f.energy_j, m.invocations));
-  } else {
-    std::size_t powered = 0;
-    for (const SustainedRound &r : m.rounds) powered += r.power ? 1 : 0;
-    out.push_back(measurement("sustained_latency", "ns", "median", m.latency_ns, m.rounds.size()));
-    out.push_back(measurement("sustained_throughput", "tflops", "median", f.tflops, m.rounds.size()));
-    if (!m.power) return;
-    out.push_back(measurement("power", "watts", "median", m.power->power_w, powered));
-    out.push_back(measurement("energy", "joules", "median", *f.energy_j, powered));
-  }
+  const bool several = m.rounds.size() > 1;
+  std::size_t powered = 0;
+  for (const SustainedRound &r : m.rounds) powered += r.power ? 1 : 0;
+  const char *statistic = several ? "median" : "mean";
+  const std::size_t timed = several ? m.rounds.size() : m.invocations;
+  out.push_back(measurement("sustained_latency", "ns", statistic, m.latency_ns, timed));
+  out.push_back(measurement("sustained_throughput", "tflops", statistic, f.tflops, timed));
+  if (!m.power) return;
+  out.push_back(measurement("power", "watts", statistic, m.power->power_w, several ? powered : m.power->steps));
+  out.push_back(measurement("energy", "joules", statistic, *f.energy_j, several ? powered : m.invocations));
   if (m.power->sm_clock_mhz)
     out.push_back(measurement("sustained_sm_clock", "mhz", "mean", *m.power->sm_clock_mhz));
 }
