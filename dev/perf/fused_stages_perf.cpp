@@ -2,7 +2,7 @@
 // `kibench_dev "[gpu-perf-stages]"` on a GPU machine, with
 // KIBENCH_STAGE_WORKLOADS=a.json:b.json to choose the workloads; the
 // default is the seed and the ragged sweep's shapes that sit furthest from
-// the floor). For each workload: `cublas-floor`'s cold median, then
+// the floor). For each workload: `cublas-floor`'s cold median, and
 // `fused` (its automatic plan), `fused-cublaslt` (cuBLASLt's logit GEMMs),
 // `fused-lean` (a 1 GiB workspace), `fused-rowstats` (the GEMMs' row
 // statistics wherever allowed), `fused-fp8-teacher` (with cuBLASLt's fast
@@ -11,8 +11,9 @@
 // in clusters of 2 and 4). KIBENCH_STAGE_VARIANTS="a;b*" keeps the variants
 // whose names match the shell patterns a or b*; KIBENCH_STAGE_PASS=forward
 // times forward passes (the floor too: its two logit GEMMs) instead of
-// full ones. Each is timed over cold
-// samples (L2 flushed) with events between its stages (gpu::StageClock):
+// full ones. All are prepared, then timed together over cold samples in
+// interleaved rounds (L2 flushed; dev::interleaved_cold_samples_ms), with
+// events between the stages of each pass (gpu::StageClock):
 // the median of each stage summed over the chunks, and the median of the
 // pass as `kibench run` times it. The events sit between kernels on the
 // pass's one stream, so the stages add up to the pass. docs/perf.md
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <optional>
 #include <string>
@@ -146,16 +148,46 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
     const bool backward = pass_timed == Pass::full;
     fmt::print("\n{}: T={} V={} H={} Hs={}, {:.2f} TFLOP a {} pass\n", file.filename().string(), w.tokens,
                w.vocab, w.hidden, w.student_hidden, w.gemm_flops(backward) * 1e-12, to_string(pass_timed));
-    double floor_ms = 0.0;
-    {
-      const RegisteredImplementation *entry = find_implementation("cublas-floor");
-      REQUIRE(entry != nullptr);
-      auto floor = entry->make();
-      floor->prepare(w, inputs);
-      floor_ms = dev::median(dev::cold_samples_ms(*floor, pass_timed, kWarmup, kSamples));
-      fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s)\n", floor_ms,
-                 w.gemm_flops(backward) / (floor_ms * 1e9));
+    // Every lane is prepared first, then all are timed in the same rounds
+    // (dev::interleaved_cold_samples_ms), the floor among them: a variant's
+    // difference from another is then not when it ran.
+    const RegisteredImplementation *floor_entry = find_implementation("cublas-floor");
+    REQUIRE(floor_entry != nullptr);
+    std::unique_ptr<Implementation> floor = floor_entry->make();
+    floor->prepare(w, inputs);
+    struct Timed {
+      std::unique_ptr<gpu::StageClock> clock;
+      std::unique_ptr<Implementation> fused;
+      std::map<std::string, std::vector<double>> stage_ms;
+      std::vector<std::string> order;
+    };
+    std::vector<Timed> timed;
+    for (const Variant &variant : kVariants) {
+      if (!variant_selected(variant.name, variant_patterns)) continue;
+      auto clock = std::make_unique<gpu::StageClock>();
+      auto fused = make_fused_for_study(FusedOptions{.name = variant.name,
+                                                     .workspace_budget = variant.workspace_budget,
+                                                     .logit_statistics = variant.statistics,
+                                                     .teacher_precision = variant.teacher_precision,
+                                                     .fp8_fast_accumulation = variant.fp8_fast_accumulation},
+                                        FusedStudyHooks{.row_kernel = variant.row_kernel, .stage_marks = clock.get()});
+      if (fused->unsupported(w)) continue;
+      fused->prepare(w, inputs);
+      timed.push_back(Timed{.clock = std::move(clock), .fused = std::move(fused), .stage_ms = {}, .order = {}});
     }
+    std::vector<dev::InterleavedLane> lanes{{.impl = floor.get()}};
+    for (Timed &t : timed)
+      lanes.push_back({.impl = t.fused.get(), .after_sample = [&t](SampleTimer &) {
+                         for (const auto &[name, ms] : t.clock->stages()) {
+                           if (!t.stage_ms.contains(name)) t.order.push_back(name);
+                           t.stage_ms[name].push_back(ms);
+                         }
+                       }});
+    const std::vector<std::vector<double>> pass_ms =
+        dev::interleaved_cold_samples_ms(lanes, pass_timed, kWarmup, kSamples);
+    const double floor_ms = dev::median(pass_ms.front());
+    fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s); {} lanes timed in {} interleaved rounds\n", floor_ms,
+               w.gemm_flops(backward) / (floor_ms * 1e9), lanes.size(), kSamples);
     for (const int ctas : {2, 4}) {
       const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas);
       fmt::print("  row-v6-{}x{}: {} of a slice's {} vectors in shared memory ({} B a CTA), {} clusters "
@@ -163,37 +195,19 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
                  l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors, l.shared_bytes,
                  l.resident_clusters);
     }
-    for (const Variant &variant : kVariants) {
-      if (!variant_selected(variant.name, variant_patterns)) continue;
-      gpu::StageClock clock;
-      auto fused = make_fused_for_study(FusedOptions{.name = variant.name,
-                                                     .workspace_budget = variant.workspace_budget,
-                                                     .logit_statistics = variant.statistics,
-                                                     .teacher_precision = variant.teacher_precision,
-                                                     .fp8_fast_accumulation = variant.fp8_fast_accumulation},
-                                        FusedStudyHooks{.row_kernel = variant.row_kernel, .stage_marks = &clock});
-      if (fused->unsupported(w)) continue;
-      fused->prepare(w, inputs);
-      const json::Object labels = fused->run_labels();
-      fmt::print("  {}: {} chunk(s) of {} rows, logits: {}; grad W: {}\n", fused->name(),
+    for (std::size_t v = 0; v < timed.size(); ++v) {
+      Timed &t = timed[v];
+      const json::Object labels = t.fused->run_labels();
+      fmt::print("  {}: {} chunk(s) of {} rows, logits: {}; grad W: {}\n", t.fused->name(),
                  labels.find("chunks")->as_string(), labels.find("chunk_rows")->as_string(),
                  labels.find("logit_gemm")->as_string(), labels.find("grad_weight_path")->as_string());
-      std::map<std::string, std::vector<double>> stage_ms;
-      std::vector<std::string> order;
-      const std::vector<double> pass_ms =
-          dev::cold_samples_ms(*fused, pass_timed, kWarmup, kSamples, [&](SampleTimer &) {
-            for (const auto &[name, ms] : clock.stages()) {
-              if (!stage_ms.contains(name)) order.push_back(name);
-              stage_ms[name].push_back(ms);
-            }
-          });
       double sum = 0.0;
-      for (const std::string &name : order) {
-        const double ms = dev::median(stage_ms[name]);
+      for (const std::string &name : t.order) {
+        const double ms = dev::median(t.stage_ms[name]);
         sum += ms;
         fmt::print("    {:<52} {:>8.3f} ms\n", name, ms);
       }
-      const double pass = dev::median(pass_ms);
+      const double pass = dev::median(pass_ms[v + 1]);
       fmt::print("    {:<52} {:>8.3f} ms (the pass: {:.3f} ms, {:.3f} x the floor; {:.3f} ms above it)\n",
                  "stages", sum, pass, pass / floor_ms, pass - floor_ms);
     }

@@ -42,6 +42,10 @@
 #              (fused, fused-fp8-teacher, cublas-floor), the GPT-2 case (its
 #              sustained power), and each stage of the seed's forward pass
 #              shipped against row-v3 in every pass;
+#   fullrows   each stage of full passes with row-v3 (as shipped) and row-v6
+#              in clusters of 2 and 4, all lanes in interleaved rounds: the
+#              seed, the GPT-2 case, the two derived shapes and the H = 1024
+#              sweep shape (fused and fused-lean);
 #   energy     cuBLASLt's candidates for the seed's grad GEMMs, cold and at
 #              the power cap (kibench_dev "[gpu-perf-gemm-energy]");
 #   targets    every shape of #42's done-when beside its floor: the seed
@@ -49,7 +53,7 @@
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, fullrows, energy, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -58,6 +62,35 @@ source "$(dirname "${BASH_SOURCE[0]}")/session_setup.sh"
 log="$out/session.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$log"
 quiet=" · [0-9]+/~|warm-up|back to back|checking|computing"
+
+# The two derived shapes of #42's targets, under $work/targets: the seed's
+# WorkloadCase with its token and vocabulary extents (and the target range)
+# and scalars replaced.
+derive_shapes() {
+  python3 - "$seed" "$work/targets" <<'PY'
+import copy, json, pathlib, sys
+seed = json.loads(pathlib.Path(sys.argv[1]).read_text())
+folder = pathlib.Path(sys.argv[2])
+folder.mkdir(parents=True, exist_ok=True)
+def derive(tokens, vocab, beta, temperature):
+    case = copy.deepcopy(seed)
+    spec = case["spec"]
+    spec["axes"].update(tokens=tokens, vocab=vocab)
+    tensors = spec["tensors"]
+    for name in ("student_input", "teacher_input"): tensors[name]["shape"][0] = tokens
+    for name in ("student_weight", "teacher_weight"): tensors[name]["shape"][0] = vocab
+    tensors["target"]["shape"] = [tokens]
+    tensors["target"]["data"]["parameters"]["high"] = vocab
+    spec["scalars"]["beta"]["value"] = beta
+    spec["scalars"]["temperature"]["value"] = temperature
+    name = f"distill-jsd-loss-hidden{spec['axes']['hidden']}-tokens{tokens}-vocab{vocab}-beta{beta}-tau{temperature}-bf16".replace(".", "p")
+    case["metadata"] = {"name": name, "title": f"The seed at T={tokens}, V={vocab}, beta={beta}, tau={temperature}",
+                        "description": "Derived from the seed case by dev/seed_h100/policy_session.sh (step targets)."}
+    (folder / f"{name}.json").write_text(json.dumps(case, indent=2) + "\n")
+derive(777, 32001, 0.5, 0.7)
+derive(8192, 50257, 0.9, 0.7)
+PY
+}
 
 if want vp; then
   timeout 120 "$bin/kibench_tests" "[vocab_parallel]" --durations yes 2>&1 | tee "$out/vp_tests.txt" | tail -n 40 | tee -a "$log"
@@ -108,34 +141,19 @@ if want promote; then
     timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
+if want fullrows; then
+  derive_shapes
+  stage_workloads="$PWD/$seed:$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
+  for f in "$work"/targets/*.json; do stage_workloads="$stage_workloads:$f"; done
+  stage_workloads="$stage_workloads:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*;fused-lean;fused-lean, row-v6-*" \
+    timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
 want energy && timeout 150 "$bin/kibench_dev" "[gpu-perf-gemm-energy]" 2>&1 | tee -a "$log"
 
 if want targets; then
-  # The two derived shapes: the seed's WorkloadCase with its token and
-  # vocabulary extents (and the target range) and scalars replaced.
-  python3 - "$seed" "$work/targets" <<'PY'
-import copy, json, pathlib, sys
-seed = json.loads(pathlib.Path(sys.argv[1]).read_text())
-folder = pathlib.Path(sys.argv[2])
-folder.mkdir(parents=True, exist_ok=True)
-def derive(tokens, vocab, beta, temperature):
-    case = copy.deepcopy(seed)
-    spec = case["spec"]
-    spec["axes"].update(tokens=tokens, vocab=vocab)
-    tensors = spec["tensors"]
-    for name in ("student_input", "teacher_input"): tensors[name]["shape"][0] = tokens
-    for name in ("student_weight", "teacher_weight"): tensors[name]["shape"][0] = vocab
-    tensors["target"]["shape"] = [tokens]
-    tensors["target"]["data"]["parameters"]["high"] = vocab
-    spec["scalars"]["beta"]["value"] = beta
-    spec["scalars"]["temperature"]["value"] = temperature
-    name = f"distill-jsd-loss-hidden{spec['axes']['hidden']}-tokens{tokens}-vocab{vocab}-beta{beta}-tau{temperature}-bf16".replace(".", "p")
-    case["metadata"] = {"name": name, "title": f"The seed at T={tokens}, V={vocab}, beta={beta}, tau={temperature}",
-                        "description": "Derived from the seed case by dev/seed_h100/policy_session.sh (step targets)."}
-    (folder / f"{name}.json").write_text(json.dumps(case, indent=2) + "\n")
-derive(777, 32001, 0.5, 0.7)
-derive(8192, 50257, 0.9, 0.7)
-PY
+  derive_shapes
   run_target() { # NAME, then kibench run's arguments
     local name="$1"; shift
     "$bin/kibench" run "$@" --out "$work/runs/targets-$name" 2>&1 | grep -vE "$quiet" | tee -a "$log"

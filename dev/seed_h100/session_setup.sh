@@ -12,8 +12,16 @@ before="${2:?archive before}"
 out="${OUT:-/tmp/out}"
 work=/tmp/trusted
 mkdir -p "$out" "$work/after" "$work/before" "$work/runs"
-[ -x "$work/after/gpu/kibench" ] || tar -xJf "$archive" -C "$work/after"
-[ -x "$work/before/gpu/kibench" ] || tar -xJf "$before" -C "$work/before"
+# A machine kept warm between calls keeps /tmp: an archive is unpacked
+# again where it differs from the one unpacked there before.
+unpack() { # ARCHIVE DIR
+  local sum; sum=$(sha256sum "$1" | cut -d' ' -f1)
+  if [ ! -x "$2/gpu/kibench" ] || [ "$(cat "$2/.archive" 2>/dev/null)" != "$sum" ]; then
+    rm -rf "$2/gpu" && tar -xJf "$1" -C "$2" && echo "$sum" > "$2/.archive"
+  fi
+}
+unpack "$archive" "$work/after"
+unpack "$before" "$work/before"
 [ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site .whl/*.whl
 export PYTHONPATH="$PWD/python:/tmp/site" LD_LIBRARY_PATH="$work/after/gpu/lib" PYTHONUNBUFFERED=1
