@@ -76,16 +76,8 @@ __device__ __forceinline__ void publish_warp(float (&v)[N], int stage, ExchangeV
 // the result for the CTA; every thread of the CTA then reads it into v.
 template <int P, int N>
 __device__ __forceinline__ void share_result(float (&acc)[N], float (&v)[N], ExchangeV3 &ex) {
-  if (threadIdx.x < 32) {
-    warp_combine<P>(acc);
-    if (threadIdx.x == 0) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) ex.result[i] = acc[i];
-    }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = ex.result[i];
+  if (threadIdx.x < 32) warp_combine<P>(acc);
+  broadcast_from_thread0(acc, v, ex.result);
 }
 
 // Reduces v[] over the cluster; every thread of every CTA returns the same

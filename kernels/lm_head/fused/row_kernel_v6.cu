@@ -127,18 +127,6 @@ __device__ __forceinline__ void cta_combine(float (&v)[N], ExchangeV6<kWarps> &e
   }
 }
 
-// Warp 0's lane 0 leaves acc for the CTA; every thread reads it into v.
-template <int N, int kWarps>
-__device__ __forceinline__ void broadcast(const float (&acc)[N], float (&v)[N], ExchangeV6<kWarps> &ex) {
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) ex.result[i] = acc[i];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = ex.result[i];
-}
-
 // Reduces v[] over the cluster; every thread of every CTA returns the same
 // bits (each CTA's warp 0 combines the ranks' partials, rank r in lane r).
 // Consecutive reductions alternate `stage`: a CTA writes cta[stage] again
@@ -165,7 +153,7 @@ __device__ void cluster_reduce(float (&v)[N], int stage, ExchangeV6<kWarps> &ex,
     }
     detail::warp_combine<P>(acc);
   }
-  broadcast(acc, v, ex);
+  detail::broadcast_from_thread0(acc, v, ex.result);
 }
 
 // Calls f(std::true_type) for a whole vector and f(std::false_type) for
@@ -235,7 +223,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
       }
       float acc[4];
       cta_combine<2>(v, ex, acc);
-      broadcast(acc, v, ex);
+      detail::broadcast_from_thread0(acc, v, ex.result);
       st.lse_a = v[0] + log2f(v[2]); // log2 sum 2^a
       st.lse_b = v[1] + log2f(v[3]);
       st.lse_raw = st.lse_a;

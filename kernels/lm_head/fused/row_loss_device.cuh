@@ -91,6 +91,21 @@ struct Max {
   __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
+// Thread 0 leaves acc[] in shared `result`; after a CTA barrier every
+// thread reads it into v[] (the end of a reduction whose result thread 0
+// holds).
+template <int N, int M>
+__device__ __forceinline__ void broadcast_from_thread0(const float (&acc)[N], float (&v)[N], float (&result)[M]) {
+  static_assert(N <= M);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) result[i] = acc[i];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = result[i];
+}
+
 // The per-CTA state the cluster reductions exchange: kStages reductions per
 // row of up to kValues values each.
 template <int kStages, int kValues> struct Exchange {
