@@ -150,7 +150,7 @@ if want fullrows; then
     timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
-want energy && timeout 150 "$bin/kibench_dev" "[gpu-perf-gemm-energy]" 2>&1 | tee -a "$log"
+want energy && timeout 200 "$bin/kibench_dev" "[gpu-perf-gemm-energy]" 2>&1 | tee -a "$log"
 
 if want targets; then
   derive_shapes
