@@ -192,6 +192,42 @@ TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing]
     CHECK(relative_error(download(c), tn, ref, tm, tn) < 1e-6);
     blas.set_tuning({});
   }
+  SECTION("tuning at the power limit keeps one of the close candidates and still computes the product") {
+    const std::int64_t tm = 256, tn = 384, tk = 512;
+    const Matrix ta = random_matrix(static_cast<std::size_t>(tm * tk), rng);
+    const Matrix tb = random_matrix(static_cast<std::size_t>(tn * tk), rng);
+    const auto dta = upload(allocator, ta.bf16), dtb = upload(allocator, tb.bf16);
+    DeviceBuffer<float> c(allocator, static_cast<std::size_t>(tm * tn));
+    CHECK_THROWS_AS(blas.set_tuning({.candidates = 8, .at_cap_margin = -0.1}), std::invalid_argument);
+    CHECK_THROWS_AS(blas.set_tuning({.candidates = 8, .at_cap_margin = 0.1, .at_cap_burst_s = 0.0}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(blas.set_tuning({.candidates = 8, .at_cap_margin = 0.1, .at_cap_rounds = 0}),
+                    std::invalid_argument);
+    // Every candidate counts as close (a margin of 100 %), whatever its
+    // time (no minimum), in bursts of 2 ms.
+    blas.set_tuning({.candidates = 8,
+                     .repetitions = 3,
+                     .at_cap_margin = 1.0,
+                     .at_cap_min_ms = 0.0,
+                     .at_cap_burst_s = 0.002,
+                     .at_cap_rounds = 2});
+    RowMajorGemm g = gemm_abt(tm, tn, tk, dta.data(), dtb.data(), c.data());
+    g.output_type = ElementType::fp32;
+    CUDA_CHECK(cudaMemset(c.data(), 0xFF, c.bytes()));
+    blas.matmul(g, stream);
+    stream.synchronize();
+    const auto records = blas.tuning_records();
+    REQUIRE(records.size() == 1);
+    REQUIRE(records[0].timed >= 2);
+    CHECK(records[0].at_cap >= 2);
+    CHECK(records[0].at_cap <= records[0].timed);
+    CHECK(records[0].at_cap_ms > 0.0);
+    CHECK(records[0].cold_best_ms > 0.0);
+    CHECK(records[0].chosen_ms >= records[0].cold_best_ms); // kept for its time at the cap, not cold
+    const auto ref = host_product(ta.values, false, tb.values, true, tm, tn, tk);
+    CHECK(relative_error(download(c), tn, ref, tm, tn) < 1e-6);
+    blas.set_tuning({});
+  }
   SECTION("unsupported type combinations are refused") {
     DeviceBuffer<double> c(allocator, static_cast<std::size_t>(m * n));
     RowMajorGemm g = gemm_abt(m, n, k, da.data(), db.data(), c.data());

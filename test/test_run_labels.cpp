@@ -66,9 +66,30 @@ TEST_CASE("the GEMM tuning labels fit the schema for the longest shapes kibench 
   r.chosen_ms = 123456.789;
   r.algorithm = "algo 2147483647, tile enum 4294967295, stages enum 4294967295, cluster enum 65535, split-k "
                 "2147483647, swizzle 4294967295, custom 4294967295";
-  const json::Object tuning = gpu::gemm_tuning_labels({r, r}, gpu::kMeasuredTuning);
-  CHECK(tuning.size() == 5);
-  CHECK(tuning.find("gemm_2_algorithm")->as_string() == r.algorithm);
-  json::Object labels = harness_labels();
-  CHECK_NOTHROW(add_run_labels(labels, tuning, "cublas-floor"));
+  // The second shape was timed again at the power limit, with the widest
+  // tuning settings' text.
+  gpu::TuningRecord at_cap = r;
+  at_cap.at_cap = 16;
+  at_cap.at_cap_ms = 123456.789;
+  at_cap.cold_best_ms = 123456.789;
+  gpu::AlgorithmTuning widest = gpu::kMeasuredTuning;
+  widest.at_cap_margin = 0.123456;
+  widest.at_cap_min_ms = 123456.789;
+  widest.at_cap_burst_s = 0.123456;
+  widest.at_cap_rounds = 2147483647;
+  gpu::AlgorithmTuning cold_only = gpu::kMeasuredTuning;
+  cold_only.at_cap_margin = 0.0;
+  for (const gpu::AlgorithmTuning &tuning_used : {cold_only, widest}) {
+    const json::Object tuning = gpu::gemm_tuning_labels({r, at_cap}, tuning_used);
+    const bool timed_at_cap = tuning_used.at_cap_margin > 0.0;
+    // gemm_tuning, two gemm_i and gemm_i_algorithm, gemm_2_at_cap, and
+    // gemm_tuning_at_cap where the settings time at the cap.
+    CHECK(tuning.size() == (timed_at_cap ? 7u : 6u));
+    CHECK(tuning.find("gemm_2_algorithm")->as_string() == r.algorithm);
+    CHECK(tuning.contains("gemm_2_at_cap"));
+    CHECK_FALSE(tuning.contains("gemm_1_at_cap"));
+    CHECK(tuning.contains("gemm_tuning_at_cap") == timed_at_cap);
+    json::Object labels = harness_labels();
+    CHECK_NOTHROW(add_run_labels(labels, tuning, "cublas-floor"));
+  }
 }

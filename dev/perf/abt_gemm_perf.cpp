@@ -25,6 +25,7 @@
 #include "kernels/cuda/l2_flush.hpp"
 #include "kernels/cuda/nvml_power_monitor.hpp"
 #include "kernels/cuda/stream.hpp"
+#include "kernels/cuda/tuning_labels.hpp"
 #include "kernels/lm_head/fused/abt_gemm.hpp"
 #include "kernels/lm_head/fused/chunk_plan.hpp"
 #include "lib/harness/sustained.hpp"
@@ -264,6 +265,8 @@ TEST_CASE("one logit GEMM of each tile, for a profiler", "[.gpu-gemm-profile]") 
 // grad x and grad W (the accumulator's high half) of one 2816-row chunk
 // (fp32 out), and the floor's teacher logit GEMM. G is the student's
 // logits, written by the logit GEMM (values of the size G' has).
+constexpr AlgorithmTuning kAtCapTuning{.candidates = 16, .repetitions = 7, .at_cap_margin = 0.03};
+
 TEST_CASE("cuBLASLt's grad GEMM candidates cold and at the power cap", "[.gpu-perf-gemm-energy]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   SeedBench bench("gemm-energy");
@@ -302,9 +305,22 @@ TEST_CASE("cuBLASLt's grad GEMM candidates cold and at the power cap", "[.gpu-pe
     std::string kept;
     for (const TuningRecord &r : blas.tuning_records())
       if (r.shape.rfind(fmt::format("{}x{}x{}", s.gemm.m, s.gemm.n, s.gemm.k), 0) == 0) kept = r.algorithm;
+    // What tuning keeps with the candidates close to the fastest timed
+    // again at the power limit (kAtCapTuning), on a handle of its own.
+    std::string kept_at_cap, at_cap_label;
+    {
+      CublasLt at_cap(allocator);
+      at_cap.tune_during(kAtCapTuning, stream, [&] { at_cap.matmul(s.gemm, stream); });
+      const std::vector<TuningRecord> records = at_cap.tuning_records();
+      REQUIRE(records.size() == 1);
+      kept_at_cap = records.front().algorithm;
+      const json::Object labels = gemm_tuning_labels(records, kAtCapTuning);
+      if (const json::Value *text = labels.find("gemm_1_at_cap")) at_cap_label = text->as_string();
+    }
     const std::vector<cublasLtMatmulAlgo_t> algorithms = blas.runnable_algorithms(s.gemm, 16, stream);
-    fmt::print("\n{} ({}x{}x{}): {} candidates; tuning keeps {}\n", s.name, s.gemm.m, s.gemm.n, s.gemm.k,
-               algorithms.size(), kept);
+    fmt::print("\n{} ({}x{}x{}): {} candidates; tuning keeps {}; at the cap {} ({})\n", s.name, s.gemm.m,
+               s.gemm.n, s.gemm.k, algorithms.size(), kept, kept_at_cap,
+               at_cap_label.empty() ? "no other candidate close" : at_cap_label);
     fmt::print("{:>4}  {:<72} {:>8} {:>9} {:>10} {:>8} {:>7} {:>8} {:>7}\n", "rank", "algorithm", "cold ms",
                "0.1 s ms", "sustain ms", "TFLOP/s", "watts", "J/call", "SM MHz");
     for (std::size_t rank = 0; rank < algorithms.size(); ++rank) {
@@ -326,9 +342,9 @@ TEST_CASE("cuBLASLt's grad GEMM candidates cold and at the power cap", "[.gpu-pe
       const Sustained burst = sustain(call, cold_ms, 0.1, stream, device);
       const Sustained hot = sustain(call, cold_ms, 0.5, stream, device);
       const std::string config = algorithm_config(algorithms[rank]);
-      fmt::print("{:>4}  {:<72} {:>8.3f} {:>9.3f} {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}{}\n", rank, config,
-                 cold_ms, burst.ms, hot.ms, flops / hot.ms * 1e-9, hot.watts, hot.joules, hot.mhz,
-                 config == kept ? "  <- kept" : "");
+      fmt::print("{:>4}  {:<72} {:>8.3f} {:>9.3f} {:>10.3f} {:>8.0f} {:>7.0f} {:>8.3f} {:>7.0f}{}{}\n", rank,
+                 config, cold_ms, burst.ms, hot.ms, flops / hot.ms * 1e-9, hot.watts, hot.joules, hot.mhz,
+                 config == kept ? "  <- kept" : "", config == kept_at_cap ? "  <- kept at the cap" : "");
     }
   }
 }

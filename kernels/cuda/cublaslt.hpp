@@ -109,9 +109,22 @@ RowMajorGemm gemm_atb(std::int64_t m, std::int64_t n, std::int64_t k, const void
 // operands, then, after ~20 ms of warm-up, `repetitions` rounds that time
 // every candidate once under CUDA events (cublaslt.cpp says why in
 // rounds), and keeps the one with the least median time.
+//
+// Cold time is not what a GEMM costs at the board's power limit: two
+// candidates within 1–2 % of each other cold can be ~10 % apart back to
+// back at the cap (docs/perf.md, "The targets, where they stand"). Where
+// `at_cap_margin` > 0 and the fastest candidate takes at least
+// `at_cap_min_ms` a call, every candidate within that fraction of its
+// median goes on to `at_cap_rounds` rounds in which each runs back to back
+// for `at_cap_burst_s` (the board at its limit after the first), and the
+// one with the least median time a call at the cap is kept.
 struct AlgorithmTuning {
   int candidates = 1; // 1: the heuristic's first pick, untimed
   int repetitions = 7;
+  double at_cap_margin = 0.0; // 0: kept by cold time alone
+  double at_cap_min_ms = 1.0;
+  double at_cap_burst_s = 0.1;
+  int at_cap_rounds = 3;
 };
 
 // What the GPU implementations that stand for cuBLASLt's best (fused,
@@ -125,6 +138,9 @@ struct TuningRecord {
   int chosen = 0;            // heuristic rank of the fastest (0: its first pick)
   double heuristic_ms = 0.0; // median time of the heuristic's first pick (0: it did not run)
   double chosen_ms = 0.0;    // median time of the chosen one
+  int at_cap = 0;            // candidates timed at the power limit (0: none)
+  double at_cap_ms = 0.0;    // the chosen one's median time a call there
+  double cold_best_ms = 0.0; // the fastest candidate's median time (cold rounds)
   double flops = 0.0;        // 2·m·n·k
   std::string algorithm;     // the chosen one's configuration (algorithm_config), for the record
 };

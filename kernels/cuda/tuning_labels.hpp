@@ -14,7 +14,10 @@ namespace kibench::gpu {
 // shape each, in the order tuning met them, with the heuristic rank of the
 // algorithm kept and its median time against the heuristic's first pick's;
 // gemm_1_algorithm ...: that algorithm's configuration (tile, stages,
-// cluster). Each value within the schema's 200 characters.
+// cluster). Where tuning times close candidates at the power limit
+// (AlgorithmTuning::at_cap_margin): gemm_tuning_at_cap says how, and
+// gemm_i_at_cap, for each shape where it ran, the kept one's time there.
+// Each value within the schema's 200 characters.
 [[nodiscard]] json::Object gemm_tuning_labels(const std::vector<TuningRecord> &records,
                                               const AlgorithmTuning &tuning);
 [[nodiscard]] json::Object gemm_tuning_labels(const CublasLt &blas, const AlgorithmTuning &tuning);
