@@ -460,7 +460,9 @@ private:
 
   // How prepare() chooses cuBLASLt algorithms (FusedOptions::gemm_candidates).
   [[nodiscard]] gpu::AlgorithmTuning gemm_tuning() const {
-    return {.candidates = options_.plan.gemm_candidates, .repetitions = gpu::kMeasuredTuning.repetitions};
+    gpu::AlgorithmTuning tuning = gpu::kMeasuredTuning;
+    tuning.candidates = options_.plan.gemm_candidates;
+    return tuning;
   }
 
   // The fp32 grad W accumulator: rows [0, S) over the output's bytes.
