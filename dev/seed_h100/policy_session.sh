@@ -53,7 +53,7 @@
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, fullrows, energy, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -141,6 +141,8 @@ if want promote; then
     timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
+want energy && timeout 200 "$bin/kibench_dev" "[gpu-perf-gemm-energy]" 2>&1 | tee -a "$log"
+
 if want fullrows; then
   derive_shapes
   stage_workloads="$PWD/$seed:$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
@@ -149,8 +151,6 @@ if want fullrows; then
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*;fused-lean;fused-lean, row-v6-*" \
     timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
-
-want energy && timeout 200 "$bin/kibench_dev" "[gpu-perf-gemm-energy]" 2>&1 | tee -a "$log"
 
 if want targets; then
   derive_shapes
