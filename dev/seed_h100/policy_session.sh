@@ -45,7 +45,8 @@
 #   fullrows   each stage of full passes with row-v3 (as shipped) and row-v6
 #              in clusters of 2 and 4, all lanes in interleaved rounds: the
 #              seed, the GPT-2 case, the two derived shapes and the H = 1024
-#              sweep shape (fused and fused-lean);
+#              sweep shape (fused, fused-lean, and fused-rowstats: the GEMMs'
+#              row statistics where the rule of fused leaves them off);
 #   energy     cuBLASLt's candidates for the seed's grad GEMMs, cold and at
 #              the power cap (kibench_dev "[gpu-perf-gemm-energy]");
 #   targets    every shape of #42's done-when beside its floor: the seed
@@ -148,7 +149,7 @@ if want fullrows; then
   stage_workloads="$PWD/$seed:$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
   for f in "$work"/targets/*.json; do stage_workloads="$stage_workloads:$f"; done
   stage_workloads="$stage_workloads:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
-  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*;fused-lean;fused-lean, row-v6-*" \
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*;fused-lean;fused-lean, row-v6-*;fused-rowstats*" \
     timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
