@@ -1,7 +1,7 @@
 // The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu) and
 // the streaming study (row_loss_v5.cu), kept beside the shipped ones
-// (kernels/lm_head/fused/row_kernel.cu, row-v3, where a pass writes G';
-// row_kernel_v6.cu, row-v6, where it does not) so the dev studies can check
+// (kernels/lm_head/fused/row_kernel_v6.cu, row-v6, in every pass, and
+// row_kernel.cu, row-v3, the kernel before it) so the dev studies can check
 // and time them all on the same chunks; fused runs them through
 // FusedStudyHooks::row_kernel (kernels/lm_head/fused/study_hooks.hpp).
 // docs/perf.md (row-v1, row-v2, row-v5, row-v6) has their measurements.
@@ -20,9 +20,9 @@ void launch_row_loss_v5(const RowLossArgs &args, cudaStream_t stream);
 
 inline constexpr RowKernel kRowKernelV1{"v1", launch_row_loss_v1};
 inline constexpr RowKernel kRowKernelV2{"v2", launch_row_loss_v2};
-// Row-v3 in every pass, as `fused` ran before row-v6 took its forward passes.
+// Row-v3 in every pass, as `fused` ran before row-v6.
 inline constexpr RowKernel kRowKernelV3{"v3", launch_row_loss_v3};
-inline constexpr RowKernel kRowKernelShipped{}; // row-v3 with G', row-v6 pairs without
+inline constexpr RowKernel kRowKernelShipped{}; // row-v6 pairs
 inline constexpr RowKernel kRowKernelV5{"v5", launch_row_loss_v5};
 inline constexpr RowKernel kRowKernelV6Pairs{"v6-2x1024", launch_row_loss_v6_pairs};
 inline constexpr RowKernel kRowKernelV6Quads{"v6-4x512", launch_row_loss_v6_quads};

@@ -175,11 +175,6 @@ void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream) {
   detail::launch_row_kernel(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
 }
 
-void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
-  if (args.write_grad)
-    launch_row_loss_v3(args, stream);
-  else
-    launch_row_loss_v6_pairs(args, stream);
-}
+void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) { launch_row_loss_v6_pairs(args, stream); }
 
 } // namespace kibench::gpu::fused

@@ -68,21 +68,20 @@ struct RowLossArgs {
 [[nodiscard]] std::int64_t row_loss_max_vocab(int device);
 
 // Enqueues the shipped row kernel on `stream`; throws on a bad
-// configuration. Row-v3 (row_kernel.cu) where the pass writes G'
-// (args.write_grad), row-v6 in clusters of two CTAs (below) where it does
-// not: each reads a logit once there, and row-v6's twice as many rows in
-// flight win (docs/perf.md).
+// configuration: row-v6 in clusters of two CTAs (below), in every pass.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
-// Row-v3 whatever the pass: for the studies that compare the two.
+// Row-v3 (row_kernel.cu), the shipped kernel before row-v6: for the
+// studies that compare the two.
 void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream);
 
 // Row kernel, version 6 (row_kernel_v6.cu): a row over a cluster of 2 CTAs
 // of 1024 threads (or 4 of 512), twice row-v3's rows in flight, and only
-// what fits of each slice in shared memory. launch_row_loss runs it where
-// a pass writes no G' (forward passes): there each logit is read once, and
-// the extra rows in flight took the seed's row kernel from 2.65 to 2.02 ms
-// (H100, docs/perf.md). With G' the re-read vectors cost what the rows in
-// flight win, and row-v3 (row_kernel.cu) stays.
+// what fits of each slice in shared memory. Measured against row-v3 in the
+// same process, lanes in interleaved rounds (H100, docs/perf.md): forward
+// passes, the seed's row kernel 2.65 → 2.02 ms; full passes (with G'),
+// the seed 35.63 → 34.04 ms, the GPT-2 case 0.742 → 0.699 ms, T 777
+// 1.053 → 0.961 ms, and equal (+0.3 %) at H = 1024, where the row re-reads
+// what shared memory does not hold and has no GEMM statistics.
 //
 // Enqueues version 6 on `stream`: clusters of 2 CTAs of 1024 threads
 // (pairs, what `fused` runs) or of 4 CTAs of 512 (quads, for the studies).
@@ -125,7 +124,7 @@ public:
 // (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
 // alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v3 where the pass writes G' (full, backward), v6-2x1024 where it does not (forward)";
+  const char *name = "v6-2x1024";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 
