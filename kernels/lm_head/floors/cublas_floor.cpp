@@ -82,12 +82,15 @@ public:
          .description = fmt::format("The four bf16 GEMMs of the loss's forward and backward (z_s, z_t, "
                                     "grad x_s, grad W_s) through cuBLASLt, without the loss: a time floor, "
                                     "not an implementation of the operation. Per GEMM shape the fastest of "
-                                    "cuBLASLt's heuristic's first {} algorithms, timed in an untimed pass "
+                                    "cuBLASLt's heuristic's first {} algorithms (where the fastest takes {:g} ms or "
+                                    "more, those within {:g} % of it timed again back to back at the power "
+                                    "limit), timed in an untimed pass "
                                     "when the workload is prepared, as the fused path does. Where V is no "
                                     "multiple of 8, the faster of two layouts, both timed then: the logits "
                                     "dense with one call a GEMM, or their rows padded to a multiple of 8 and "
                                     "each GEMM cut at its last aligned column.",
-                                    kMeasuredTuning.candidates),
+                                    kMeasuredTuning.candidates, kMeasuredTuning.at_cap_min_ms,
+                                    kMeasuredTuning.at_cap_margin * 100.0),
          .source_path = "kernels/lm_head/floors/cublas_floor.cpp",
          .symbol = "kibench::make_cublas_floor"});
   }
