@@ -42,7 +42,7 @@
 #              (fused, fused-fp8-teacher, cublas-floor), the GPT-2 case (its
 #              sustained power), and each stage of the seed's forward pass
 #              shipped against row-v3 in every pass;
-#   fullrows   each stage of full passes with row-v3 (as shipped) and row-v6
+#   fullrows   each stage of full passes with row-v3 and row-v6 (shipped)
 #              in clusters of 2 and 4, all lanes in interleaved rounds: the
 #              seed, the GPT-2 case, the two derived shapes and the H = 1024
 #              sweep shape (fused, fused-lean, and fused-rowstats: the GEMMs'

@@ -1,7 +1,7 @@
 // Row kernel, version 6: twice the rows in flight, each row split over
 // fewer CTAs, and only what fits of it in shared memory. `fused` runs it
-// where a pass writes no G' (launch_row_loss, row_loss.hpp); the outcome
-// of the prediction below and why it ships for those passes only follow it.
+// in every pass (launch_row_loss, row_loss.hpp); the outcome of the
+// prediction below, and the measurements it ships on, follow it.
 //
 // Row-v3 (kernels/lm_head/fused/row_kernel.cu) keeps a whole row in the shared
 // memory of a cluster of 8 CTAs, two to an SM (6 bytes a logit: 770 KB at
@@ -45,15 +45,18 @@
 // ~2.5–3 ms. If the re-reads miss L2, the kernel moves ~10 bytes a logit
 // and the gain shrinks or turns into a loss.
 //
-// Outcome (H100 80GB HBM3, docs/perf-log.md, row-v6 and "row-v6 where a
-// pass writes no G'"). With G' it missed: 3.28 to 2.94 ms at the seed, the
-// pass within its noise, and slower than row-v3 without the GEMMs'
-// statistics (the re-read vectors' sweeps and the G' writes cost what the
-// rows in flight win), so row-v3 stays for full passes. Without G' each
-// logit is read once and it wins: the seed's forward pass 2.65 to 2.02 ms
-// in the row kernel (20.82 to 20.29 ms the pass), the FP8 teacher's 3.92 to
-// 3.09 ms (15.76 to 15.00). Clusters of 2 CTAs of 1024 threads ship; 4 of
-// 512 stay for the studies (2.29 ms there).
+// Outcome (H100 80GB HBM3, docs/perf-log.md, row-v6, "row-v6 where a
+// pass writes no G'" and "Row-v6 in full passes"). The prediction missed
+// at the seed: 3.43 to 2.93 ms with G' (not 1.8–2.2), and equal at
+// H = 1024 (4.17 to 4.10 ms), where the re-read vectors' sweeps and the G'
+// writes cost what the rows in flight win. Without G' each logit is read
+// once: the seed's forward pass 2.67 to 2.00 ms in the row kernel. Where
+// the whole slice fits in shared memory (V <= 77152 with 2 CTAs) it gains
+// most: 0.25 to 0.15 ms at T 777, V 32001; 3.26 to 2.12 ms at T 8192,
+// V 50257. With every lane timed in interleaved rounds it was nowhere
+// slower than row-v3, and it runs in every pass. Clusters of 2 CTAs of
+// 1024 threads ship; 4 of 512 stay for the studies (faster only at the
+// GPT-2 case, 0.21 against 0.23 ms, and slower at the seed).
 #include <algorithm>
 #include <atomic>
 #include <cfloat>

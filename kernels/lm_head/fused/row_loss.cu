@@ -33,9 +33,12 @@
 // trees); a row's terms are O(1), so this is far inside the 1e-5 loss
 // budget.
 //
-// The kernel that ships is row_kernel.cu: clusters resident across rows,
+// The kernel that ships is row_kernel_v6.cu (row-v6): a row over a
+// cluster of two 1024-thread CTAs, clusters resident across rows, what
+// fits of each slice in shared memory and the rest re-read from L2.
+// row_kernel.cu (row-v3, before it: clusters of 8 holding whole rows,
 // mask-free sweeps, a cheaper cluster reduction and the next row
-// prefetched into L2. Versions 1 (one cluster per row) and 2 (resident
+// prefetched into L2) stays for the studies. Versions 1 (one cluster per row) and 2 (resident
 // clusters, maxima folded into the sums) share these sweeps
 // (row_loss_device.cuh) and live on in dev/fused/ with their measurements.
 //

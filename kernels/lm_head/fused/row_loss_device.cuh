@@ -367,11 +367,11 @@ __device__ float row_loss_value(const Params &p, const float *kl, float lse_raw,
 
 // The kernel's parameters from the host's arguments (row_loss.cu); throws
 // std::invalid_argument on a bad configuration. Every version of the row
-// kernel (the shipped one here, the superseded ones in dev/fused/) starts
+// kernel (row-v6 and row-v3 here, the superseded ones in dev/fused/) starts
 // from these.
 Params row_loss_params(const RowLossArgs &args);
 
-// The shipped kernel (row_kernel.cu), for every divergence and pass.
+// Row-v3 (row_kernel.cu), for every divergence and pass: launch_row_loss_v3.
 void launch_row_kernel(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
                         cudaStream_t stream);
 
