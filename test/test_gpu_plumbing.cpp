@@ -89,6 +89,35 @@ TEST_CASE("the tracking allocator counts live and peak bytes by tag", "[gpu][plu
   }
 }
 
+namespace {
+
+// Operands large enough that cuBLASLt's heuristic offers more than one
+// algorithm, for the tuning sections: C[256, 384] = A[256, 512] · B[384, 512]ᵀ
+// in fp32, C NaN until a GEMM writes it.
+struct TuningOperands {
+  static constexpr std::int64_t m = 256, n = 384, k = 512;
+  TuningOperands(DeviceAllocator &allocator, std::mt19937_64 &rng)
+      : a(random_matrix(static_cast<std::size_t>(m * k), rng)),
+        b(random_matrix(static_cast<std::size_t>(n * k), rng)), da(upload(allocator, a.bf16)),
+        db(upload(allocator, b.bf16)), c(allocator, static_cast<std::size_t>(m * n)) {
+    CUDA_CHECK(cudaMemset(c.data(), 0xFF, c.bytes()));
+  }
+  [[nodiscard]] RowMajorGemm gemm() {
+    RowMajorGemm g = gemm_abt(m, n, k, da.data(), db.data(), c.data());
+    g.output_type = ElementType::fp32;
+    return g;
+  }
+  // The largest relative error of C against the host's fp64 product.
+  [[nodiscard]] double error() const {
+    return relative_error(download(c), n, host_product(a.values, false, b.values, true, m, n, k), m, n);
+  }
+  Matrix a, b;
+  DeviceBuffer<__nv_bfloat16> da, db;
+  DeviceBuffer<float> c;
+};
+
+} // namespace
+
 TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing][cublaslt]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   DeviceAllocator allocator("test-gemm");
@@ -166,17 +195,10 @@ TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing]
     stream.synchronize();
   }
   SECTION("tuning times several algorithms once per shape and still computes the product") {
-    // Large enough that the heuristic offers more than one algorithm.
-    const std::int64_t tm = 256, tn = 384, tk = 512;
-    const Matrix ta = random_matrix(static_cast<std::size_t>(tm * tk), rng);
-    const Matrix tb = random_matrix(static_cast<std::size_t>(tn * tk), rng);
-    const auto dta = upload(allocator, ta.bf16), dtb = upload(allocator, tb.bf16);
-    DeviceBuffer<float> c(allocator, static_cast<std::size_t>(tm * tn));
+    TuningOperands t(allocator, rng);
     CHECK_THROWS_AS(blas.set_tuning({.candidates = 0}), std::invalid_argument);
     blas.set_tuning({.candidates = 8, .repetitions = 3});
-    RowMajorGemm g = gemm_abt(tm, tn, tk, dta.data(), dtb.data(), c.data());
-    g.output_type = ElementType::fp32;
-    CUDA_CHECK(cudaMemset(c.data(), 0xFF, c.bytes())); // NaN until the GEMM writes it
+    const RowMajorGemm g = t.gemm();
     blas.matmul(g, stream);
     blas.matmul(g, stream); // tuned already: not timed again
     stream.synchronize();
@@ -187,17 +209,13 @@ TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing]
     CHECK(records[0].chosen < 8); // a heuristic rank
     CHECK(records[0].chosen_ms > 0.0);
     CHECK(records[0].chosen_ms <= records[0].heuristic_ms);
-    CHECK(records[0].flops == 2.0 * tm * tn * tk);
-    const auto ref = host_product(ta.values, false, tb.values, true, tm, tn, tk);
-    CHECK(relative_error(download(c), tn, ref, tm, tn) < 1e-6);
+    CHECK(records[0].at_cap == 0); // no margin: kept by cold time
+    CHECK(records[0].flops == 2.0 * t.m * t.n * t.k);
+    CHECK(t.error() < 1e-6);
     blas.set_tuning({});
   }
   SECTION("tuning at the power limit keeps one of the close candidates and still computes the product") {
-    const std::int64_t tm = 256, tn = 384, tk = 512;
-    const Matrix ta = random_matrix(static_cast<std::size_t>(tm * tk), rng);
-    const Matrix tb = random_matrix(static_cast<std::size_t>(tn * tk), rng);
-    const auto dta = upload(allocator, ta.bf16), dtb = upload(allocator, tb.bf16);
-    DeviceBuffer<float> c(allocator, static_cast<std::size_t>(tm * tn));
+    TuningOperands t(allocator, rng);
     CHECK_THROWS_AS(blas.set_tuning({.candidates = 8, .at_cap_margin = -0.1}), std::invalid_argument);
     CHECK_THROWS_AS(blas.set_tuning({.candidates = 8, .at_cap_margin = 0.1, .at_cap_burst_s = 0.0}),
                     std::invalid_argument);
@@ -211,10 +229,7 @@ TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing]
                      .at_cap_min_ms = 0.0,
                      .at_cap_burst_s = 0.002,
                      .at_cap_rounds = 2});
-    RowMajorGemm g = gemm_abt(tm, tn, tk, dta.data(), dtb.data(), c.data());
-    g.output_type = ElementType::fp32;
-    CUDA_CHECK(cudaMemset(c.data(), 0xFF, c.bytes()));
-    blas.matmul(g, stream);
+    blas.matmul(t.gemm(), stream);
     stream.synchronize();
     const auto records = blas.tuning_records();
     REQUIRE(records.size() == 1);
@@ -224,8 +239,7 @@ TEST_CASE("cuBLASLt row-major GEMMs match a host fp64 product", "[gpu][plumbing]
     CHECK(records[0].at_cap_ms > 0.0);
     CHECK(records[0].cold_best_ms > 0.0);
     CHECK(records[0].chosen_ms >= records[0].cold_best_ms); // kept for its time at the cap, not cold
-    const auto ref = host_product(ta.values, false, tb.values, true, tm, tn, tk);
-    CHECK(relative_error(download(c), tn, ref, tm, tn) < 1e-6);
+    CHECK(t.error() < 1e-6);
     blas.set_tuning({});
   }
   SECTION("unsupported type combinations are refused") {

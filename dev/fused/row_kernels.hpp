@@ -1,10 +1,10 @@
-// The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu) and
-// the streaming study (row_loss_v5.cu), kept beside the shipped ones
-// (kernels/lm_head/fused/row_kernel_v6.cu, row-v6, in every pass, and
-// row_kernel.cu, row-v3, the kernel before it) so the dev studies can check
-// and time them all on the same chunks; fused runs them through
-// FusedStudyHooks::row_kernel (kernels/lm_head/fused/study_hooks.hpp).
-// docs/perf.md (row-v1, row-v2, row-v5, row-v6) has their measurements.
+// The superseded row kernel versions (row_loss_v1.cu, row_loss_v2.cu,
+// row_loss_v3.cu) and the streaming study (row_loss_v5.cu), kept beside
+// the shipped one (kernels/lm_head/fused/row_kernel_v6.cu, row-v6) so the
+// dev studies can check and time them all on the same chunks; fused runs
+// them through FusedStudyHooks::row_kernel
+// (kernels/lm_head/fused/study_hooks.hpp). docs/perf.md (row-v1 … row-v6)
+// has their measurements.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -15,6 +15,8 @@ namespace kibench::gpu::fused {
 
 void launch_row_loss_v1(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v2(const RowLossArgs &args, cudaStream_t stream);
+// Row-v3 (row_loss_v3.cu), the shipped kernel before row-v6.
+void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream);
 // The streaming study (row_loss_v5.cu).
 void launch_row_loss_v5(const RowLossArgs &args, cudaStream_t stream);
 

@@ -3,7 +3,7 @@
 // in every pass (launch_row_loss, row_loss.hpp); the outcome of the
 // prediction below, and the measurements it ships on, follow it.
 //
-// Row-v3 (kernels/lm_head/fused/row_kernel.cu) keeps a whole row in the shared
+// Row-v3 (dev/fused/row_loss_v3.cu) keeps a whole row in the shared
 // memory of a cluster of 8 CTAs, two to an SM (6 bytes a logit: 770 KB at
 // V = 128256, four SMs a row). 30 such clusters fit on 132 SMs (clusters of
 // four SMs do not tile the GPCs; 12 SMs idle), and each row is a chain of

@@ -36,9 +36,9 @@
 // The kernel that ships is row_kernel_v6.cu (row-v6): a row over a
 // cluster of two 1024-thread CTAs, clusters resident across rows, what
 // fits of each slice in shared memory and the rest re-read from L2.
-// row_kernel.cu (row-v3, before it: clusters of 8 holding whole rows,
-// mask-free sweeps, a cheaper cluster reduction and the next row
-// prefetched into L2) stays for the studies. Versions 1 (one cluster per row) and 2 (resident
+// Row-v3 (before it: clusters of 8 holding whole rows, mask-free sweeps, a
+// cheaper cluster reduction and the next row prefetched into L2), versions
+// 1 (one cluster per row) and 2 (resident
 // clusters, maxima folded into the sums) share these sweeps
 // (row_loss_device.cuh) and live on in dev/fused/ with their measurements.
 //
@@ -170,12 +170,6 @@ detail::Params detail::row_loss_params(const RowLossArgs &args) {
           "launch_row_loss: row statistics stride below the vocabulary's 256-column tiles");
   }
   return p;
-}
-
-void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream) {
-  if (args.rows <= 0) return;
-  const detail::Params p = detail::row_loss_params(args);
-  detail::launch_row_kernel(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
 }
 
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) { launch_row_loss_v6_pairs(args, stream); }

@@ -70,9 +70,6 @@ struct RowLossArgs {
 // Enqueues the shipped row kernel on `stream`; throws on a bad
 // configuration: row-v6 in clusters of two CTAs (below), in every pass.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
-// Row-v3 (row_kernel.cu), the shipped kernel before row-v6: for the
-// studies that compare the two.
-void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream);
 
 // Row kernel, version 6 (row_kernel_v6.cu): a row over a cluster of 2 CTAs
 // of 1024 threads (or 4 of 512), twice row-v3's rows in flight, and only

@@ -371,9 +371,6 @@ __device__ float row_loss_value(const Params &p, const float *kl, float lse_raw,
 // from these.
 Params row_loss_params(const RowLossArgs &args);
 
-// Row-v3 (row_kernel.cu), for every divergence and pass: launch_row_loss_v3.
-void launch_row_kernel(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream);
 
 // Clusters of `cluster` CTAs of `threads` (by default v3's 8 of kThreads)
 // that fit on the GPU at once for `kernel` with `smem` bytes of dynamic

@@ -1,8 +1,8 @@
 // The per-element arithmetic of the row kernel (row_loss.cu has the math):
 // the softmax partials and their combines, the load sweep's running
 // statistics, the KL terms and G' of one 16-byte vector. Shared by the
-// shipped kernel (row_kernel_v6.cu), row-v3 (row_kernel.cu) and the dev
-// studies that rearrange where a row lives (dev/fused/), so that every
+// shipped kernel (row_kernel_v6.cu) and the dev
+// studies that rearrange where a row lives (dev/fused/, row-v3 among them), so that every
 // version computes the same bits from the same vector. For nvcc only.
 #pragma once
 

@@ -1,5 +1,8 @@
 // Row kernel, version 3: the instructions per logit cut to what the math
-// needs, and the next row already in L2.
+// needs, and the next row already in L2. It ran in every pass of `fused`
+// until row-v6 (kernels/lm_head/fused/row_kernel_v6.cu) took forward passes
+// and then, measured with every lane in interleaved rounds, full ones
+// (docs/perf-log.md); it stays here for the studies that compare them.
 //
 // Version 2 issued ~80 warp instructions per 32 logits where the arithmetic
 // needs ~30 (Nsight Compute: instruction issue, not HBM or the SFU, was the
@@ -43,6 +46,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "dev/fused/row_kernels.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/lm_head/fused/row_loss_device.cuh"
 #include "kernels/lm_head/fused/row_loss_math.cuh"
@@ -371,10 +375,7 @@ void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stre
   }
 }
 
-} // namespace
-
-void launch_row_kernel(const Params &p, std::int64_t rows, Divergence divergence, bool grad,
-                        cudaStream_t stream) {
+void launch_v3(const Params &p, std::int64_t rows, Divergence divergence, bool grad, cudaStream_t stream) {
   switch (divergence) {
   case Divergence::mixture:
     launch_for<Divergence::mixture>(p, rows, grad, stream);
@@ -388,4 +389,15 @@ void launch_row_kernel(const Params &p, std::int64_t rows, Divergence divergence
   }
 }
 
+} // namespace
 } // namespace kibench::gpu::fused::detail
+
+namespace kibench::gpu::fused {
+
+void launch_row_loss_v3(const RowLossArgs &args, cudaStream_t stream) {
+  if (args.rows <= 0) return;
+  const detail::Params p = detail::row_loss_params(args);
+  detail::launch_v3(p, args.rows, divergence_for(args.beta), args.write_grad, stream);
+}
+
+} // namespace kibench::gpu::fused
