@@ -15,28 +15,6 @@
 
 namespace kibench::dev {
 
-inline std::vector<double> cold_samples_ms(Implementation &impl, Pass pass, int warmup, int samples,
-                                           const std::function<void(SampleTimer &)> &after_sample = {}) {
-  for (int i = 0; i < warmup; ++i) {
-    impl.before_sample(pass);
-    impl.run(pass);
-  }
-  (void)impl.outputs(); // the warm-up has finished
-  const auto device = impl.open_device();
-  auto timer = device->make_timer();
-  std::vector<double> ms;
-  for (int i = 0; i < samples; ++i) {
-    impl.before_sample(pass);
-    device->flush_caches();
-    timer->start();
-    impl.run(pass);
-    timer->stop();
-    ms.push_back(timer->elapsed_ns() * 1e-6);
-    if (after_sample) after_sample(*timer);
-  }
-  return ms;
-}
-
 // Cold samples of several implementations taken in rounds, so that a
 // difference between them is not a difference in when they ran (the clock
 // and the board's temperature drift over a study of minutes): each lane
@@ -79,6 +57,13 @@ inline std::vector<std::vector<double>> interleaved_cold_samples_ms(const std::v
       if (lanes[l].after_sample) lanes[l].after_sample(*open[l].timer);
     }
   return ms;
+}
+
+// One implementation's cold samples: interleaved_cold_samples_ms with one lane.
+inline std::vector<double> cold_samples_ms(Implementation &impl, Pass pass, int warmup, int samples,
+                                           const std::function<void(SampleTimer &)> &after_sample = {}) {
+  return interleaved_cold_samples_ms({{.impl = &impl, .after_sample = after_sample}}, pass, warmup, samples)
+      .front();
 }
 
 inline double median(std::vector<double> v) {

@@ -367,10 +367,9 @@ __device__ float row_loss_value(const Params &p, const float *kl, float lse_raw,
 
 // The kernel's parameters from the host's arguments (row_loss.cu); throws
 // std::invalid_argument on a bad configuration. Every version of the row
-// kernel (row-v6 and row-v3 here, the superseded ones in dev/fused/) starts
+// kernel (row-v6 here, the superseded ones in dev/fused/) starts
 // from these.
 Params row_loss_params(const RowLossArgs &args);
-
 
 // Clusters of `cluster` CTAs of `threads` (by default v3's 8 of kThreads)
 // that fit on the GPU at once for `kernel` with `smem` bytes of dynamic
