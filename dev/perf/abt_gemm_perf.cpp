@@ -8,7 +8,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -18,56 +17,25 @@
 #include <cuda_profiler_api.h>
 #include <fmt/format.h>
 
+#include "dev/perf/sustain.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/l2_flush.hpp"
-#include "kernels/cuda/nvml_power_monitor.hpp"
 #include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
 #include "kernels/lm_head/fused/abt_gemm.hpp"
 #include "kernels/lm_head/fused/chunk_plan.hpp"
-#include "lib/harness/sustained.hpp"
 #include "lib/inputs/input_set.hpp"
 #include "test/test_gpu_support.hpp"
 
 using namespace kibench;
 using namespace kibench::gpu;
+using dev::sustain;
+using dev::Sustained;
 
 namespace {
-
-struct Sustained {
-  double ms = 0.0, watts = 0.0, joules = 0.0, mhz = 0.0;
-};
-
-// `call` back to back for about `seconds` (a quarter of that untimed
-// first), timed with events, while the energy counter is read.
-Sustained sustain(const std::function<void()> &call, double once_ms, double seconds, Stream &stream,
-                  int device) {
-  const int timed = std::max(3, static_cast<int>(seconds * 1e3 / once_ms));
-  Sustained out;
-  auto monitor = make_nvml_power_monitor(device);
-  if (monitor) monitor->start();
-  for (int i = 0; i < timed / 4; ++i) call();
-  Event warm, start, stop;
-  warm.record(stream);
-  start.record(stream);
-  for (int i = 0; i < timed; ++i) call();
-  stop.record(stream);
-  warm.synchronize();
-  const double begin = steady_seconds();
-  stop.synchronize();
-  const double end = steady_seconds();
-  out.ms = static_cast<double>(Event::elapsed_ms(start, stop)) / timed;
-  if (monitor)
-    if (const auto power = summarize_power(monitor->stop(), begin, end)) {
-      out.watts = power->power_w;
-      out.joules = power->power_w * out.ms * 1e-3;
-      out.mhz = power->sm_clock_mhz.value_or(0.0);
-    }
-  return out;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -80,8 +48,7 @@ struct SeedBench {
   explicit SeedBench(const char *allocator_name)
       : w(test::make_gpu_workload(
             {.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7})),
-        inputs(w), in(device_inputs(inputs)), allocator(allocator_name), blas(allocator),
-        device([] {
+        inputs(w), in(device_inputs(inputs)), allocator(allocator_name), blas(allocator), device([] {
           int d = 0;
           CUDA_CHECK(cudaGetDevice(&d));
           return d;
@@ -292,15 +259,16 @@ TEST_CASE("cuBLASLt's grad GEMM candidates cold and at the power cap", "[.gpu-pe
   fused_dw.output_type = ElementType::fp32;
   fused_dw.beta = 1.0;
   // The floor's teacher logits (K = H = 4096), written over G last.
-  const RowMajorGemm floor_zt = gemm_abt(T, V, w.hidden, in.teacher_input.data(), in.teacher_weight.data(), g.data());
+  const RowMajorGemm floor_zt =
+      gemm_abt(T, V, w.hidden, in.teacher_input.data(), in.teacher_weight.data(), g.data());
   const Shape shapes[] = {{"cublas-floor grad x", floor_dx},
                           {"cublas-floor grad W", floor_dw},
                           {"fused grad x (a 2816-row chunk, fp32)", fused_dx},
                           {"fused grad W, rows [S, V) of a 2816-row chunk (fp32, beta 1)", fused_dw},
                           {"cublas-floor teacher logits", floor_zt}};
   for (const Shape &s : shapes) {
-    const double flops = 2.0 * static_cast<double>(s.gemm.m) * static_cast<double>(s.gemm.n) *
-                         static_cast<double>(s.gemm.k);
+    const double flops =
+        2.0 * static_cast<double>(s.gemm.m) * static_cast<double>(s.gemm.n) * static_cast<double>(s.gemm.k);
     blas.tune_during(kMeasuredTuning, stream, [&] { blas.matmul(s.gemm, stream); });
     std::string kept;
     for (const TuningRecord &r : blas.tuning_records())

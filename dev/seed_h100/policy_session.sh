@@ -49,12 +49,16 @@
 #              row statistics where the rule of fused leaves them off);
 #   energy     cuBLASLt's candidates for the seed's grad GEMMs, cold and at
 #              the power cap (kibench_dev "[gpu-perf-gemm-energy]");
+#   overlap    the row kernel beside the next chunk's logit GEMMs on SMs
+#              of its own, cold and at the cap (kibench_dev
+#              "[gpu-perf-overlap]"): the seed, the GPT-2 case and the
+#              H = 1024 sweep shape;
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -151,6 +155,12 @@ if want fullrows; then
   stage_workloads="$stage_workloads:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS="fused;fused, row-v6-*;fused-lean;fused-lean, row-v6-*;fused-rowstats*" \
     timeout 240 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+if want overlap; then
+  for f in "$seed" workloads/distill-jsd-h1024-t1000-v50257.json workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json; do
+    KIBENCH_ROWS_WORKLOAD="$f" timeout 150 "$bin/kibench_dev" "[gpu-perf-overlap]" 2>&1 | tee -a "$log"
+  done
 fi
 
 if want targets; then
