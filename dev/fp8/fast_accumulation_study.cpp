@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "dev/perf/cold_samples.hpp"
+#include "dev/perf/samples.hpp"
 #include "kernels/lm_head/fused/fused_implementation.hpp"
 #include "kernels/machine/backend.hpp"
 #include "kernels/registry.hpp"

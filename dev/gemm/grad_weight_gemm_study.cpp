@@ -76,7 +76,7 @@
 #include <fmt/format.h>
 
 #include "dev/gemm/grad_weight_gemm.hpp"
-#include "dev/perf/cold_samples.hpp"
+#include "dev/perf/samples.hpp"
 #include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"

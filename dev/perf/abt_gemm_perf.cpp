@@ -17,7 +17,7 @@
 #include <cuda_profiler_api.h>
 #include <fmt/format.h>
 
-#include "dev/perf/sustain.hpp"
+#include "dev/perf/samples.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -32,15 +32,11 @@
 
 using namespace kibench;
 using namespace kibench::gpu;
+using dev::median;
 using dev::sustain;
 using dev::Sustained;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // The seed's inputs on the GPU with what each study here times them with:
 // a cuBLASLt handle, a stream and an L2 flush.

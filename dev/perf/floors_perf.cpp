@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "dev/perf/cold_samples.hpp"
+#include "dev/perf/samples.hpp"
 #include "kernels/lm_head/floors/cublas_floor.hpp"
 #include "kernels/common/device_compare.hpp"
 #include "kernels/lm_head/oracle/oracle_fp64.hpp"

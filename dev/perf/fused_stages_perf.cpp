@@ -35,7 +35,7 @@
 #include <fnmatch.h>
 
 #include "dev/fused/row_kernels.hpp"
-#include "dev/perf/cold_samples.hpp"
+#include "dev/perf/samples.hpp"
 #include "dev/perf/stage_clock.hpp"
 #include "kernels/lm_head/fused/chunk_plan.hpp"
 #include "kernels/lm_head/fused/fused_implementation.hpp"
