@@ -31,9 +31,9 @@ namespace {
 std::unique_ptr<Implementation> run_fused(const Workload &w, InputSet &inputs, Pass pass,
                                           const gpu::fused::RowKernel &kernel, LogitStatistics statistics,
                                           std::int64_t chunk_rows) {
-  auto impl = make_fused_for_study(FusedOptions{.logit_statistics = statistics,
-                                                .plan = {.chunk_rows = chunk_rows, .gemm_candidates = 1}},
-                                   FusedStudyHooks{.row_kernel = kernel});
+  auto impl = make_fused_for_study(
+      FusedOptions{.logit_statistics = statistics, .plan = {.chunk_rows = chunk_rows, .gemm_candidates = 1}},
+      FusedStudyHooks{.row_kernel = kernel});
   impl->prepare(w, inputs);
   impl->poison_outputs();
   impl->run(pass);
@@ -99,7 +99,8 @@ TEST_CASE("row kernels v1 and v2 compute what the shipped v3 computes", "[gpu][d
 // shared memory at full capacity), V = 20 (a quad's last CTA has no
 // columns), a partial row block, every token ignored, beta 0 and 1,
 // tau != 1, whole chunks and short ones.
-TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][dev-row-kernels]") {
+TEST_CASE("row kernels v5 and v6 (its compact cache too) compute what the shipped v3 computes",
+          "[gpu][dev-row-kernels]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const auto backend = make_backend();
   struct StudyCase {
@@ -120,6 +121,10 @@ TEST_CASE("row kernels v5 and v6 compute what the shipped v3 computes", "[gpu][d
       {gpu::fused::kRowKernelV6Quads, {.cache_vectors = 3}},
       {gpu::fused::kRowKernelV6Quads, {.cache_vectors = 0}},
       {gpu::fused::kRowKernelV6Quads, {.clusters = 3}},
+      {gpu::fused::kRowKernelV6CompactPairs, {}},
+      {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3}},
+      {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 0}},
+      {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3, .clusters = 2}},
   };
   const std::vector<StudyCase> cases{
       {{.name = "v5-bias-ignored",

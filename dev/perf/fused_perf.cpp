@@ -476,11 +476,18 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
     std::int64_t cache_limit; // row-v6's vectors a CTA in shared memory (-1: all that fit)
   };
   std::vector<Lane> lanes{{"v3", gpu::fused::kRowKernelV3, -1}};
-  for (const auto &[ctas, kernel] :
-       {std::pair{2, gpu::fused::kRowKernelV6Pairs}, std::pair{4, gpu::fused::kRowKernelV6Quads}}) {
-    const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(V, ctas);
-    fmt::print("row-v6-{}x{}: {} of a slice's {} vectors fit in shared memory, {} clusters resident\n",
-               l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors, l.resident_clusters);
+  struct V6 {
+    int ctas;
+    bool compact;
+    gpu::fused::RowKernel kernel;
+  };
+  for (const auto &[ctas, compact, kernel] :
+       {V6{2, false, gpu::fused::kRowKernelV6Pairs}, V6{4, false, gpu::fused::kRowKernelV6Quads},
+        V6{2, true, gpu::fused::kRowKernelV6CompactPairs}}) {
+    const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(V, ctas, compact);
+    fmt::print("row-v6{}-{}x{}: {} of a slice's {} vectors fit in shared memory, {} clusters resident\n",
+               compact ? "c" : "", l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors,
+               l.resident_clusters);
     lanes.push_back({kernel.name, kernel, -1});
     lanes.push_back({fmt::format("{}, {} vectors cached", kernel.name, l.cached_vectors / 2), kernel,
                      l.cached_vectors / 2});

@@ -26,8 +26,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -98,9 +98,10 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt", LogitStatistics::off, 0},
     {"fused-lean", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget},
     {"fused, row-v3", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV3},
-    {"fused-lean, row-v3", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget, gpu::fused::kRowKernelV3},
-    {"fused-fp8-teacher, row-v3", LogitStatistics::off, 0, gpu::fused::kRowKernelV3, TeacherPrecision::fp8_e4m3,
-     true},
+    {"fused-lean, row-v3", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget,
+     gpu::fused::kRowKernelV3},
+    {"fused-fp8-teacher, row-v3", LogitStatistics::off, 0, gpu::fused::kRowKernelV3,
+     TeacherPrecision::fp8_e4m3, true},
     {"fused, row-v5", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV5},
     {"fused-cublaslt, row-v5", LogitStatistics::off, 0, gpu::fused::kRowKernelV5},
     {"fused, row-v6-2x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6Pairs},
@@ -109,10 +110,19 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v6-4x512", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Quads},
     {"fused-lean, row-v6-2x1024", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget,
      gpu::fused::kRowKernelV6Pairs},
+    {"fused, row-v6c-2x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactPairs},
+    {"fused-cublaslt, row-v6c-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactPairs},
+    {"fused-lean, row-v6c-2x1024", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget,
+     gpu::fused::kRowKernelV6CompactPairs},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
-    {"fused-fp8-teacher, accurate accumulation", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, false},
+    {"fused-fp8-teacher, accurate accumulation",
+     LogitStatistics::off,
+     0,
+     {},
+     TeacherPrecision::fp8_e4m3,
+     false},
     {"fused-fp8-teacher, row-v6-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6Pairs,
      TeacherPrecision::fp8_e4m3, true},
 };
@@ -165,15 +175,17 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
     for (const Variant &variant : kVariants) {
       if (!variant_selected(variant.name, variant_patterns)) continue;
       auto clock = std::make_unique<gpu::StageClock>();
-      auto fused = make_fused_for_study(FusedOptions{.name = variant.name,
-                                                     .workspace_budget = variant.workspace_budget,
-                                                     .logit_statistics = variant.statistics,
-                                                     .teacher_precision = variant.teacher_precision,
-                                                     .fp8_fast_accumulation = variant.fp8_fast_accumulation},
-                                        FusedStudyHooks{.row_kernel = variant.row_kernel, .stage_marks = clock.get()});
+      auto fused =
+          make_fused_for_study(FusedOptions{.name = variant.name,
+                                            .workspace_budget = variant.workspace_budget,
+                                            .logit_statistics = variant.statistics,
+                                            .teacher_precision = variant.teacher_precision,
+                                            .fp8_fast_accumulation = variant.fp8_fast_accumulation},
+                               FusedStudyHooks{.row_kernel = variant.row_kernel, .stage_marks = clock.get()});
       if (fused->unsupported(w)) continue;
       fused->prepare(w, inputs);
-      timed.push_back(Timed{.clock = std::move(clock), .fused = std::move(fused), .stage_ms = {}, .order = {}});
+      timed.push_back(
+          Timed{.clock = std::move(clock), .fused = std::move(fused), .stage_ms = {}, .order = {}});
     }
     std::vector<dev::InterleavedLane> lanes{{.impl = floor.get()}};
     for (Timed &t : timed)
@@ -186,14 +198,14 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
     const std::vector<std::vector<double>> pass_ms =
         dev::interleaved_cold_samples_ms(lanes, pass_timed, kWarmup, kSamples);
     const double floor_ms = dev::median(pass_ms.front());
-    fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s); {} lanes timed in {} interleaved rounds\n", floor_ms,
-               w.gemm_flops(backward) / (floor_ms * 1e9), lanes.size(), kSamples);
-    for (const int ctas : {2, 4}) {
-      const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas);
-      fmt::print("  row-v6-{}x{}: {} of a slice's {} vectors in shared memory ({} B a CTA), {} clusters "
+    fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s); {} lanes timed in {} interleaved rounds\n",
+               floor_ms, w.gemm_flops(backward) / (floor_ms * 1e9), lanes.size(), kSamples);
+    for (const auto &[ctas, compact] : {std::pair{2, false}, std::pair{4, false}, std::pair{2, true}}) {
+      const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas, compact);
+      fmt::print("  row-v6{}-{}x{}: {} of a slice's {} vectors in shared memory ({} B a CTA), {} clusters "
                  "resident\n",
-                 l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors, l.shared_bytes,
-                 l.resident_clusters);
+                 compact ? "c" : "", l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors,
+                 l.shared_bytes, l.resident_clusters);
     }
     for (std::size_t v = 0; v < timed.size(); ++v) {
       Timed &t = timed[v];

@@ -68,10 +68,12 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels/lm_head/fused/row_loss.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/lm_head/fused/row_loss.hpp"
 #include "kernels/lm_head/fused/row_loss_device.cuh"
 #include "kernels/lm_head/fused/row_loss_math.cuh"
+
+#include <cuda_fp16.h>
 
 namespace kibench::gpu::fused {
 
@@ -91,8 +93,66 @@ constexpr int kMaxValues = 7; // per reduction: up to 3 (max, sum) pairs and the
 // HBM after the reductions (v3 prefetches its whole next slice; here the
 // rows in flight are twice as many and L2 also holds the re-read vectors).
 constexpr unsigned kPrefetchBytes = 32 * 1024;
-// Shared memory a cached vector takes in the Slice (z_s bf16, b fp32).
+// Shared memory a cached vector takes: in the Slice, z_s in bf16 and b in
+// fp32; in the CompactSlice, two 16-byte halves.
 constexpr std::size_t kVectorBytes = detail::dynamic_smem_bytes(kVector);
+constexpr std::size_t kCompactVectorBytes = 2 * sizeof(uint4);
+template <bool kCompact>
+constexpr std::size_t kCachedVectorBytes = kCompact ? kCompactVectorBytes : kVectorBytes;
+
+// The compact cache (32 bytes a vector, not 48): where only G' is still to
+// come (tau = 1, the mixture, a backward), a cached vector holds what the
+// gradient sweep needs instead of z_s and b: q 2^15 and x = log2(q/m), in
+// fp16 (G' = q (c_lin x + c_const + w_h), gradient_values). Before its KL
+// terms are known (without the GEMMs' statistics) the slot holds the raw
+// bf16 z_s and z_t. Half again as many vectors fit, so fewer are read again
+// from L2, and the gradient sweep spends no special-function operation on
+// a cached vector. q is scaled by 2^15 (exact) so that the q of a row of
+// 128K logits, ~1e-5, is a normal fp16 number (down to 2^-29 q keeps all
+// 11 bits); the rounding of q and x to 11 bits adds at most 2^-12 of each
+// term to G', which is itself rounded to bf16 (8 bits) after.
+constexpr float kQScale = 32768.0f; // 2^15: q <= 1 stays below fp16's 65504
+
+__device__ __forceinline__ uint4 pack_half(const float (&v)[kVector], float scale) {
+  uint4 out;
+  auto *pairs = reinterpret_cast<__half2 *>(&out);
+#pragma unroll
+  for (int i = 0; i < kVector / 2; ++i) pairs[i] = __floats2half2_rn(v[2 * i] * scale, v[2 * i + 1] * scale);
+  return out;
+}
+
+__device__ __forceinline__ void unpack_half(const uint4 &in, float (&v)[kVector], float scale) {
+  const auto *pairs = reinterpret_cast<const __half2 *>(&in);
+#pragma unroll
+  for (int i = 0; i < kVector / 2; ++i) {
+    const float2 f = __half22float2(pairs[i]);
+    v[2 * i] = f.x * scale;
+    v[2 * i + 1] = f.y * scale;
+  }
+}
+
+struct CompactSlice {
+  uint4 *first;  // [cached]: z_s, then q 2^15
+  uint4 *second; // [cached]: z_t, then log2(q/m)
+
+  __device__ static CompactSlice at(uint4 *smem, int cached) { return CompactSlice{smem, smem + cached}; }
+  __device__ void store_raw(int v, const uint4 &zs, const uint4 &zt) const {
+    first[v] = zs;
+    second[v] = zt;
+  }
+  __device__ void load_raw(int v, float (&z)[kVector], float (&b)[kVector]) const {
+    detail::unpack(first[v], z);
+    detail::unpack(second[v], b);
+  }
+  __device__ void store_terms(int v, const float (&q)[kVector], const float (&x)[kVector]) const {
+    first[v] = pack_half(q, kQScale);
+    second[v] = pack_half(x, 1.0f);
+  }
+  __device__ void load_terms(int v, float (&q)[kVector], float (&x)[kVector]) const {
+    unpack_half(first[v], q, 1.0f / kQScale);
+    unpack_half(second[v], x, 1.0f);
+  }
+};
 
 std::atomic<std::int64_t> g_cache_limit{-1}; // set_row_loss_v6_limits
 std::atomic<std::int64_t> g_cluster_limit{-1};
@@ -168,11 +228,13 @@ template <class F> __device__ __forceinline__ void on_vector(int v, const RowPar
     f(std::false_type{});
 }
 
-template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, int kCluster,
-          int kThreads>
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
+          int kCluster, int kThreads>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1024 / kThreads)
     row_loss_v6_kernel(const Params p, int rows, int cached_vectors) {
   static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
+  static_assert(!kCompact || (kDivergence == Divergence::mixture && kGrad && kUnitTemperature),
+                "the compact cache holds the mixture's q and log2(q/m) at tau = 1, for G'");
   constexpr int kWarps = kThreads / 32;
   constexpr int P = kUnitTemperature ? 2 : 3; // softmax statistics per row
   constexpr int kStats = 2 * P + 1;           // and the target logit
@@ -192,6 +254,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
   const RowPart part = detail::row_part(p, rank);
   const int cached = min(cached_vectors, part.vectors);
   const Slice s = Slice::at(dynamic_smem, cached * kVector);
+  const CompactSlice cs = CompactSlice::at(dynamic_smem, cached);
   const int clusters = static_cast<int>(gridDim.x) / kCluster;
   const int tid = static_cast<int>(threadIdx.x);
   const int tail_lanes = part.count - part.full * kVector;
@@ -260,17 +323,25 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
           detail::unpack(zt[u], b);
           if constexpr (kGemmStats) {
             if constexpr (kSeparateKl) {
-              float z[kVector];
+              float z[kVector], q[kVector];
               detail::unpack(zs[u], z);
               detail::kl_terms<kDivergence, true, decltype(full)::value>(p, z, b, lanes_of(full), st, kl[0],
-                                                                         kl[1]);
+                                                                         kl[1], kCompact ? q : nullptr);
+              if constexpr (kCompact) {
+                if (v < cached) cs.store_terms(v, q, b);
+              }
             }
           } else {
             float z[kVector];
             detail::unpack(zs[u], z);
             detail::load_statistics<decltype(full)::value, kUnitTemperature>(p, z, b, lanes_of(full), stats);
+            if constexpr (kCompact) {
+              if (v < cached) cs.store_raw(v, zs[u], zt[u]);
+            }
           }
-          if (v < cached) s.store(v, zs[u], b);
+          if constexpr (!kCompact) {
+            if (v < cached) s.store(v, zs[u], b);
+          }
         });
       }
     }
@@ -303,13 +374,24 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
             constexpr bool kFull = decltype(full)::value;
             float z[kVector], b[kVector];
             if (v < cached) {
-              s.load(v, z, b);
+              if constexpr (kCompact)
+                cs.load_raw(v, z, b);
+              else
+                s.load(v, z, b);
             } else {
               reload(v, z, b, /*last_read=*/!kGrad);
             }
-            detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, kl[0], kl[1]);
-            if constexpr (kDivergence == Divergence::mixture && kGrad) {
-              if (v < cached) s.store_b(v, b);
+            if constexpr (kCompact) {
+              float q[kVector];
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, kl[0],
+                                                                     kl[1], q);
+              if (v < cached) cs.store_terms(v, q, b);
+            } else {
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, kl[0],
+                                                                     kl[1]);
+              if constexpr (kDivergence == Divergence::mixture && kGrad) {
+                if (v < cached) s.store_b(v, b);
+              }
             }
           });
         }
@@ -326,9 +408,15 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
           constexpr bool kFull = decltype(full)::value;
           float z[kVector], b[kVector], g[kVector];
           if (v < cached) {
-            s.load(v, z, b);
-            detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
-                                                                          kl[1], g);
+            if constexpr (kCompact) {
+              cs.load_terms(v, z, b); // q and log2(q/m)
+              detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
+                                                                            kl[1], g, z);
+            } else {
+              s.load(v, z, b);
+              detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
+                                                                            kl[1], g);
+            }
           } else {
             reload(v, z, b, /*last_read=*/true);
             if constexpr (kDivergence == Divergence::mixture) {
@@ -396,7 +484,8 @@ struct Geometry {
 // 1024 / kThreads CTAs an SM leave room for beside `kernel`'s static
 // shared memory, at most the whole slice and at most the study's limit
 // (set_row_loss_v6_limits).
-template <int kCluster, int kThreads> Geometry geometry(const void *kernel, std::int64_t vocab) {
+template <int kCluster, int kThreads, bool kCompact>
+Geometry geometry(const void *kernel, std::int64_t vocab) {
   Geometry g;
   g.slice = detail::slice_for(vocab, kCluster);
   const SmemLimits l = smem_limits();
@@ -406,20 +495,21 @@ template <int kCluster, int kThreads> Geometry geometry(const void *kernel, std:
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   const std::size_t static_bytes = attributes.sharedSizeBytes;
   if (static_bytes >= per_cta) throw std::runtime_error("row kernel v6: no shared memory left for the row");
-  const auto capacity = static_cast<std::int64_t>((per_cta - static_bytes) / kVectorBytes);
+  const auto capacity = static_cast<std::int64_t>((per_cta - static_bytes) / kCachedVectorBytes<kCompact>);
   std::int64_t cached = std::min<std::int64_t>(capacity, g.slice / kVector);
   if (const std::int64_t limit = g_cache_limit.load(); limit >= 0) cached = std::min(cached, limit);
   g.cached_vectors = static_cast<int>(cached);
-  g.smem = static_cast<std::size_t>(cached) * kVectorBytes;
+  g.smem = static_cast<std::size_t>(cached) * kCachedVectorBytes<kCompact>;
   return g;
 }
 
-template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, int kCluster,
-          int kThreads>
+template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
+          int kCluster, int kThreads>
 void launch(Params p, std::int64_t rows, cudaStream_t stream) {
-  auto *kernel = &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCluster, kThreads>;
+  auto *kernel =
+      &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCompact, kCluster, kThreads>;
   const auto *key = reinterpret_cast<const void *>(kernel);
-  const auto g = geometry<kCluster, kThreads>(key, p.vocab);
+  const auto g = geometry<kCluster, kThreads, kCompact>(key, p.vocab);
   p.slice = g.slice;
   detail::raise_smem_limit(key, g.smem);
   std::int64_t clusters =
@@ -430,43 +520,53 @@ void launch(Params p, std::int64_t rows, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-template <int kCluster, int kThreads, Divergence kDivergence>
+template <int kCluster, int kThreads, bool kCompact, Divergence kDivergence>
 void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
+  if constexpr (kCompact && kDivergence == Divergence::mixture) {
+    if (grad && p.unit_temperature) {
+      p.student_stats != nullptr
+          ? launch<kDivergence, true, true, true, true, kCluster, kThreads>(p, rows, stream)
+          : launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, stream);
+      return;
+    }
+  }
   if (p.student_stats != nullptr) {
-    grad ? launch<kDivergence, true, true, true, kCluster, kThreads>(p, rows, stream)
-         : launch<kDivergence, false, true, true, kCluster, kThreads>(p, rows, stream);
+    grad ? launch<kDivergence, true, true, true, false, kCluster, kThreads>(p, rows, stream)
+         : launch<kDivergence, false, true, true, false, kCluster, kThreads>(p, rows, stream);
   } else if (p.unit_temperature) {
-    grad ? launch<kDivergence, true, true, false, kCluster, kThreads>(p, rows, stream)
-         : launch<kDivergence, false, true, false, kCluster, kThreads>(p, rows, stream);
+    grad ? launch<kDivergence, true, true, false, false, kCluster, kThreads>(p, rows, stream)
+         : launch<kDivergence, false, true, false, false, kCluster, kThreads>(p, rows, stream);
   } else {
-    grad ? launch<kDivergence, true, false, false, kCluster, kThreads>(p, rows, stream)
-         : launch<kDivergence, false, false, false, kCluster, kThreads>(p, rows, stream);
+    grad ? launch<kDivergence, true, false, false, false, kCluster, kThreads>(p, rows, stream)
+         : launch<kDivergence, false, false, false, false, kCluster, kThreads>(p, rows, stream);
   }
 }
 
-template <int kCluster, int kThreads> void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
+// kCompact: the compact cache where it applies (tau = 1, the mixture, G').
+template <int kCluster, int kThreads, bool kCompact = false>
+void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   const Params p = detail::row_loss_params(args);
   const bool grad = args.write_grad;
   switch (divergence_for(args.beta)) {
   case Divergence::mixture:
-    launch_for<kCluster, kThreads, Divergence::mixture>(p, args.rows, grad, stream);
+    launch_for<kCluster, kThreads, kCompact, Divergence::mixture>(p, args.rows, grad, stream);
     break;
   case Divergence::forward_kl:
-    launch_for<kCluster, kThreads, Divergence::forward_kl>(p, args.rows, grad, stream);
+    launch_for<kCluster, kThreads, kCompact, Divergence::forward_kl>(p, args.rows, grad, stream);
     break;
   case Divergence::reverse_kl:
-    launch_for<kCluster, kThreads, Divergence::reverse_kl>(p, args.rows, grad, stream);
+    launch_for<kCluster, kThreads, kCompact, Divergence::reverse_kl>(p, args.rows, grad, stream);
     break;
   }
 }
 
-template <int kCluster, int kThreads> RowLossV6Layout layout_of(std::int64_t vocab) {
+template <int kCluster, int kThreads, bool kCompact> RowLossV6Layout layout_of(std::int64_t vocab) {
   // The seed's instantiation (mixture, G', tau = 1, the GEMMs'
   // statistics); the others have the same threads and shared memory.
   const auto *key = reinterpret_cast<const void *>(
-      &row_loss_v6_kernel<Divergence::mixture, true, true, true, kCluster, kThreads>);
-  const auto g = geometry<kCluster, kThreads>(key, vocab);
+      &row_loss_v6_kernel<Divergence::mixture, true, true, true, kCompact, kCluster, kThreads>);
+  const auto g = geometry<kCluster, kThreads, kCompact>(key, vocab);
   detail::raise_smem_limit(key, g.smem);
   RowLossV6Layout out;
   out.ctas_per_row = kCluster;
@@ -486,15 +586,20 @@ void launch_row_loss_v6_pairs(const RowLossArgs &args, cudaStream_t stream) {
 void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<4, 512>(args, stream);
 }
+void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<2, 1024, true>(args, stream);
+}
 
 void set_row_loss_v6_limits(RowLossV6Limits limits) {
   g_cache_limit.store(limits.cache_vectors);
   g_cluster_limit.store(limits.clusters);
 }
 
-RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row) {
-  if (ctas_per_row == 2) return layout_of<2, 1024>(vocab);
-  if (ctas_per_row == 4) return layout_of<4, 512>(vocab);
+RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row, bool compact) {
+  if (ctas_per_row == 2) return compact ? layout_of<2, 1024, true>(vocab) : layout_of<2, 1024, false>(vocab);
+  if (compact)
+    throw std::invalid_argument("row_loss_v6_layout: the compact cache runs in clusters of 2 CTAs");
+  if (ctas_per_row == 4) return layout_of<4, 512, false>(vocab);
   throw std::invalid_argument("row_loss_v6_layout: 2 or 4 CTAs a row");
 }
 

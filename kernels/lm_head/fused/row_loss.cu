@@ -172,6 +172,8 @@ detail::Params detail::row_loss_params(const RowLossArgs &args) {
   return p;
 }
 
-void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) { launch_row_loss_v6_pairs(args, stream); }
+void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
+  launch_row_loss_v6_compact_pairs(args, stream);
+}
 
 } // namespace kibench::gpu::fused

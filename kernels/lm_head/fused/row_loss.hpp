@@ -68,7 +68,8 @@ struct RowLossArgs {
 [[nodiscard]] std::int64_t row_loss_max_vocab(int device);
 
 // Enqueues the shipped row kernel on `stream`; throws on a bad
-// configuration: row-v6 in clusters of two CTAs (below), in every pass.
+// configuration: row-v6 in clusters of two CTAs with the compact cache
+// where it applies (below), in every pass.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
 
 // Row kernel, version 6 (row_kernel_v6.cu): a row over a cluster of 2 CTAs
@@ -85,6 +86,10 @@ void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
 // Throws on a bad configuration, as launch_row_loss does.
 void launch_row_loss_v6_pairs(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream);
+// Pairs with the compact cache (row_kernel_v6.cu): where tau = 1 and the
+// mixture writes G', each cached vector holds q and log2(q/m) in fp16 (32
+// bytes instead of 48), so half again as many fit; elsewhere as pairs.
+void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stream);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
 // the studies to print: CTAs a row, threads a CTA, 16-byte vectors a CTA's
@@ -95,7 +100,7 @@ struct RowLossV6Layout {
   std::size_t shared_bytes = 0;
   int resident_clusters = 0;
 };
-[[nodiscard]] RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row);
+[[nodiscard]] RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row, bool compact = false);
 
 // Limits for the checks' launches (-1: none): at most `cache_vectors` of
 // each CTA's slice in shared memory, so a check covers the re-read path on
@@ -121,7 +126,7 @@ public:
 // (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
 // alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v6-2x1024";
+  const char *name = "v6c-2x1024";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 
