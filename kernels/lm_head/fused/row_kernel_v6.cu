@@ -100,14 +100,16 @@ constexpr std::size_t kCompactVectorBytes = 2 * sizeof(uint4);
 template <bool kCompact>
 constexpr std::size_t kCachedVectorBytes = kCompact ? kCompactVectorBytes : kVectorBytes;
 
-// The compact cache (32 bytes a vector, not 48): where only G' is still to
-// come (tau = 1, the mixture, a backward), a cached vector holds what the
-// gradient sweep needs instead of z_s and b: q 2^15 and x = log2(q/m), in
-// fp16 (G' = q (c_lin x + c_const + w_h), gradient_values). Before its KL
-// terms are known (without the GEMMs' statistics) the slot holds the raw
-// bf16 z_s and z_t. Half again as many vectors fit, so fewer are read again
-// from L2, and the gradient sweep spends no special-function operation on
-// a cached vector. q is scaled by 2^15 (exact) so that the q of a row of
+// The compact cache (32 bytes a vector, not 48), where the row ends in G'
+// (tau = 1, the mixture, a backward). A slot first holds the raw bf16 z_s
+// and z_t of its vector, copied there asynchronously while the previous
+// row's gradient sweep ran (copy_cached_async); once the vector's KL terms
+// are taken (in the load sweep with the GEMMs' statistics, in the KL sweep
+// without) it holds what the gradient sweep needs instead: q 2^15 and
+// x = log2(q/m), in fp16 (G' = q (c_lin x + c_const + w_h),
+// gradient_values). Half again as many vectors fit, so fewer are read
+// again from L2, and the gradient sweep spends no special-function
+// operation on a cached vector. q is scaled by 2^15 (exact) so that the q of a row of
 // 128K logits, ~1e-5, is a normal fp16 number (down to 2^-29 q keeps all
 // 11 bits); the rounding of q and x to 11 bits adds at most 2^-12 of each
 // term to G', which is itself rounded to bf16 (8 bits) after.
@@ -136,10 +138,6 @@ struct CompactSlice {
   uint4 *second; // [cached]: z_t, then log2(q/m)
 
   __device__ static CompactSlice at(uint4 *smem, int cached) { return CompactSlice{smem, smem + cached}; }
-  __device__ void store_raw(int v, const uint4 &zs, const uint4 &zt) const {
-    first[v] = zs;
-    second[v] = zt;
-  }
   __device__ void load_raw(int v, float (&z)[kVector], float (&b)[kVector]) const {
     detail::unpack(first[v], z);
     detail::unpack(second[v], b);
@@ -152,7 +150,32 @@ struct CompactSlice {
     unpack_half(first[v], q, 1.0f / kQScale);
     unpack_half(second[v], x, 1.0f);
   }
+  // Starts the copy of vector v of a row's slice (z_s, z_t) into slot v,
+  // asynchronously (cp.async: no registers held while it flies); visible
+  // to this thread after wait_copies().
+  __device__ void copy_raw_async(int v, const detail::RowPointers &row) const {
+    copy_16_async(first + v, row.student + v);
+    copy_16_async(second + v, row.teacher + v);
+  }
+  __device__ static void copy_16_async(uint4 *to, const uint4 *from) {
+    const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared), "l"(from) : "memory");
+  }
+  // Waits for every copy this thread started.
+  __device__ static void wait_copies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 };
+
+// The compact kernel keeps the next row's cached vectors in flight while
+// this row's gradient sweep runs. A slot v belongs to thread v mod the
+// CTA's threads in every sweep, so a thread that has written G' from its
+// slot can start the next row's copy into it at once, and waits only for
+// its own copies before it reads them: no barrier guards the slots. This
+// thread's slots of `row` (those of a cached slice of `cached` vectors).
+template <int kThreads>
+__device__ __forceinline__ void copy_cached_async(const CompactSlice &cs, const detail::RowPointers &row,
+                                                  int cached) {
+  for (int v = static_cast<int>(threadIdx.x); v < cached; v += kThreads) cs.copy_raw_async(v, row);
+}
 
 std::atomic<std::int64_t> g_cache_limit{-1}; // set_row_loss_v6_limits
 std::atomic<std::int64_t> g_cluster_limit{-1};
@@ -258,16 +281,37 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
   const int clusters = static_cast<int>(gridDim.x) / kCluster;
   const int tid = static_cast<int>(threadIdx.x);
   const int tail_lanes = part.count - part.full * kVector;
-  const auto prefetch_bytes = min(static_cast<unsigned>(part.vectors) * 16u, kPrefetchBytes);
+  // L2 prefetch of the next row's slice as a row starts: its first bytes,
+  // or for the compact kernel, whose slots are filled by copies started a
+  // row ahead (copy_cached_async), the vectors past them.
+  const int prefetch_from = kCompact ? cached : 0;
+  const auto prefetch_bytes = min(static_cast<unsigned>(part.vectors - prefetch_from) * 16u, kPrefetchBytes);
   auto lanes_of = [&](auto full) { return decltype(full)::value ? kVector : tail_lanes; };
+
+  if constexpr (kCompact) {
+    if (const int first = static_cast<int>(blockIdx.x) / kCluster; first < rows)
+      copy_cached_async<kThreads>(cs, detail::row_pointers(p, first, part), cached);
+  }
 
   int stage = 0;
   for (int row = static_cast<int>(blockIdx.x) / kCluster; row < rows; row += clusters) {
     const auto [out_row, teacher_row] = detail::row_pointers(p, row, part);
-    if (tid == 0 && row + clusters < rows && prefetch_bytes != 0)
-      detail::prefetch_row(p, row, clusters, part, prefetch_bytes);
+    const bool has_next = row + clusters < rows;
+    if (tid == 0 && has_next && prefetch_bytes != 0) {
+      const detail::RowPointers next = detail::row_pointers(p, row + clusters, part);
+      detail::prefetch_l2(next.student + prefetch_from, prefetch_bytes);
+      detail::prefetch_l2(next.teacher + prefetch_from, prefetch_bytes);
+    }
     const std::int64_t y = p.target[row];
-    if (detail::skip_ignored_row<kGrad, kThreads>(p, row, y, rank, tid, part, out_row)) continue;
+    if (detail::skip_ignored_row<kGrad, kThreads>(p, row, y, rank, tid, part, out_row)) {
+      if constexpr (kCompact) {
+        // This row's copies were not wanted: the next row's go into the
+        // same slots once they have landed.
+        CompactSlice::wait_copies();
+        if (has_next) copy_cached_async<kThreads>(cs, detail::row_pointers(p, row + clusters, part), cached);
+      }
+      continue;
+    }
 
     // The target logit's first operands, in flight during the row's loads.
     const detail::TargetLogitShare<kCluster * kThreads> target_share(p, row, y, rank * kThreads + tid);
@@ -296,7 +340,9 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
     }
 
     // Load sweep: every vector from global memory once; the first `cached`
-    // of the slice also into shared memory.
+    // of the slice also into shared memory (the compact kernel's are there
+    // already, copied during the previous row).
+    if constexpr (kCompact) CompactSlice::wait_copies();
     const int load_end = kLoadOnlyCached ? cached : part.vectors;
     for (int base = tid; base < load_end; base += kBatch * kThreads) {
       uint4 zs[kBatch], zt[kBatch];
@@ -304,8 +350,13 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
       for (int u = 0; u < kBatch; ++u) {
         const int v = base + u * kThreads;
         if (v < cached) {
-          zs[u] = __ldcs(reinterpret_cast<const uint4 *>(out_row) + v);
-          zt[u] = __ldcs(teacher_row + v);
+          if constexpr (kCompact) {
+            zs[u] = cs.first[v];
+            zt[u] = cs.second[v];
+          } else {
+            zs[u] = __ldcs(reinterpret_cast<const uint4 *>(out_row) + v);
+            zt[u] = __ldcs(teacher_row + v);
+          }
         } else if (v < load_end) {
           const auto *student_vector = reinterpret_cast<const uint4 *>(out_row) + v;
           zs[u] = kLoadIsLastRead ? __ldcs(student_vector) : __ldcg(student_vector);
@@ -335,9 +386,6 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
             float z[kVector];
             detail::unpack(zs[u], z);
             detail::load_statistics<decltype(full)::value, kUnitTemperature>(p, z, b, lanes_of(full), stats);
-            if constexpr (kCompact) {
-              if (v < cached) cs.store_raw(v, zs[u], zt[u]);
-            }
           }
           if constexpr (!kCompact) {
             if (v < cached) s.store(v, zs[u], b);
@@ -400,6 +448,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
       cluster_reduce<0, kKlValues, kCluster>(kl, stage, ex, cluster);
     }
     if constexpr (kGrad) {
+      const detail::RowPointers next_row =
+          detail::row_pointers(p, has_next ? row + clusters : row, part); // used where has_next
       detail::GradientCoefficients c;
       c.c_lin = p.weight_soft * p.grad_scale;
       c.c_const = -c.c_lin * kl[0];
@@ -434,6 +484,10 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
             }
           }
           __stcs(out_row + v, detail::pack(g));
+          if constexpr (kCompact) {
+            // Slot v is free once G' is written (it was computed from it).
+            if (v < cached && has_next) cs.copy_raw_async(v, next_row);
+          }
         });
       }
       if constexpr (kDivergence == Divergence::forward_kl) {
