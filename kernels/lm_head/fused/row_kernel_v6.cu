@@ -101,18 +101,26 @@ template <bool kCompact>
 constexpr std::size_t kCachedVectorBytes = kCompact ? kCompactVectorBytes : kVectorBytes;
 
 // The compact cache (32 bytes a vector, not 48), where the row ends in G'
-// (tau = 1, the mixture, a backward). A slot first holds the raw bf16 z_s
-// and z_t of its vector, copied there asynchronously while the previous
-// row's gradient sweep ran (copy_cached_async); once the vector's KL terms
-// are taken (in the load sweep with the GEMMs' statistics, in the KL sweep
-// without) it holds what the gradient sweep needs instead: q 2^15 and
+// (tau = 1, the mixture, a backward) and the kernel takes its own softmax
+// statistics (no GEMM statistics: the GPT-2 case, H = 1024). A slot first
+// holds the raw bf16 z_s and z_t of its vector, copied there
+// asynchronously while the previous row's gradient sweep ran
+// (copy_cached_async), so the load sweep finds this row's cached vectors
+// in shared memory; once the KL sweep has taken the vector's terms the
+// slot holds what the gradient sweep needs instead: q 2^15 and
 // x = log2(q/m), in fp16 (G' = q (c_lin x + c_const + w_h),
 // gradient_values). Half again as many vectors fit, so fewer are read
 // again from L2, and the gradient sweep spends no special-function
-// operation on a cached vector. q is scaled by 2^15 (exact) so that the q of a row of
-// 128K logits, ~1e-5, is a normal fp16 number (down to 2^-29 q keeps all
-// 11 bits); the rounding of q and x to 11 bits adds at most 2^-12 of each
-// term to G', which is itself rounded to bf16 (8 bits) after.
+// operation on a cached vector. q is scaled by 2^15 (exact) so that the q
+// of a row of 128K logits, ~1e-5, is a normal fp16 number (down to 2^-29
+// q keeps all 11 bits); the rounding of q and x to 11 bits adds at most
+// 2^-12 of each term to G', which is itself rounded to bf16 (8 bits)
+// after.
+//
+// Measured (H100, docs/perf-log.md, "Row-v6's compact cache"): the row
+// kernel 8.5 % faster at the GPT-2 case and at H = 1024; with the GEMMs'
+// statistics (the seed) the compact cache alone gained nothing, and the
+// copies in flight cost 9 %, so those rows keep the 48-byte Slice.
 constexpr float kQScale = 32768.0f; // 2^15: q <= 1 stays below fp16's 65504
 
 __device__ __forceinline__ uint4 pack_half(const float (&v)[kVector], float scale) {
@@ -256,8 +264,10 @@ template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmS
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1024 / kThreads)
     row_loss_v6_kernel(const Params p, int rows, int cached_vectors) {
   static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
-  static_assert(!kCompact || (kDivergence == Divergence::mixture && kGrad && kUnitTemperature),
-                "the compact cache holds the mixture's q and log2(q/m) at tau = 1, for G'");
+  static_assert(
+      !kCompact || (kDivergence == Divergence::mixture && kGrad && kUnitTemperature && !kGemmStats),
+      "the compact cache holds the mixture's q and log2(q/m) at tau = 1, for G', where the row kernel "
+      "takes its own statistics");
   constexpr int kWarps = kThreads / 32;
   constexpr int P = kUnitTemperature ? 2 : 3; // softmax statistics per row
   constexpr int kStats = 2 * P + 1;           // and the target logit
@@ -374,13 +384,10 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
           detail::unpack(zt[u], b);
           if constexpr (kGemmStats) {
             if constexpr (kSeparateKl) {
-              float z[kVector], q[kVector];
+              float z[kVector];
               detail::unpack(zs[u], z);
               detail::kl_terms<kDivergence, true, decltype(full)::value>(p, z, b, lanes_of(full), st, kl[0],
-                                                                         kl[1], kCompact ? q : nullptr);
-              if constexpr (kCompact) {
-                if (v < cached) cs.store_terms(v, q, b);
-              }
+                                                                         kl[1]);
             }
           } else {
             float z[kVector];
@@ -576,11 +583,12 @@ void launch(Params p, std::int64_t rows, cudaStream_t stream) {
 
 template <int kCluster, int kThreads, bool kCompact, Divergence kDivergence>
 void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
+  // The compact cache where it was measured faster: without the GEMMs'
+  // statistics (with them, its copies in flight slowed the seed's row
+  // kernel by 9 %: docs/perf-log.md, "Row-v6's compact cache").
   if constexpr (kCompact && kDivergence == Divergence::mixture) {
-    if (grad && p.unit_temperature) {
-      p.student_stats != nullptr
-          ? launch<kDivergence, true, true, true, true, kCluster, kThreads>(p, rows, stream)
-          : launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, stream);
+    if (grad && p.unit_temperature && p.student_stats == nullptr) {
+      launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, stream);
       return;
     }
   }
@@ -617,9 +625,10 @@ void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
 
 template <int kCluster, int kThreads, bool kCompact> RowLossV6Layout layout_of(std::int64_t vocab) {
   // The seed's instantiation (mixture, G', tau = 1, the GEMMs'
-  // statistics); the others have the same threads and shared memory.
+  // statistics; the compact cache's runs without them); the others have
+  // the same threads and shared memory.
   const auto *key = reinterpret_cast<const void *>(
-      &row_loss_v6_kernel<Divergence::mixture, true, true, true, kCompact, kCluster, kThreads>);
+      &row_loss_v6_kernel<Divergence::mixture, true, true, !kCompact, kCompact, kCluster, kThreads>);
   const auto g = geometry<kCluster, kThreads, kCompact>(key, vocab);
   detail::raise_smem_limit(key, g.smem);
   RowLossV6Layout out;

@@ -68,7 +68,7 @@ struct RowLossArgs {
 [[nodiscard]] std::int64_t row_loss_max_vocab(int device);
 
 // Enqueues the shipped row kernel on `stream`; throws on a bad
-// configuration: row-v6 in clusters of two CTAs with the compact cache
+// configuration: row-v6 in clusters of two CTAs, with the compact cache
 // where it applies (below), in every pass.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
 
@@ -86,9 +86,11 @@ void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
 // Throws on a bad configuration, as launch_row_loss does.
 void launch_row_loss_v6_pairs(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream);
-// Pairs with the compact cache (row_kernel_v6.cu): where tau = 1 and the
-// mixture writes G', each cached vector holds q and log2(q/m) in fp16 (32
-// bytes instead of 48), so half again as many fit; elsewhere as pairs.
+// Pairs with the compact cache (row_kernel_v6.cu): where tau = 1, the
+// mixture writes G' and the GEMMs wrote no row statistics, each cached
+// vector holds q and log2(q/m) in fp16 (32 bytes instead of 48, so half
+// again as many fit), copied in while the previous row finishes;
+// elsewhere as pairs.
 void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stream);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
