@@ -592,17 +592,11 @@ struct Study {
   // The chunk's row kernel (row-v6, G' over z_s) on at most `clusters`
   // clusters (-1: as many as are resident).
   void row_work(Chunk &c, std::int64_t clusters, cudaStream_t stream) const {
-    gpu::fused::RowLossArgs args;
-    args.student_logits = c.zs.data();
-    args.teacher_logits = c.zt.data();
-    args.rows = rows;
-    args.vocab = w.vocab;
+    gpu::fused::RowLossArgs args =
+        chunk_args(in, c.zs.data(), c.zt.data(), rows, w.vocab, w.student_hidden, row_loss);
     args.ld = ld;
-    args.target = in.target.data() + c.first;
-    args.student_input = in.student_input.data() + c.first * w.student_hidden;
-    args.student_weight = in.student_weight.data();
-    args.student_hidden = w.student_hidden;
-    args.row_loss = row_loss;
+    args.target += c.first;
+    args.student_input += c.first * w.student_hidden;
     args.beta = w.scalars.beta;
     args.temperature = w.scalars.temperature;
     args.weight_hard = w.scalars.weight_hard;
