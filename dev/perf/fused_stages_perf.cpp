@@ -203,9 +203,10 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
     for (const auto &[ctas, compact] : {std::pair{2, false}, std::pair{4, false}, std::pair{2, true}}) {
       const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas, compact);
       fmt::print("  row-v6{}-{}x{}: {} of a slice's {} vectors in shared memory ({} B a CTA), {} clusters "
-                 "resident\n",
+                 "resident{}\n",
                  compact ? "c" : "", l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors,
-                 l.shared_bytes, l.resident_clusters);
+                 l.shared_bytes, l.resident_clusters,
+                 compact ? " (where the kernel takes its own statistics)" : "");
     }
     for (std::size_t v = 0; v < timed.size(); ++v) {
       Timed &t = timed[v];
