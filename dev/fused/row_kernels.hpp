@@ -29,5 +29,6 @@ inline constexpr RowKernel kRowKernelV5{"v5", launch_row_loss_v5};
 inline constexpr RowKernel kRowKernelV6Pairs{"v6-2x1024", launch_row_loss_v6_pairs};
 inline constexpr RowKernel kRowKernelV6Quads{"v6-4x512", launch_row_loss_v6_quads};
 inline constexpr RowKernel kRowKernelV6CompactPairs{"v6c-2x1024", launch_row_loss_v6_compact_pairs};
+inline constexpr RowKernel kRowKernelV6CompactSingles{"v6c-1x1024", launch_row_loss_v6_compact_singles};
 
 } // namespace kibench::gpu::fused

@@ -125,6 +125,9 @@ TEST_CASE("row kernels v5 and v6 (its compact cache too) compute what the shippe
       {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3}},
       {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 0}},
       {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3, .clusters = 2}},
+      {gpu::fused::kRowKernelV6CompactSingles, {}},
+      {gpu::fused::kRowKernelV6CompactSingles, {.cache_vectors = 3}},
+      {gpu::fused::kRowKernelV6CompactSingles, {.cache_vectors = 0, .clusters = 3}},
   };
   const std::vector<StudyCase> cases{
       {{.name = "v5-bias-ignored",

@@ -483,7 +483,7 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
   };
   for (const auto &[ctas, compact, kernel] :
        {V6{2, false, gpu::fused::kRowKernelV6Pairs}, V6{4, false, gpu::fused::kRowKernelV6Quads},
-        V6{2, true, gpu::fused::kRowKernelV6CompactPairs}}) {
+        V6{2, true, gpu::fused::kRowKernelV6CompactPairs}, V6{1, true, gpu::fused::kRowKernelV6CompactSingles}}) {
     const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(V, ctas, compact);
     fmt::print("row-v6{}-{}x{}: {} of a slice's {} vectors fit in shared memory, {} clusters resident\n",
                compact ? "c" : "", l.ctas_per_row, l.threads, l.cached_vectors, l.slice_vectors,

@@ -114,6 +114,8 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v6c-2x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactPairs},
     {"fused-lean, row-v6c-2x1024", LogitStatistics::automatic, gpu::fused::kLeanWorkspaceBudget,
      gpu::fused::kRowKernelV6CompactPairs},
+    {"fused, row-v6c-1x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles},
+    {"fused-cublaslt, row-v6c-1x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
@@ -200,7 +202,7 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
     const double floor_ms = dev::median(pass_ms.front());
     fmt::print("  cublas-floor {:.3f} ms ({:.0f} TFLOP/s); {} lanes timed in {} interleaved rounds\n",
                floor_ms, w.gemm_flops(backward) / (floor_ms * 1e9), lanes.size(), kSamples);
-    for (const auto &[ctas, compact] : {std::pair{2, false}, std::pair{4, false}, std::pair{2, true}}) {
+    for (const auto &[ctas, compact] : {std::pair{2, false}, std::pair{4, false}, std::pair{2, true}, std::pair{1, true}}) {
       const gpu::fused::RowLossV6Layout l = gpu::fused::row_loss_v6_layout(w.vocab, ctas, compact);
       fmt::print("  row-v6{}-{}x{}: {} of a slice's {} vectors in shared memory ({} B a CTA), {} clusters "
                  "resident{}\n",

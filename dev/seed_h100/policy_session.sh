@@ -53,12 +53,17 @@
 #              of its own, cold and at the cap (kibench_dev
 #              "[gpu-perf-overlap]"): the seed, the GPT-2 case and the
 #              H = 1024 sweep shape;
+#   singles    row-v6 with a row to one CTA (v6c-1x1024) against the
+#              shipped pairs: its check against row-v3 ([dev-row-kernels]),
+#              then each stage of full passes on the GPT-2 case, the two
+#              derived shapes, the seed and the H = 1024 sweep shape, and
+#              of the seed's forward pass;
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -161,6 +166,18 @@ if want overlap; then
   for f in "$seed" workloads/distill-jsd-h1024-t1000-v50257.json workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json; do
     KIBENCH_ROWS_WORKLOAD="$f" timeout 150 "$bin/kibench_dev" "[gpu-perf-overlap]" 2>&1 | tee -a "$log"
   done
+fi
+
+if want singles; then
+  derive_shapes
+  timeout 120 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
+  stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
+  for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  stage_workloads+=":$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024' \
+    timeout 300 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024' \
+    timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
 if want targets; then

@@ -656,6 +656,9 @@ void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream) {
 void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<2, 1024, true>(args, stream);
 }
+void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<1, 1024, true>(args, stream);
+}
 
 void set_row_loss_v6_limits(RowLossV6Limits limits) {
   g_cache_limit.store(limits.cache_vectors);
@@ -664,10 +667,11 @@ void set_row_loss_v6_limits(RowLossV6Limits limits) {
 
 RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row, bool compact) {
   if (ctas_per_row == 2) return compact ? layout_of<2, 1024, true>(vocab) : layout_of<2, 1024, false>(vocab);
+  if (ctas_per_row == 1 && compact) return layout_of<1, 1024, true>(vocab);
   if (compact)
-    throw std::invalid_argument("row_loss_v6_layout: the compact cache runs in clusters of 2 CTAs");
+    throw std::invalid_argument("row_loss_v6_layout: the compact cache runs in clusters of 1 or 2 CTAs");
   if (ctas_per_row == 4) return layout_of<4, 512, false>(vocab);
-  throw std::invalid_argument("row_loss_v6_layout: 2 or 4 CTAs a row");
+  throw std::invalid_argument("row_loss_v6_layout: 2 or 4 CTAs a row (1 with the compact cache)");
 }
 
 } // namespace kibench::gpu::fused

@@ -92,6 +92,10 @@ void launch_row_loss_v6_quads(const RowLossArgs &args, cudaStream_t stream);
 // again as many fit), copied in while the previous row finishes;
 // elsewhere as pairs.
 void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stream);
+// The same kernel with a row to one CTA of 1024 threads (singles, for the
+// studies): twice the rows in flight of pairs and no cluster exchange, for
+// vocabularies whose row fits one SM's shared memory (V <= ~57K compact).
+void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
 // the studies to print: CTAs a row, threads a CTA, 16-byte vectors a CTA's
