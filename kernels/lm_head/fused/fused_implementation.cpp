@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -50,6 +51,7 @@
 #include "kernels/cuda/device_inputs.hpp"
 #include "kernels/cuda/gpu_available.hpp"
 #include "kernels/cuda/gpu_implementation.hpp"
+#include "kernels/cuda/stream.hpp"
 #include "kernels/cuda/tuning_labels.hpp"
 #include "kernels/lm_head/fused/abt_gemm.hpp"
 #include "kernels/lm_head/fused/fp8_teacher.hpp"
@@ -278,15 +280,27 @@ public:
     const gpu::DeviceInputs &in = inputs();
     const bool grads = pass != Pass::forward;
     if (hooks_.stage_marks != nullptr) hooks_.stage_marks->start(stream());
-    gpu::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
-                                   token_count_.data(), stream());
+    // N and the sorted targets depend on the targets alone: they are made
+    // on a side stream of the highest priority while the first chunk's
+    // logit GEMMs run, and the row kernel (the first reader of N) waits
+    // for them. A handful of small kernels (launches of ~2-5 us each at
+    // any T) then take no time of their own in the pass.
+    const cudaStream_t counts = hooks_.counts_in_line ? stream().get() : side_stream_->get();
+    if (!hooks_.counts_in_line) {
+      counts_fork_->record(stream());
+      side_stream_->wait(*counts_fork_);
+    }
+    gpu::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, token_count_.data(),
+                            counts);
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
-                               target_order_.order(), stream());
+                               target_order_.order(), counts);
+    if (!hooks_.counts_in_line) counts_join_->record(counts);
     stage("token count, target order");
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
       enqueue_logits(chunk);
+      if (c == 0 && !hooks_.counts_in_line) stream().wait(*counts_join_);
       enqueue_row_loss(chunk, grads);
       stage("row kernel");
       if (grads) enqueue_gradients(chunk);
@@ -392,6 +406,9 @@ private:
     }
     token_count_ = DeviceBuffer<gpu::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);
+    side_stream_ = std::make_unique<gpu::Stream>(gpu::Stream::highest_priority());
+    counts_fork_ = std::make_unique<gpu::Event>(cudaEventDisableTiming);
+    counts_join_ = std::make_unique<gpu::Event>(cudaEventDisableTiming);
     if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
     // The grad W GEMMs' C (both halves) and the high half's A (G' from
     // column S, 2·S bytes in) must be 16-byte aligned for cuBLASLt's
@@ -423,6 +440,9 @@ private:
     target_order_ = {};
     loss_.reset();
     token_count_.reset();
+    counts_join_.reset();
+    counts_fork_.reset();
+    side_stream_.reset();
     plan_ = {};
     blas_.reset();
     has_gradients_ = false;
@@ -633,6 +653,10 @@ private:
   DeviceBuffer<float> row_loss_;         // [T]
   DeviceBuffer<gpu::TokenCount> token_count_;
   gpu::fused::TargetOrderBuffers target_order_; // the targets in sorted order, for grad W's one-hot term
+  // Where N and the target order are made beside the first logit GEMMs
+  // (run), and the events that fork it from the pass's stream and join it.
+  std::unique_ptr<gpu::Stream> side_stream_;
+  std::unique_ptr<gpu::Event> counts_fork_, counts_join_;
   // The logit GEMMs' row statistics (FusedOptions::logit_statistics):
   // [R, abt_gemm_column_tiles(V)] each, on sm_count_ SMs.
   int sm_count_ = 0;
