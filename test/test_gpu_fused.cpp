@@ -250,6 +250,37 @@ TEST_CASE("fused: a single token", "[gpu][fused]") {
   check_case(Case{.label = "t1-v50257", .seed = 11, .tokens = 1, .vocab = 50257, .hidden = 64});
 }
 
+TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and the rows fill the SMs",
+          "[gpu][fused]") {
+  if (skip_without_gpu()) return;
+  const std::vector<Case> cases{
+      // The compact cache (tau = 1, the mixture, G'), a partial last vector.
+      {.label = "singles-v50257", .seed = 30, .tokens = 300, .vocab = 50257, .hidden = 64,
+       .ignore_fraction = 0.1, .chunk_rows = 0},
+      // 48 bytes a vector: tau != 1, beta 0 and 1, a bias.
+      {.label = "singles-tau0.7", .seed = 31, .tokens = 280, .vocab = 30011, .hidden = 64, .temperature = 0.7,
+       .chunk_rows = 0},
+      {.label = "singles-beta0", .seed = 32, .tokens = 200, .vocab = 20000, .hidden = 64, .beta = 0.0,
+       .chunk_rows = 0},
+      {.label = "singles-beta1-bias", .seed = 33, .tokens = 200, .vocab = 20000, .hidden = 64, .beta = 1.0,
+       .bias = true, .chunk_rows = 0},
+  };
+  for (const Case &c : cases) {
+    // The shipped rule takes these rows to singles (else this case would
+    // check the pairs again).
+    gpu::fused::RowLossArgs args;
+    args.rows = c.tokens;
+    args.vocab = c.vocab;
+    args.ld = (c.vocab + 63) / 64 * 64;
+    args.student_hidden = c.hidden / 2;
+    args.beta = c.beta;
+    args.temperature = c.temperature;
+    CHECK(gpu::fused::row_loss_v6_singles_pay(args));
+    check_case(c);
+  }
+  check_case(cases[1], Pass::forward); // 48 bytes a vector without G' too
+}
+
 TEST_CASE("fused: biases on both heads, grad b accumulated over chunks", "[gpu][fused]") {
   if (skip_without_gpu()) return;
   check_case(Case{.label = "bias", .seed = 12, .tokens = 50, .vocab = 1000, .bias = true, .chunk_rows = 16});
@@ -610,7 +641,7 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
   CHECK(labels.find("chunk_rows")->as_string() == "12");
   CHECK(labels.find("grad_weight_path")->as_string().starts_with("fp32 accumulator"));
   CHECK(labels.find("row_kernel")->as_string() == gpu::fused::RowKernel{}.name);
-  CHECK(labels.find("row_kernel")->as_string() == "v6c-2x1024");
+  CHECK(labels.find("row_kernel")->as_string() == "v6c: 1x1024 where a row fits an SM, else 2x1024");
   REQUIRE(labels.contains("gemm_tuning"));
   REQUIRE(labels.contains("gemm_1")); // tuning on: every shape it met is listed
   CHECK(labels.find("gemm_1")->as_string().find("heuristic rank") != std::string::npos);

@@ -53,12 +53,13 @@
 #              of its own, cold and at the cap (kibench_dev
 #              "[gpu-perf-overlap]"): the seed, the GPT-2 case and the
 #              H = 1024 sweep shape;
-#   singles    row-v6 with a row to one CTA (v6c-1x1024) against the
-#              shipped pairs: its check against row-v3 ([dev-row-kernels]),
-#              then each stage of full passes on the GPT-2 case, the two
-#              derived shapes, the seed and the H = 1024 sweep shape, and
-#              of the seed's forward pass; and `fused` with the token count
-#              and target sort in line (before they ran beside the logits);
+#   singles    row-v6 with a row to one CTA (v6c-1x1024): its check
+#              against row-v3 ([dev-row-kernels]), then each stage of full
+#              passes of `fused` (singles where a row fits an SM), of it
+#              with pairs (v6c-2x1024) and singles everywhere, and with
+#              the token count and target sort in line, not beside the
+#              logits: the GPT-2 case and the two derived shapes (with
+#              SINGLES_LARGE=1 also the seed and the H = 1024 sweep shape);
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -174,11 +175,10 @@ if want singles; then
   timeout 120 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
   stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
   for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
-  stage_workloads+=":$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
-  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024;fused, counts in line' \
+  [[ -n "${SINGLES_LARGE:-}" ]] && stage_workloads+=":$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
+    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6c-1x1024;fused, counts in line' \
     timeout 300 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
-  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024' \
-    timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
 if want targets; then

@@ -68,8 +68,9 @@ struct RowLossArgs {
 [[nodiscard]] std::int64_t row_loss_max_vocab(int device);
 
 // Enqueues the shipped row kernel on `stream`; throws on a bad
-// configuration: row-v6 in clusters of two CTAs, with the compact cache
-// where it applies (below), in every pass.
+// configuration: row-v6 with the compact cache where it applies (below),
+// a row to one CTA where it fits one SM's shared memory and the rows fill
+// the SMs (row_loss_v6_singles_pay), else in clusters of two CTAs.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
 
 // Row kernel, version 6 (row_kernel_v6.cu): a row over a cluster of 2 CTAs
@@ -96,6 +97,9 @@ void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stre
 // studies): twice the rows in flight of pairs and no cluster exchange, for
 // vocabularies whose row fits one SM's shared memory (V <= ~57K compact).
 void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream);
+// Whether launch_row_loss runs singles for these arguments: where a whole
+// row fits one CTA's shared memory and there are rows for every SM.
+[[nodiscard]] bool row_loss_v6_singles_pay(const RowLossArgs &args);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
 // the studies to print: CTAs a row, threads a CTA, 16-byte vectors a CTA's
@@ -132,7 +136,7 @@ public:
 // (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
 // alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v6c-2x1024";
+  const char *name = "v6c: 1x1024 where a row fits an SM, else 2x1024";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 
