@@ -92,7 +92,7 @@ struct Variant {
   gpu::fused::RowKernel row_kernel = {};
   TeacherPrecision teacher_precision = TeacherPrecision::bf16;
   bool fp8_fast_accumulation = false;
-  bool counts_in_line = false; // FusedStudyHooks::counts_in_line
+  bool small_kernels_in_line = false; // FusedStudyHooks::small_kernels_in_line
 };
 constexpr Variant kVariants[] = {
     {"fused", LogitStatistics::automatic, 0},
@@ -117,7 +117,7 @@ constexpr Variant kVariants[] = {
      gpu::fused::kRowKernelV6CompactPairs},
     {"fused, row-v6c-1x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused-cublaslt, row-v6c-1x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactSingles},
-    {"fused, counts in line", LogitStatistics::automatic, 0, {}, TeacherPrecision::bf16, false, true},
+    {"fused, small kernels in line", LogitStatistics::automatic, 0, {}, TeacherPrecision::bf16, false, true},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
@@ -187,7 +187,7 @@ TEST_CASE("fused: each stage's time on chosen workloads", "[.][gpu-perf-stages]"
                                             .fp8_fast_accumulation = variant.fp8_fast_accumulation},
                                FusedStudyHooks{.row_kernel = variant.row_kernel,
                                                .stage_marks = clock.get(),
-                                               .counts_in_line = variant.counts_in_line});
+                                               .small_kernels_in_line = variant.small_kernels_in_line});
       if (fused->unsupported(w)) continue;
       fused->prepare(w, inputs);
       timed.push_back(

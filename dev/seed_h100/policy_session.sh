@@ -57,8 +57,7 @@
 #              against row-v3 ([dev-row-kernels]), then each stage of full
 #              passes of `fused` (singles where a row fits an SM), of it
 #              with pairs (v6c-2x1024) and singles everywhere, and with
-#              the token count and target sort in line, not beside the
-#              logits: the GPT-2 case and the two derived shapes (with
+#              the small kernels in line, not beside the GEMMs: the GPT-2 case and the two derived shapes (with
 #              SINGLES_LARGE=1 also the seed and the H = 1024 sweep shape);
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
@@ -177,7 +176,7 @@ if want singles; then
   for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
   [[ -n "${SINGLES_LARGE:-}" ]] && stage_workloads+=":$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
-    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6c-1x1024;fused, counts in line' \
+    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6c-1x1024;fused, small kernels in line' \
     timeout 300 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 

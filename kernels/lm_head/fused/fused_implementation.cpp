@@ -280,31 +280,35 @@ public:
     const gpu::DeviceInputs &in = inputs();
     const bool grads = pass != Pass::forward;
     if (hooks_.stage_marks != nullptr) hooks_.stage_marks->start(stream());
-    // N and the sorted targets depend on the targets alone: they are made
-    // on a side stream of the highest priority while the first chunk's
-    // logit GEMMs run, and the row kernel (the first reader of N) waits
-    // for them. A handful of small kernels (launches of ~2-5 us each at
-    // any T) then take no time of their own in the pass.
-    const cudaStream_t counts = hooks_.counts_in_line ? stream().get() : side_stream_->get();
-    if (!hooks_.counts_in_line) {
-      counts_fork_->record(stream());
-      side_stream_->wait(*counts_fork_);
+    // Small kernels that no GEMM reads run on a side stream of the highest
+    // priority beside the GEMMs (each is a launch of ~2-10 us at any T):
+    // N and the sorted targets, which depend on the targets alone, beside
+    // the first chunk's logit GEMMs (the row kernel, N's first reader,
+    // waits for them), and grad x's one-hot finish beside grad W's GEMMs
+    // (the next chunk's logits, which reuse its fp32 buffer, wait for it).
+    const bool beside = !hooks_.small_kernels_in_line;
+    const cudaStream_t side = beside ? side_stream_->get() : stream().get();
+    if (beside) {
+      side_ready_->record(stream());
+      side_stream_->wait(*side_ready_);
     }
     gpu::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, token_count_.data(),
-                            counts);
+                            side);
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
-                               target_order_.order(), counts);
-    if (!hooks_.counts_in_line) counts_join_->record(counts);
+                               target_order_.order(), side);
+    if (beside) side_done_->record(side);
     stage("token count, target order");
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
+      if (c > 0 && beside) stream().wait(*side_done_); // grad x's fp32 buffer is free again
       enqueue_logits(chunk);
-      if (c == 0 && !hooks_.counts_in_line) stream().wait(*counts_join_);
+      if (c == 0 && beside) stream().wait(*side_done_); // N
       enqueue_row_loss(chunk, grads);
       stage("row kernel");
       if (grads) enqueue_gradients(chunk);
     }
+    if (beside) stream().wait(*side_done_); // the pass ends after the side stream's last kernel
     if (grads && plan_.direct) {
       // grad W left its GEMM divided by N and rounded: the one-hot term goes
       // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
@@ -407,8 +411,8 @@ private:
     token_count_ = DeviceBuffer<gpu::TokenCount>(allocator(), 1);
     target_order_ = gpu::fused::TargetOrderBuffers(allocator(), T, shape.sort_temp_bytes);
     side_stream_ = std::make_unique<gpu::Stream>(gpu::Stream::highest_priority());
-    counts_fork_ = std::make_unique<gpu::Event>(cudaEventDisableTiming);
-    counts_join_ = std::make_unique<gpu::Event>(cudaEventDisableTiming);
+    side_ready_ = std::make_unique<gpu::Event>(cudaEventDisableTiming);
+    side_done_ = std::make_unique<gpu::Event>(cudaEventDisableTiming);
     if (w.student_bias) ones_ = gpu::bf16_ones(allocator(), count(R));
     // The grad W GEMMs' C (both halves) and the high half's A (G' from
     // column S, 2·S bytes in) must be 16-byte aligned for cuBLASLt's
@@ -440,8 +444,9 @@ private:
     target_order_ = {};
     loss_.reset();
     token_count_.reset();
-    counts_join_.reset();
-    counts_fork_.reset();
+    if (side_stream_) side_stream_->synchronize();
+    side_done_.reset();
+    side_ready_.reset();
     side_stream_.reset();
     plan_ = {};
     blas_.reset();
@@ -586,10 +591,17 @@ private:
     dx.output_type = ElementType::fp32;
     gpu::matmul_aligned(*blas_, dx, stream());
     stage("grad x GEMM");
+    const bool beside = !hooks_.small_kernels_in_line; // run() says why
+    if (beside) {
+      side_ready_->record(stream());
+      side_stream_->wait(*side_ready_);
+    }
     gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + chunk.begin, chunk.rows, V,
                                   w.scalars.ignore_index, in.student_weight.data(), Hs,
                                   static_cast<float>(w.scalars.weight_hard), token_count_.data(),
-                                  grad_input_.data() + chunk.begin * Hs, stream());
+                                  grad_input_.data() + chunk.begin * Hs,
+                                  beside ? side_stream_->get() : stream().get());
+    if (beside) side_done_->record(*side_stream_);
     stage("grad x one-hot, to bf16");
 
     const bf16 *x_s = in.student_input.data() + chunk.begin * Hs;
@@ -653,10 +665,10 @@ private:
   DeviceBuffer<float> row_loss_;         // [T]
   DeviceBuffer<gpu::TokenCount> token_count_;
   gpu::fused::TargetOrderBuffers target_order_; // the targets in sorted order, for grad W's one-hot term
-  // Where N and the target order are made beside the first logit GEMMs
-  // (run), and the events that fork it from the pass's stream and join it.
+  // Where the small kernels run beside the GEMMs (run), and the events
+  // that fork it from the pass's stream and mark its latest work.
   std::unique_ptr<gpu::Stream> side_stream_;
-  std::unique_ptr<gpu::Event> counts_fork_, counts_join_;
+  std::unique_ptr<gpu::Event> side_ready_, side_done_;
   // The logit GEMMs' row statistics (FusedOptions::logit_statistics):
   // [R, abt_gemm_column_tiles(V)] each, on sm_count_ SMs.
   int sm_count_ = 0;

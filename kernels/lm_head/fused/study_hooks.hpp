@@ -30,10 +30,10 @@ struct FusedStudyHooks {
   // Not owned: run() marks each stage on it, per chunk
   // (dev/perf/fused_stages_perf.cpp).
   StageMarks *stage_marks = nullptr;
-  // The token count and the target sort on the pass's own stream ahead of
-  // the first logit GEMMs (as before 2026-12-07), not on a side stream
-  // beside them.
-  bool counts_in_line = false;
+  // The token count, the target sort and grad x's one-hot finish on the
+  // pass's own stream (as before 2026-12-07), not on a side stream beside
+  // the GEMMs.
+  bool small_kernels_in_line = false;
 };
 
 std::unique_ptr<Implementation> make_fused_for_study(FusedOptions options, FusedStudyHooks hooks);
