@@ -20,6 +20,7 @@
 
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cuda/gpu_available.hpp"
+#include "kernels/lm_head/fused/abt_gemm.hpp"
 #include "kernels/lm_head/fused/chunk_plan.hpp"
 #include "kernels/lm_head/fused/fused_implementation.hpp"
 #include "kernels/lm_head/fused/grad_weight_split.hpp"
@@ -279,6 +280,26 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
     check_case(c);
   }
   check_case(cases[1], Pass::forward); // 48 bytes a vector without G' too
+
+  // Where the rows in flight would read more than a quarter of L2 again
+  // (V = 128256 with G': 37 MB with the compact cache, 47 MB with the GEMMs'
+  // statistics on 132 SMs) pairs run; a forward pass with the GEMMs'
+  // statistics reads each vector once, and runs singles; rows fewer than
+  // the SMs run pairs.
+  const float2 stats{};
+  gpu::fused::RowLossArgs seed;
+  seed.rows = 2816;
+  seed.vocab = 128256;
+  seed.ld = 128256;
+  seed.student_hidden = 2048;
+  CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
+  seed.student_stats = seed.teacher_stats = &stats;
+  seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
+  CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
+  seed.write_grad = false;
+  CHECK(gpu::fused::row_loss_v6_singles_pay(seed));
+  seed.rows = 7;
+  CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
 }
 
 TEST_CASE("fused: biases on both heads, grad b accumulated over chunks", "[gpu][fused]") {
@@ -641,7 +662,7 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
   CHECK(labels.find("chunk_rows")->as_string() == "12");
   CHECK(labels.find("grad_weight_path")->as_string().starts_with("fp32 accumulator"));
   CHECK(labels.find("row_kernel")->as_string() == gpu::fused::RowKernel{}.name);
-  CHECK(labels.find("row_kernel")->as_string() == "v6c: 1x1024 where a row fits an SM, else 2x1024");
+  CHECK(labels.find("row_kernel")->as_string() == "v6c: 1x1024 where rows fill the SMs and re-reads fit L2, else 2x1024");
   REQUIRE(labels.contains("gemm_tuning"));
   REQUIRE(labels.contains("gemm_1")); // tuning on: every shape it met is listed
   CHECK(labels.find("gemm_1")->as_string().find("heuristic rank") != std::string::npos);

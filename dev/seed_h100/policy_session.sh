@@ -55,15 +55,19 @@
 #              H = 1024 sweep shape;
 #   singles    row-v6 with a row to one CTA (v6c-1x1024): its check
 #              against row-v3 ([dev-row-kernels]), then each stage of full
-#              passes of `fused` (singles where a row fits an SM), of it
-#              with pairs (v6c-2x1024) and singles everywhere, and with
-#              the small kernels in line, not beside the GEMMs: the GPT-2 case and the two derived shapes (with
-#              SINGLES_LARGE=1 also the seed and the H = 1024 sweep shape);
+#              passes of `fused` (singles where row_loss_v6_singles_pay),
+#              of it with pairs (v6c-2x1024) and singles everywhere, and
+#              with the small kernels in line, not beside the GEMMs: the
+#              GPT-2 case and the two derived shapes (with SINGLES_LARGE=1
+#              also the seed and the H = 1024 sweep shape, and the seed's
+#              forward pass with pairs);
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
 #              derived from the seed here (T 777, V 32001, tau 0.7; T 8192,
-#              V 50257, beta 0.9, tau 0.7), each run directory under runs/.
+#              V 50257, beta 0.9, tau 0.7), each run directory under runs/
+#              (TARGETS="small forward" runs only those of small, fljsd,
+#              seed and forward);
 # Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
@@ -178,12 +182,15 @@ if want singles; then
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6c-1x1024;fused, small kernels in line' \
     timeout 300 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+  [[ -n "${SINGLES_LARGE:-}" ]] && KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
+    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024' timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
 if want targets; then
   derive_shapes
-  run_target() { # NAME, then kibench run's arguments
+  run_target() { # NAME, then kibench run's arguments; only the names in TARGETS, if set
     local name="$1"; shift
+    [[ -n "${TARGETS:-}" && " $TARGETS " != *" $name "* ]] && return 0
     "$bin/kibench" run "$@" --out "$work/runs/targets-$name" 2>&1 | grep -vE "$quiet" | tee -a "$log"
   }
   # The shorter runs first: a call cut short keeps their lines in the log.

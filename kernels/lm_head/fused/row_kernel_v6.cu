@@ -660,17 +660,43 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
   launch_v6<1, 1024, true>(args, stream);
 }
 
-// A row to one CTA where the whole row stays in its shared memory, in the
-// layout the row's kernel uses (the compact one where it applies), and the
-// rows fill every SM once at least: then a row needs no cluster exchange
-// and twice as many are in flight. Below one row an SM (T = 7, T = 128 on
-// 132 SMs) a row over two SMs finishes sooner.
+std::size_t l2_bytes() {
+  static std::mutex mutex;
+  static std::map<int, std::size_t> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  int value = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrL2CacheSize, device));
+  return known.emplace(device, static_cast<std::size_t>(value)).first->second;
+}
+
+// A row to one CTA (singles) where the rows fill every SM once at least
+// and the vectors its later sweeps read again from global memory stay in
+// L2: then a row needs no cluster exchange and twice as many are in
+// flight. Measured on an H100 (docs/perf-log.md, "Row-v6 singles"): the
+// row kernel 16-19 % faster than pairs where the whole row stays in shared
+// memory (the GPT-2 case; T 777, V 32001, tau 0.7) and 10 % where 4822 of
+// its 6283 vectors do (T 8192, V 50257, tau 0.7: 6.2 MB re-read by the
+// rows in flight). Where the re-read vectors of 132 rows would fill L2
+// (the seed's 47 MB, H = 1024's 37 MB) pairs keep them at 13 MB. Below
+// one row an SM (T = 7, T = 128 on 132 SMs) a row over two SMs finishes
+// sooner.
 bool row_loss_v6_singles_pay(const RowLossArgs &args) {
   const Params p = detail::row_loss_params(args);
-  const bool compact = divergence_for(args.beta) == Divergence::mixture && args.write_grad &&
-                       p.unit_temperature && p.student_stats == nullptr;
+  const bool gemm_stats = p.student_stats != nullptr;
+  const bool compact =
+      divergence_for(args.beta) == Divergence::mixture && args.write_grad && p.unit_temperature && !gemm_stats;
   const RowLossV6Layout l = compact ? layout_of<1, 1024, true>(args.vocab) : layout_of<1, 1024, false>(args.vocab);
-  return l.cached_vectors == l.slice_vectors && args.rows >= l.resident_clusters;
+  if (args.rows < l.resident_clusters) return false;
+  // A forward pass with the GEMMs' statistics reads each vector once.
+  const bool rereads = args.write_grad || !gemm_stats;
+  const std::size_t reread_bytes = rereads ? static_cast<std::size_t>(l.resident_clusters) *
+                                                 static_cast<std::size_t>(l.slice_vectors - l.cached_vectors) *
+                                                 2 * sizeof(uint4)
+                                           : 0;
+  return reread_bytes <= l2_bytes() / 4;
 }
 
 void set_row_loss_v6_limits(RowLossV6Limits limits) {

@@ -69,8 +69,8 @@ struct RowLossArgs {
 
 // Enqueues the shipped row kernel on `stream`; throws on a bad
 // configuration: row-v6 with the compact cache where it applies (below),
-// a row to one CTA where it fits one SM's shared memory and the rows fill
-// the SMs (row_loss_v6_singles_pay), else in clusters of two CTAs.
+// a row to one CTA where the rows fill the SMs and their re-read vectors
+// stay in L2 (row_loss_v6_singles_pay), else in clusters of two CTAs.
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream);
 
 // Row kernel, version 6 (row_kernel_v6.cu): a row over a cluster of 2 CTAs
@@ -97,8 +97,11 @@ void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stre
 // studies): twice the rows in flight of pairs and no cluster exchange, for
 // vocabularies whose row fits one SM's shared memory (V <= ~57K compact).
 void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream);
-// Whether launch_row_loss runs singles for these arguments: where a whole
-// row fits one CTA's shared memory and there are rows for every SM.
+// Whether launch_row_loss runs singles for these arguments: where there
+// are rows for every SM and what the rows in flight read again from
+// global memory takes at most a quarter of L2 (nothing where a whole row
+// fits one SM's shared memory, or in a forward pass with the GEMMs'
+// statistics).
 [[nodiscard]] bool row_loss_v6_singles_pay(const RowLossArgs &args);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
@@ -136,7 +139,7 @@ public:
 // (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
 // alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v6c: 1x1024 where a row fits an SM, else 2x1024";
+  const char *name = "v6c: 1x1024 where rows fill the SMs and re-reads fit L2, else 2x1024";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 
