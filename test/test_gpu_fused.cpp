@@ -283,9 +283,10 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
 
   // Where the rows in flight would read more than a quarter of L2 again
   // (V = 128256 with G': 37 MB with the compact cache, 47 MB with the GEMMs'
-  // statistics on 132 SMs) pairs run; a forward pass with the GEMMs'
-  // statistics reads each vector once, and runs singles; rows fewer than
-  // the SMs run pairs.
+  // statistics on 132 SMs) pairs run, and in the forward pass (counted as
+  // if it read them again: singles there are not measured yet); rows
+  // fewer than the SMs run pairs; a whole row in shared memory runs
+  // singles.
   const float2 stats{};
   gpu::fused::RowLossArgs seed;
   seed.rows = 2816;
@@ -297,6 +298,9 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
   seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
   seed.write_grad = false;
+  CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
+  seed.vocab = seed.ld = 32000;
+  seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
   CHECK(gpu::fused::row_loss_v6_singles_pay(seed));
   seed.rows = 7;
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));

@@ -677,8 +677,8 @@ std::size_t l2_bytes() {
 }
 
 // A row to one CTA (singles) where the rows fill every SM once at least
-// and the vectors its later sweeps read again from global memory stay in
-// L2: then a row needs no cluster exchange and twice as many are in
+// and the vectors its later sweeps would read again from global memory
+// stay in L2: then a row needs no cluster exchange and twice as many are in
 // flight. Measured on an H100 (docs/perf-log.md, "Row-v6 singles"): the
 // row kernel 16-19 % faster than pairs where the whole row stays in shared
 // memory (the GPT-2 case; T 777, V 32001, tau 0.7) and 10 % where 4822 of
@@ -694,12 +694,12 @@ bool row_loss_v6_singles_pay(const RowLossArgs &args) {
       divergence_for(args.beta) == Divergence::mixture && args.write_grad && p.unit_temperature && !gemm_stats;
   const RowLossV6Layout l = compact ? layout_of<1, 1024, true>(args.vocab) : layout_of<1, 1024, false>(args.vocab);
   if (args.rows < l.resident_clusters) return false;
-  // A forward pass with the GEMMs' statistics reads each vector once.
-  const bool rereads = args.write_grad || !gemm_stats;
-  const std::size_t reread_bytes = rereads ? static_cast<std::size_t>(l.resident_clusters) *
-                                                 static_cast<std::size_t>(l.slice_vectors - l.cached_vectors) *
-                                                 2 * sizeof(uint4)
-                                           : 0;
+  // Counted for a forward pass with the GEMMs' statistics too, which reads
+  // each vector once: singles there are not yet measured (the seed's
+  // forward pass keeps pairs).
+  const std::size_t reread_bytes = static_cast<std::size_t>(l.resident_clusters) *
+                                   static_cast<std::size_t>(l.slice_vectors - l.cached_vectors) * 2 *
+                                   sizeof(uint4);
   return reread_bytes <= l2_bytes() / 4;
 }
 
