@@ -574,11 +574,7 @@ void launch(Params p, std::int64_t rows, cudaStream_t stream) {
   auto *kernel =
       &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCompact, kCluster, kThreads>;
   const auto *key = reinterpret_cast<const void *>(kernel);
-  // A forward pass with the GEMMs' statistics reads each vector once and
-  // never again: it keeps none in shared memory.
-  constexpr bool kReadOnce = !kGrad && kGemmStats;
-  const auto g = kReadOnce ? Geometry{.slice = detail::slice_for(p.vocab, kCluster)}
-                           : geometry<kCluster, kThreads, kCompact>(key, p.vocab);
+  const auto g = geometry<kCluster, kThreads, kCompact>(key, p.vocab);
   p.slice = g.slice;
   detail::raise_smem_limit(key, g.smem);
   std::int64_t clusters =
