@@ -286,29 +286,24 @@ public:
     // the first chunk's logit GEMMs (the row kernel, N's first reader,
     // waits for them), and grad x's one-hot finish beside grad W's GEMMs
     // (the next chunk's logits, which reuse its fp32 buffer, wait for it).
-    const bool beside = !hooks_.small_kernels_in_line;
-    const cudaStream_t side = beside ? side_stream_->get() : stream().get();
-    if (beside) {
-      side_ready_->record(stream());
-      side_stream_->wait(*side_ready_);
-    }
+    const cudaStream_t side = small_kernels_stream();
     gpu::count_valid_tokens(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index, token_count_.data(),
                             side);
     if (grads)
       gpu::fused::sort_targets(in.target.data(), w.tokens, w.vocab, w.scalars.ignore_index,
                                target_order_.order(), side);
-    if (beside) side_done_->record(side);
+    small_kernels_enqueued();
     stage("token count, target order");
     for (std::int64_t c = 0; c < plan_.chunks; ++c) {
       const Chunk chunk{.begin = c * plan_.rows, .rows = std::min(plan_.rows, w.tokens - c * plan_.rows)};
-      if (c > 0 && beside) stream().wait(*side_done_); // grad x's fp32 buffer is free again
+      if (c > 0) wait_for_small_kernels(); // grad x's fp32 buffer is free again
       enqueue_logits(chunk);
-      if (c == 0 && beside) stream().wait(*side_done_); // N
+      if (c == 0) wait_for_small_kernels(); // N
       enqueue_row_loss(chunk, grads);
       stage("row kernel");
       if (grads) enqueue_gradients(chunk);
     }
-    if (beside) stream().wait(*side_done_); // the pass ends after the side stream's last kernel
+    wait_for_small_kernels(); // the pass ends after the side stream's last kernel
     if (grads && plan_.direct) {
       // grad W left its GEMM divided by N and rounded: the one-hot term goes
       // into its target rows (one_hot.hpp), grad b is still an fp32 sum.
@@ -591,17 +586,11 @@ private:
     dx.output_type = ElementType::fp32;
     gpu::matmul_aligned(*blas_, dx, stream());
     stage("grad x GEMM");
-    const bool beside = !hooks_.small_kernels_in_line; // run() says why
-    if (beside) {
-      side_ready_->record(stream());
-      side_stream_->wait(*side_ready_);
-    }
     gpu::fused::finish_grad_input(grad_input_sum, in.target.data() + chunk.begin, chunk.rows, V,
                                   w.scalars.ignore_index, in.student_weight.data(), Hs,
                                   static_cast<float>(w.scalars.weight_hard), token_count_.data(),
-                                  grad_input_.data() + chunk.begin * Hs,
-                                  beside ? side_stream_->get() : stream().get());
-    if (beside) side_done_->record(*side_stream_);
+                                  grad_input_.data() + chunk.begin * Hs, small_kernels_stream());
+    small_kernels_enqueued();
     stage("grad x one-hot, to bf16");
 
     const bf16 *x_s = in.student_input.data() + chunk.begin * Hs;
@@ -638,6 +627,24 @@ private:
       gpu::matmul_aligned(*blas_, db, stream());
       stage("grad b GEMM");
     }
+  }
+
+  // Where the next small kernels run (run() says why): the side stream,
+  // after everything enqueued on the pass's stream so far, or the pass's
+  // own stream (FusedStudyHooks::small_kernels_in_line).
+  cudaStream_t small_kernels_stream() {
+    if (hooks_.small_kernels_in_line) return stream();
+    side_ready_->record(stream());
+    side_stream_->wait(*side_ready_);
+    return *side_stream_;
+  }
+  // Marks the side stream's work so far, for wait_for_small_kernels.
+  void small_kernels_enqueued() {
+    if (!hooks_.small_kernels_in_line) side_done_->record(*side_stream_);
+  }
+  // The pass's stream waits for the small kernels marked last.
+  void wait_for_small_kernels() {
+    if (!hooks_.small_kernels_in_line) stream().wait(*side_done_);
   }
 
   // Closes the stage since the previous mark on the study's clock, if any.

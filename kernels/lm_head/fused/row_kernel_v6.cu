@@ -515,20 +515,21 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
   cluster.sync();
 }
 
-// Per device: shared memory an SM has, and what each CTA gives up to the
-// system.
-struct SmemLimits {
+// Per device: shared memory an SM has, what each CTA gives up to the
+// system, and the L2 cache's bytes (row_loss_v6_singles_pay).
+struct MemoryLimits {
   std::size_t per_sm = 0, reserved_per_block = 0, per_block_optin = 0;
+  std::size_t l2 = 0;
 };
 
-SmemLimits smem_limits() {
+MemoryLimits memory_limits() {
   static std::mutex mutex;
-  static std::map<int, SmemLimits> known;
+  static std::map<int, MemoryLimits> known;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard lock(mutex);
   if (auto it = known.find(device); it != known.end()) return it->second;
-  SmemLimits l;
+  MemoryLimits l;
   int value = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   l.per_sm = static_cast<std::size_t>(value);
@@ -536,6 +537,8 @@ SmemLimits smem_limits() {
   l.reserved_per_block = static_cast<std::size_t>(value);
   CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   l.per_block_optin = static_cast<std::size_t>(value);
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrL2CacheSize, device));
+  l.l2 = static_cast<std::size_t>(value);
   known.emplace(device, l);
   return l;
 }
@@ -553,7 +556,7 @@ template <int kCluster, int kThreads, bool kCompact>
 Geometry geometry(const void *kernel, std::int64_t vocab) {
   Geometry g;
   g.slice = detail::slice_for(vocab, kCluster);
-  const SmemLimits l = smem_limits();
+  const MemoryLimits l = memory_limits();
   constexpr int kCtasPerSm = 1024 / kThreads;
   const std::size_t per_cta = std::min(l.per_block_optin, l.per_sm / kCtasPerSm - l.reserved_per_block);
   cudaFuncAttributes attributes{};
@@ -585,13 +588,19 @@ void launch(Params p, std::int64_t rows, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
+// Whether a compact launch runs the compact cache for these rows: where
+// the kernel can hold it (tau = 1, the mixture, G') and it was measured
+// faster, without the GEMMs' statistics (with them, its copies in flight
+// slowed the seed's row kernel by 9 %: docs/perf-log.md, "Row-v6's
+// compact cache").
+bool compact_cache_applies(const Params &p, Divergence divergence, bool grad) {
+  return divergence == Divergence::mixture && grad && p.unit_temperature && p.student_stats == nullptr;
+}
+
 template <int kCluster, int kThreads, bool kCompact, Divergence kDivergence>
 void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
-  // The compact cache where it was measured faster: without the GEMMs'
-  // statistics (with them, its copies in flight slowed the seed's row
-  // kernel by 9 %: docs/perf-log.md, "Row-v6's compact cache").
   if constexpr (kCompact && kDivergence == Divergence::mixture) {
-    if (grad && p.unit_temperature && p.student_stats == nullptr) {
+    if (compact_cache_applies(p, kDivergence, grad)) {
       launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, stream);
       return;
     }
@@ -660,18 +669,6 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
   launch_v6<1, 1024, true>(args, stream);
 }
 
-std::size_t l2_bytes() {
-  static std::mutex mutex;
-  static std::map<int, std::size_t> known;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard lock(mutex);
-  if (auto it = known.find(device); it != known.end()) return it->second;
-  int value = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrL2CacheSize, device));
-  return known.emplace(device, static_cast<std::size_t>(value)).first->second;
-}
-
 // A row to one CTA (singles) where the rows fill every SM once at least
 // and the vectors its later sweeps would read again from global memory
 // stay in L2: then a row needs no cluster exchange and twice as many are in
@@ -685,9 +682,7 @@ std::size_t l2_bytes() {
 // sooner.
 bool row_loss_v6_singles_pay(const RowLossArgs &args) {
   const Params p = detail::row_loss_params(args);
-  const bool gemm_stats = p.student_stats != nullptr;
-  const bool compact =
-      divergence_for(args.beta) == Divergence::mixture && args.write_grad && p.unit_temperature && !gemm_stats;
+  const bool compact = compact_cache_applies(p, divergence_for(args.beta), args.write_grad);
   const RowLossV6Layout l = compact ? layout_of<1, 1024, true>(args.vocab) : layout_of<1, 1024, false>(args.vocab);
   if (args.rows < l.resident_clusters) return false;
   // Counted for a forward pass with the GEMMs' statistics too, which reads
@@ -696,7 +691,7 @@ bool row_loss_v6_singles_pay(const RowLossArgs &args) {
   const std::size_t reread_bytes = static_cast<std::size_t>(l.resident_clusters) *
                                    static_cast<std::size_t>(l.slice_vectors - l.cached_vectors) * 2 *
                                    sizeof(uint4);
-  return reread_bytes <= l2_bytes() / 4;
+  return reread_bytes <= memory_limits().l2 / 4;
 }
 
 void set_row_loss_v6_limits(RowLossV6Limits limits) {
