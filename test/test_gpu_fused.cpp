@@ -280,13 +280,15 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
     check_case(c);
   }
   check_case(cases[1], Pass::forward); // 48 bytes a vector without G' too
+  // With the GEMMs' statistics a forward pass reads each vector once and
+  // keeps none in shared memory (check_case runs it with them on).
+  check_case(cases[0], Pass::forward);
 
   // Where the rows in flight would read more than a quarter of L2 again
   // (V = 128256 with G': 37 MB with the compact cache, 47 MB with the GEMMs'
-  // statistics on 132 SMs) pairs run, and in the forward pass (counted as
-  // if it read them again: singles there are not measured yet); rows
-  // fewer than the SMs run pairs; a whole row in shared memory runs
-  // singles.
+  // statistics on 132 SMs) pairs run; a forward pass with the GEMMs'
+  // statistics reads nothing again and runs singles; rows fewer than the
+  // SMs run pairs; a whole row in shared memory runs singles.
   const float2 stats{};
   gpu::fused::RowLossArgs seed;
   seed.rows = 2816;
@@ -298,7 +300,11 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
   seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
   seed.write_grad = false;
+  CHECK(gpu::fused::row_loss_v6_singles_pay(seed));
+  seed.student_stats = seed.teacher_stats = nullptr; // a forward pass that takes its own statistics re-reads
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
+  seed.student_stats = seed.teacher_stats = &stats;
+  seed.write_grad = true;
   seed.vocab = seed.ld = 32000;
   seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
   CHECK(gpu::fused::row_loss_v6_singles_pay(seed));

@@ -61,6 +61,12 @@
 #              GPT-2 case and the two derived shapes (with SINGLES_LARGE=1
 #              also the seed and the H = 1024 sweep shape, and the seed's
 #              forward pass with pairs);
+#   fwdsingles the seed's forward pass, each stage: `fused` (singles
+#              without a shared-memory cache, as row_loss_v6_singles_pay
+#              now allows where a pass reads each vector once), pairs
+#              without the cache (v6c-2x1024) and pairs with the write-only
+#              cache the pass kept before (v6-2x1024); fused-lean and
+#              fused-fp8-teacher beside them;
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -68,7 +74,7 @@
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/
 #              (TARGETS="small forward" runs only those of small, fljsd,
 #              seed and forward);
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -184,6 +190,12 @@ if want singles; then
     timeout 300 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
   [[ -n "${SINGLES_LARGE:-}" ]] && KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024' timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+if want fwdsingles; then
+  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
+    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6-2x1024;fused-lean;fused-fp8-teacher' \
+    timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
 if want targets; then

@@ -571,13 +571,23 @@ Geometry geometry(const void *kernel, std::int64_t vocab) {
   return g;
 }
 
+// Whether a pass reads each vector once and never again: a forward pass
+// with the GEMMs' statistics (its load sweep takes the KL terms). Its
+// shared-memory cache would be written and never read.
+constexpr bool reads_once(bool grad, bool gemm_stats) { return !grad && gemm_stats; }
+
+// uncached_read_once: a pass that reads each vector once keeps none in
+// shared memory (the compact launchers, which `fused` runs; the plain
+// pairs and quads keep the write-only cache for the studies to compare).
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
           int kCluster, int kThreads>
-void launch(Params p, std::int64_t rows, cudaStream_t stream) {
+void launch(Params p, std::int64_t rows, bool uncached_read_once, cudaStream_t stream) {
   auto *kernel =
       &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCompact, kCluster, kThreads>;
   const auto *key = reinterpret_cast<const void *>(kernel);
-  const auto g = geometry<kCluster, kThreads, kCompact>(key, p.vocab);
+  const auto g = uncached_read_once && reads_once(kGrad, kGemmStats)
+                     ? Geometry{.slice = detail::slice_for(p.vocab, kCluster)}
+                     : geometry<kCluster, kThreads, kCompact>(key, p.vocab);
   p.slice = g.slice;
   detail::raise_smem_limit(key, g.smem);
   std::int64_t clusters =
@@ -601,23 +611,24 @@ template <int kCluster, int kThreads, bool kCompact, Divergence kDivergence>
 void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
   if constexpr (kCompact && kDivergence == Divergence::mixture) {
     if (compact_cache_applies(p, kDivergence, grad)) {
-      launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, stream);
+      launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, kCompact, stream);
       return;
     }
   }
   if (p.student_stats != nullptr) {
-    grad ? launch<kDivergence, true, true, true, false, kCluster, kThreads>(p, rows, stream)
-         : launch<kDivergence, false, true, true, false, kCluster, kThreads>(p, rows, stream);
+    grad ? launch<kDivergence, true, true, true, false, kCluster, kThreads>(p, rows, kCompact, stream)
+         : launch<kDivergence, false, true, true, false, kCluster, kThreads>(p, rows, kCompact, stream);
   } else if (p.unit_temperature) {
-    grad ? launch<kDivergence, true, true, false, false, kCluster, kThreads>(p, rows, stream)
-         : launch<kDivergence, false, true, false, false, kCluster, kThreads>(p, rows, stream);
+    grad ? launch<kDivergence, true, true, false, false, kCluster, kThreads>(p, rows, kCompact, stream)
+         : launch<kDivergence, false, true, false, false, kCluster, kThreads>(p, rows, kCompact, stream);
   } else {
-    grad ? launch<kDivergence, true, false, false, false, kCluster, kThreads>(p, rows, stream)
-         : launch<kDivergence, false, false, false, false, kCluster, kThreads>(p, rows, stream);
+    grad ? launch<kDivergence, true, false, false, false, kCluster, kThreads>(p, rows, kCompact, stream)
+         : launch<kDivergence, false, false, false, false, kCluster, kThreads>(p, rows, kCompact, stream);
   }
 }
 
-// kCompact: the compact cache where it applies (tau = 1, the mixture, G').
+// kCompact: the compact cache where it applies (tau = 1, the mixture, G'),
+// and no cache where a pass reads each vector once.
 template <int kCluster, int kThreads, bool kCompact = false>
 void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
@@ -677,17 +688,17 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
 // memory (the GPT-2 case; T 777, V 32001, tau 0.7) and 10 % where 4822 of
 // its 6283 vectors do (T 8192, V 50257, tau 0.7: 6.2 MB re-read by the
 // rows in flight). Where the re-read vectors of 132 rows would fill L2
-// (the seed's 47 MB, H = 1024's 37 MB) pairs keep them at 13 MB. Below
-// one row an SM (T = 7, T = 128 on 132 SMs) a row over two SMs finishes
+// (the seed's 47 MB, H = 1024's 37 MB) pairs keep them at 13 MB; a
+// forward pass with the GEMMs' statistics re-reads nothing. Below one row an SM (T = 7, T = 128 on 132 SMs) a row over two SMs finishes
 // sooner.
 bool row_loss_v6_singles_pay(const RowLossArgs &args) {
   const Params p = detail::row_loss_params(args);
   const bool compact = compact_cache_applies(p, divergence_for(args.beta), args.write_grad);
   const RowLossV6Layout l = compact ? layout_of<1, 1024, true>(args.vocab) : layout_of<1, 1024, false>(args.vocab);
   if (args.rows < l.resident_clusters) return false;
-  // Counted for a forward pass with the GEMMs' statistics too, which reads
-  // each vector once: singles there are not yet measured (the seed's
-  // forward pass keeps pairs).
+  // A pass that reads each vector once keeps none in shared memory and
+  // reads none again.
+  if (reads_once(args.write_grad, p.student_stats != nullptr)) return true;
   const std::size_t reread_bytes = static_cast<std::size_t>(l.resident_clusters) *
                                    static_cast<std::size_t>(l.slice_vectors - l.cached_vectors) * 2 *
                                    sizeof(uint4);

@@ -100,7 +100,8 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
 // Whether launch_row_loss runs singles for these arguments: where there
 // are rows for every SM and what the rows in flight read again from
 // global memory takes at most a quarter of L2 (nothing where a whole row
-// fits one SM's shared memory).
+// fits one SM's shared memory, or where the pass reads each vector once:
+// a forward pass with the GEMMs' statistics, which keeps no cache).
 [[nodiscard]] bool row_loss_v6_singles_pay(const RowLossArgs &args);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
