@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -513,6 +514,100 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
                    statistics ? "GEMM stats" : "own stats", grad ? "with G'" : "loss only", t.median_ms,
                    t.p20_ms, t.p80_ms, bytes / (t.median_ms * 1e-3) * 1e-9);
       }
+    }
+  }
+}
+
+// The row kernel's schedule within one launch (hidden: run `kibench_dev
+// "[gpu-perf-rows-schedule]"`; KIBENCH_ROWS_WORKLOAD=a.json for another
+// workload than the GPT-2 case). Row-v6 with a row to one CTA runs each
+// row as a memory phase (the next row's copies and this row's G' writes)
+// then two arithmetic sweeps (the load sweep's statistics, the KL sweep's
+// terms: 5 special-function operations a logit); every CTA starts at once,
+// so every SM loads at the same time and computes at the same time, and a
+// row costs about the sum of the two (docs/perf-log.md, "Row-v6 singles").
+// Two knobs (RowLossV6Limits) try to overlap them: the clusters of odd
+// index start `stagger_ns` late, so that half the SMs load while the other
+// half compute; and the compact kernel's load sweep waits for its cached
+// vectors slot by slot (staged), so that its arithmetic starts while the
+// row's last copies fly. Each lane cold (L2 flushed), the median of three
+// rounds' medians, the lanes in the same order each round; the logits as
+// the GEMMs write them for one chunk, own statistics with G' (the GPT-2
+// case's configuration), then, at tau = 1 with the GEMMs' statistics, with
+// G' (the seed's) and without (its forward pass).
+TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-schedule]") {
+  KIBENCH_REQUIRE_GPU_OR_SKIP();
+  const char *file = std::getenv("KIBENCH_ROWS_WORKLOAD");
+  const Workload w = load_workload(file != nullptr && *file != '\0'
+                                       ? std::filesystem::path(file)
+                                       : default_workloads_dir() / "distill-jsd-h1024-t1000-v50257.json");
+  InputSet inputs(w);
+  const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
+  const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden;
+  const gpu::fused::ChunkShape shape{.tokens = T, .vocab = V, .student_hidden = Hs};
+  const auto plan =
+      gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape), std::uint64_t{1} << 40, 0);
+  REQUIRE(plan.has_value());
+  const std::int64_t R = plan->rows, ld = (V + 7) / 8 * 8, tiles = gpu::gemm::abt_gemm_column_tiles(V);
+  fmt::print("{}: T={} V={} H={} Hs={}; one chunk of {} rows\n", w.name, T, V, w.hidden, Hs, R);
+
+  gpu::DeviceAllocator allocator("row-schedule-perf");
+  gpu::Stream stream;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  gpu::L2Flush flush(allocator, device);
+  gpu::DeviceBuffer<__nv_bfloat16> zs(allocator, static_cast<std::size_t>(R * ld)),
+      zt(allocator, static_cast<std::size_t>(R * ld));
+  gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(R * tiles)),
+      teacher_stats(allocator, static_cast<std::size_t>(R * tiles));
+  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(R));
+  write_logits_with_statistics(w, in, R, ld, zs.data(), zt.data(), student_stats.data(), teacher_stats.data(),
+                               stream);
+
+  struct Lane {
+    std::string name;
+    gpu::fused::RowKernel kernel;
+    gpu::fused::RowLossV6Limits limits;
+  };
+  struct Configuration {
+    const char *name;
+    bool statistics, grad;
+  };
+  for (const Configuration &config : {Configuration{"own statistics, G'", false, true},
+                                      Configuration{"GEMM statistics, G'", true, true},
+                                      Configuration{"GEMM statistics, forward", true, false}}) {
+    std::vector<Lane> lanes;
+    for (const gpu::fused::RowKernel &kernel :
+         {gpu::fused::kRowKernelV6CompactSingles, gpu::fused::kRowKernelV6CompactPairs}) {
+      for (const int staged : config.statistics ? std::vector<int>{0} : std::vector<int>{0, 1}) {
+        for (const std::int64_t stagger_us : {0, 2, 4, 6, 9, 12})
+          lanes.push_back({fmt::format("{}, {}, stagger {} us", kernel.name, staged ? "staged wait" : "wait all",
+                                       stagger_us),
+                           kernel,
+                           {.stagger_ns = stagger_us * 1000, .staged_wait = staged}});
+      }
+    }
+    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), R, V, Hs, row_loss.data());
+    args.ld = ld;
+    args.write_grad = config.grad;
+    if (config.statistics) {
+      args.student_stats = student_stats.data();
+      args.teacher_stats = teacher_stats.data();
+      args.stats_ld = tiles;
+    }
+    std::vector<std::vector<double>> medians(lanes.size());
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t i = 0; i < lanes.size(); ++i) {
+        const gpu::fused::ScopedRowLossV6Limits limits(lanes[i].limits);
+        medians[i].push_back(time_work([&] { lanes[i].kernel.launch(args, stream); }, stream, flush).median_ms);
+      }
+    }
+    fmt::print("{}:\n", config.name);
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      const Timing t = summarize(medians[i]);
+      fmt::print("  {:<46} {:>8.3f} ms  (rounds {:.3f}-{:.3f})\n", lanes[i].name, t.median_ms,
+                 *std::min_element(medians[i].begin(), medians[i].end()),
+                 *std::max_element(medians[i].begin(), medians[i].end()));
     }
   }
 }

@@ -118,6 +118,7 @@ constexpr Variant kVariants[] = {
     {"fused, row-v6c-1x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused-cublaslt, row-v6c-1x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused, small kernels in line", LogitStatistics::automatic, 0, {}, TeacherPrecision::bf16, false, true},
+    {"fused, row schedule from the environment", LogitStatistics::automatic, 0, gpu::fused::kRowKernelScheduled},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},

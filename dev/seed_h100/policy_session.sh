@@ -67,6 +67,14 @@
 #              without the cache (v6c-2x1024) and pairs with the write-only
 #              cache the pass kept before (v6-2x1024); fused-lean and
 #              fused-fp8-teacher beside them;
+#   schedule   the row kernel's schedule knobs (RowLossV6Limits: odd
+#              clusters started late, the compact load sweep's slot-by-slot
+#              waits): their check against row-v3 ([dev-row-kernels]), the
+#              row kernel alone on one chunk of the GPT-2 case and of the
+#              seed ("[gpu-perf-rows-schedule]"), then each stage of full
+#              passes of the GPT-2 case and the two derived shapes with the
+#              knobs of SCHEDULES ("stagger_us,staged ..."; default
+#              "0,1 6,0 6,1");
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -74,7 +82,7 @@
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/
 #              (TARGETS="small forward" runs only those of small, fljsd,
 #              seed and forward);
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -196,6 +204,22 @@ if want fwdsingles; then
   KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6-2x1024;fused-lean;fused-fp8-teacher' \
     timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+if want schedule; then
+  derive_shapes
+  timeout 150 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
+  for f in workloads/distill-jsd-h1024-t1000-v50257.json "$seed"; do
+    KIBENCH_ROWS_WORKLOAD="$f" timeout 150 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" 2>&1 | tee -a "$log"
+  done
+  stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
+  for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  for knobs in ${SCHEDULES:-0,1 6,0 6,1}; do
+    echo "schedule: stagger ${knobs%,*} us, staged wait ${knobs#*,}" | tee -a "$log"
+    KIBENCH_ROW_STAGGER_US="${knobs%,*}" KIBENCH_ROW_STAGED_WAIT="${knobs#*,}" KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
+      KIBENCH_STAGE_VARIANTS='fused;fused, row schedule from the environment' \
+      timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
+  done
 fi
 
 if want targets; then

@@ -173,8 +173,26 @@ struct CompactSlice {
     const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared), "l"(from) : "memory");
   }
+  // Closes this thread's copies started since the last commit into one
+  // group (a slot's copy is its own group, so that the load sweep can wait
+  // for a row's copies in the order they were started).
+  __device__ static void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
   // Waits for every copy this thread started.
   __device__ static void wait_copies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+  // Waits until at most `pending` of this thread's groups are in flight
+  // (the oldest land first); more than 7 waits as for 7, which is safe.
+  __device__ static void wait_copies_but(int pending) {
+    switch (pending) {
+    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+    }
+  }
 };
 
 // The compact kernel keeps the next row's cached vectors in flight while
@@ -186,11 +204,34 @@ struct CompactSlice {
 template <int kThreads>
 __device__ __forceinline__ void copy_cached_async(const CompactSlice &cs, const detail::RowPointers &row,
                                                   int cached) {
-  for (int v = static_cast<int>(threadIdx.x); v < cached; v += kThreads) cs.copy_raw_async(v, row);
+  for (int v = static_cast<int>(threadIdx.x); v < cached; v += kThreads) {
+    cs.copy_raw_async(v, row);
+    CompactSlice::commit();
+  }
+}
+
+// The studies' schedule of a launch (RowLossV6Limits): the clusters of odd
+// index start `stagger_ns` late, so that half the SMs load while the other
+// half compute; `staged_wait`: the compact kernel's load sweep waits for
+// its cached vectors' copies slot by slot, in the order they were started
+// (one cp.async group a slot), instead of for all of them before it
+// starts, so that its arithmetic on the first slots runs while the last
+// ones are still in flight.
+struct Schedule {
+  std::int64_t stagger_ns = 0;
+  bool staged_wait = false;
+};
+
+__device__ __forceinline__ std::uint64_t global_time_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
 
 std::atomic<std::int64_t> g_cache_limit{-1}; // set_row_loss_v6_limits
 std::atomic<std::int64_t> g_cluster_limit{-1};
+std::atomic<std::int64_t> g_stagger_ns{0};
+std::atomic<int> g_staged_wait{-1};
 
 template <int kWarps> struct ExchangeV6 {
   float warp[kWarps][kMaxValues]; // this CTA's warp partials (read by its warp 0 only)
@@ -266,7 +307,7 @@ template <class F> __device__ __forceinline__ void on_vector(int v, const RowPar
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
           int kCluster, int kThreads>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1024 / kThreads)
-    row_loss_v6_kernel(const Params p, int rows, int cached_vectors) {
+    row_loss_v6_kernel(const Params p, int rows, int cached_vectors, const Schedule schedule) {
   static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
   static_assert(
       !kCompact || (kDivergence == Divergence::mixture && kGrad && kUnitTemperature && !kGemmStats),
@@ -302,10 +343,16 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
   const auto prefetch_bytes = min(static_cast<unsigned>(part.vectors - prefetch_from) * 16u, kPrefetchBytes);
   auto lanes_of = [&](auto full) { return decltype(full)::value ? kVector : tail_lanes; };
 
+  if (schedule.stagger_ns > 0 && (blockIdx.x / kCluster) % 2 == 1) {
+    const std::uint64_t start = global_time_ns();
+    while (global_time_ns() - start < static_cast<std::uint64_t>(schedule.stagger_ns)) __nanosleep(256);
+  }
   if constexpr (kCompact) {
     if (const int first = static_cast<int>(blockIdx.x) / kCluster; first < rows)
       copy_cached_async<kThreads>(cs, detail::row_pointers(p, first, part), cached);
   }
+  // This thread's cached slots (one copy group each in the compact kernel).
+  const int own_slots = tid < cached ? (cached - 1 - tid) / kThreads + 1 : 0;
 
   int stage = 0;
   for (int row = static_cast<int>(blockIdx.x) / kCluster; row < rows; row += clusters) {
@@ -356,9 +403,19 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
     // Load sweep: every vector from global memory once; the first `cached`
     // of the slice also into shared memory (the compact kernel's are there
     // already, copied during the previous row).
-    if constexpr (kCompact) CompactSlice::wait_copies();
+    if constexpr (kCompact) {
+      if (!schedule.staged_wait) CompactSlice::wait_copies();
+    }
     const int load_end = kLoadOnlyCached ? cached : part.vectors;
     for (int base = tid; base < load_end; base += kBatch * kThreads) {
+      if constexpr (kCompact) {
+        // This batch's last cached slot is this thread's slot `last`; the
+        // groups started after it may still fly.
+        if (schedule.staged_wait && base < cached) {
+          const int last = min((base - tid) / kThreads + kBatch - 1, own_slots - 1);
+          CompactSlice::wait_copies_but(own_slots - 1 - last);
+        }
+      }
       uint4 zs[kBatch], zt[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
@@ -497,7 +554,10 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
           __stcs(out_row + v, detail::pack(g));
           if constexpr (kCompact) {
             // Slot v is free once G' is written (it was computed from it).
-            if (v < cached && has_next) cs.copy_raw_async(v, next_row);
+            if (v < cached && has_next) {
+              cs.copy_raw_async(v, next_row);
+              CompactSlice::commit();
+            }
           }
         });
       }
@@ -593,8 +653,10 @@ void launch(Params p, std::int64_t rows, bool uncached_read_once, cudaStream_t s
   std::int64_t clusters =
       std::min<std::int64_t>(rows, detail::resident_clusters(key, g.smem, kCluster, kThreads));
   if (const std::int64_t limit = g_cluster_limit.load(); limit > 0) clusters = std::min(clusters, limit);
+  const int staged_wait = g_staged_wait.load();
+  const Schedule schedule{.stagger_ns = g_stagger_ns.load(), .staged_wait = staged_wait > 0};
   kernel<<<dim3(static_cast<unsigned>(kCluster * clusters)), kThreads, g.smem, stream>>>(
-      p, static_cast<int>(rows), g.cached_vectors);
+      p, static_cast<int>(rows), g.cached_vectors, schedule);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -708,6 +770,8 @@ bool row_loss_v6_singles_pay(const RowLossArgs &args) {
 void set_row_loss_v6_limits(RowLossV6Limits limits) {
   g_cache_limit.store(limits.cache_vectors);
   g_cluster_limit.store(limits.clusters);
+  g_stagger_ns.store(limits.stagger_ns);
+  g_staged_wait.store(limits.staged_wait);
 }
 
 RowLossV6Layout row_loss_v6_layout(std::int64_t vocab, int ctas_per_row, bool compact) {

@@ -120,9 +120,15 @@ struct RowLossV6Layout {
 // small vocabularies, and at most `clusters` clusters, so that each runs
 // many rows of a short check (the row loop, the reductions' alternating
 // exchange slots and the slice's reuse from row to row).
+// The studies' schedule knobs ride along: the clusters of odd index start
+// `stagger_ns` late; `staged_wait` (-1: the shipped choice, 0 off, 1 on):
+// the compact kernel's load sweep waits for its cached vectors' copies
+// slot by slot rather than for all of them first.
 struct RowLossV6Limits {
   std::int64_t cache_vectors = -1;
   std::int64_t clusters = -1;
+  std::int64_t stagger_ns = 0;
+  int staged_wait = -1;
 };
 void set_row_loss_v6_limits(RowLossV6Limits limits);
 
