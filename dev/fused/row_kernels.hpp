@@ -30,13 +30,5 @@ inline constexpr RowKernel kRowKernelV6Pairs{"v6-2x1024", launch_row_loss_v6_pai
 inline constexpr RowKernel kRowKernelV6Quads{"v6-4x512", launch_row_loss_v6_quads};
 inline constexpr RowKernel kRowKernelV6CompactPairs{"v6c-2x1024", launch_row_loss_v6_compact_pairs};
 inline constexpr RowKernel kRowKernelV6CompactSingles{"v6c-1x1024", launch_row_loss_v6_compact_singles};
-// The shipped row kernel (launch_row_loss) with the schedule knobs of
-// RowLossV6Limits from the environment, for the stage study:
-// KIBENCH_ROW_STAGGER_US (the clusters of odd index start this late) and
-// KIBENCH_ROW_STAGED_WAIT (0 or 1: the compact load sweep waits slot by
-// slot).
-void launch_row_loss_scheduled(const RowLossArgs &args, cudaStream_t stream);
-inline constexpr RowKernel kRowKernelScheduled{"shipped, schedule from the environment",
-                                               launch_row_loss_scheduled};
 
 } // namespace kibench::gpu::fused

@@ -82,6 +82,31 @@ std::vector<std::filesystem::path> stage_workloads() {
   return files;
 }
 
+std::int64_t environment_integer(const char *name, std::int64_t fallback) {
+  const char *text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  std::size_t used = 0;
+  const std::int64_t value = std::stoll(text, &used);
+  if (used != std::string(text).size() || value < -1)
+    throw std::invalid_argument(fmt::format("{}={}: a whole number >= -1", name, text));
+  return value;
+}
+
+// The shipped row kernel (launch_row_loss) with the schedule knobs of
+// RowLossV6Limits from the environment: KIBENCH_ROW_STAGGER_US (the
+// clusters of odd index start this late) and KIBENCH_ROW_STAGED_WAIT (0 or
+// 1: the compact load sweep waits slot by slot; dev/perf/fused_perf.cpp,
+// "[gpu-perf-rows-schedule]").
+void launch_row_loss_scheduled(const gpu::fused::RowLossArgs &args, cudaStream_t stream) {
+  static const gpu::fused::RowLossV6Limits limits{
+      .stagger_ns = environment_integer("KIBENCH_ROW_STAGGER_US", 0) * 1000,
+      .staged_wait = static_cast<int>(environment_integer("KIBENCH_ROW_STAGED_WAIT", -1))};
+  const gpu::fused::ScopedRowLossV6Limits scoped(limits);
+  gpu::fused::launch_row_loss(args, stream);
+}
+constexpr gpu::fused::RowKernel kRowKernelScheduled{"shipped, schedule from the environment",
+                                                    launch_row_loss_scheduled};
+
 // The registry's fused variants as the registry builds them (row-v3 with
 // G', row-v6 without), those with row-v3 or row-v6 in every pass, and both
 // `fused` paths with the streaming study's row kernel (dev/fused/row_loss_v5.cu).
@@ -118,7 +143,7 @@ constexpr Variant kVariants[] = {
     {"fused, row-v6c-1x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused-cublaslt, row-v6c-1x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused, small kernels in line", LogitStatistics::automatic, 0, {}, TeacherPrecision::bf16, false, true},
-    {"fused, row schedule from the environment", LogitStatistics::automatic, 0, gpu::fused::kRowKernelScheduled},
+    {"fused, row schedule from the environment", LogitStatistics::automatic, 0, kRowKernelScheduled},
     {"fused-rowstats", LogitStatistics::on, 0},
     {"fused-rowstats, row-v6-2x1024", LogitStatistics::on, 0, gpu::fused::kRowKernelV6Pairs},
     {"fused-fp8-teacher", LogitStatistics::off, 0, {}, TeacherPrecision::fp8_e4m3, true},
