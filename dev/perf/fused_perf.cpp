@@ -530,7 +530,9 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
 // index start `stagger_ns` late, so that half the SMs load while the other
 // half compute; and the compact kernel's load sweep waits for its cached
 // vectors slot by slot (staged), so that its arithmetic starts while the
-// row's last copies fly. Each lane cold (L2 flushed), the median of three
+// row's last copies fly. A third, where the compact cache runs: the
+// exponentials of 2 or 3 of each vector's 8 elements on the FMA pipe
+// (ex2_fma) beside the SFU's. Each lane cold (L2 flushed), the median of three
 // rounds' medians, the lanes in the same order each round; the logits as
 // the GEMMs write them for one chunk, own statistics with G' (the GPT-2
 // case's configuration), then, at tau = 1 with the GEMMs' statistics, with
@@ -577,6 +579,17 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
                                       Configuration{"GEMM statistics, G'", true, true},
                                       Configuration{"GEMM statistics, forward", true, false}}) {
     std::vector<Lane> lanes;
+    if (!config.statistics) {
+      // A share of the exponentials on the FMA pipe (ex2_fma), where the
+      // compact cache runs.
+      for (const gpu::fused::RowKernel &kernel :
+           {gpu::fused::kRowKernelV6CompactSinglesFma2, gpu::fused::kRowKernelV6CompactSinglesFma3}) {
+        for (const int staged : {0, 1})
+          lanes.push_back({fmt::format("{}, {}", kernel.name, staged ? "staged wait" : "wait all"),
+                           kernel,
+                           {.staged_wait = staged}});
+      }
+    }
     for (const gpu::fused::RowKernel &kernel :
          {gpu::fused::kRowKernelV6CompactSingles, gpu::fused::kRowKernelV6CompactPairs}) {
       for (const int staged : config.statistics ? std::vector<int>{0} : std::vector<int>{0, 1}) {

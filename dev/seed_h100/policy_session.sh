@@ -74,7 +74,8 @@
 #              seed ("[gpu-perf-rows-schedule]"), then each stage of full
 #              passes of the GPT-2 case and the two derived shapes with the
 #              knobs of SCHEDULES ("stagger_us,staged ..."; default
-#              "0,1 6,0 6,1");
+#              "0,1 6,0 6,1"), and of singles with 2 or 3 of each vector's
+#              8 exponentials on the FMA pipe (ex2_fma);
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -214,6 +215,8 @@ if want schedule; then
   done
   stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
   for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024, fma ex2*' \
+    timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
   for knobs in ${SCHEDULES:-0,1 6,0 6,1}; do
     echo "schedule: stagger ${knobs%,*} us, staged wait ${knobs#*,}" | tee -a "$log"
     KIBENCH_ROW_STAGGER_US="${knobs%,*}" KIBENCH_ROW_STAGED_WAIT="${knobs#*,}" KIBENCH_STAGE_WORKLOADS="$stage_workloads" \

@@ -304,8 +304,12 @@ template <class F> __device__ __forceinline__ void on_vector(int v, const RowPar
     f(std::false_type{});
 }
 
+// kFmaLanes: the last kFmaLanes elements of each vector take their
+// exponentials on the FMA pipe (ex2_fma, row_loss_math.cuh) in the load
+// and KL sweeps: a study (launch_row_loss_v6_compact_singles_fma), 0 in
+// what ships.
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
-          int kCluster, int kThreads>
+          int kCluster, int kThreads, int kFmaLanes = 0>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1024 / kThreads)
     row_loss_v6_kernel(const Params p, int rows, int cached_vectors, const Schedule schedule) {
   static_assert(kUnitTemperature || !kGemmStats, "the GEMMs' statistics are of z log2 e: tau = 1 only");
@@ -453,7 +457,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
           } else {
             float z[kVector];
             detail::unpack(zs[u], z);
-            detail::load_statistics<decltype(full)::value, kUnitTemperature>(p, z, b, lanes_of(full), stats);
+            detail::load_statistics<decltype(full)::value, kUnitTemperature, kStats, kFmaLanes>(
+                p, z, b, lanes_of(full), stats);
           }
           if constexpr (!kCompact) {
             if (v < cached) s.store(v, zs[u], b);
@@ -499,11 +504,11 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
             }
             if constexpr (kCompact) {
               float q[kVector];
-              detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, kl[0],
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st, kl[0],
                                                                      kl[1], q);
               if (v < cached) cs.store_terms(v, q, b);
             } else {
-              detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, kl[0],
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st, kl[0],
                                                                      kl[1]);
               if constexpr (kDivergence == Divergence::mixture && kGrad) {
                 if (v < cached) s.store_b(v, b);
@@ -542,7 +547,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
               // memory for the cached vectors (the sums are not wanted
               // again), and q with it, so that G' does not compute it twice.
               float unused0 = 0.0f, unused1 = 0.0f, q[kVector];
-              detail::kl_terms<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, unused0,
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st, unused0,
                                                                      unused1, q);
               detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
                                                                             kl[1], g, q);
@@ -640,10 +645,10 @@ constexpr bool reads_once(bool grad, bool gemm_stats) { return !grad && gemm_sta
 // shared memory (the compact launchers, which `fused` runs; the plain
 // pairs and quads keep the write-only cache for the studies to compare).
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
-          int kCluster, int kThreads>
+          int kCluster, int kThreads, int kFmaLanes = 0>
 void launch(Params p, std::int64_t rows, bool uncached_read_once, cudaStream_t stream) {
-  auto *kernel =
-      &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCompact, kCluster, kThreads>;
+  auto *kernel = &row_loss_v6_kernel<kDivergence, kGrad, kUnitTemperature, kGemmStats, kCompact, kCluster,
+                                     kThreads, kFmaLanes>;
   const auto *key = reinterpret_cast<const void *>(kernel);
   const auto g = uncached_read_once && reads_once(kGrad, kGemmStats)
                      ? Geometry{.slice = detail::slice_for(p.vocab, kCluster)}
@@ -669,11 +674,13 @@ bool compact_cache_applies(const Params &p, Divergence divergence, bool grad) {
   return divergence == Divergence::mixture && grad && p.unit_temperature && p.student_stats == nullptr;
 }
 
-template <int kCluster, int kThreads, bool kCompact, Divergence kDivergence>
+// kFmaLanes applies to the compact cache's instantiation only (the
+// studies').
+template <int kCluster, int kThreads, bool kCompact, Divergence kDivergence, int kFmaLanes = 0>
 void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stream) {
   if constexpr (kCompact && kDivergence == Divergence::mixture) {
     if (compact_cache_applies(p, kDivergence, grad)) {
-      launch<kDivergence, true, true, false, true, kCluster, kThreads>(p, rows, kCompact, stream);
+      launch<kDivergence, true, true, false, true, kCluster, kThreads, kFmaLanes>(p, rows, kCompact, stream);
       return;
     }
   }
@@ -691,14 +698,14 @@ void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stre
 
 // kCompact: the compact cache where it applies (tau = 1, the mixture, G'),
 // and no cache where a pass reads each vector once.
-template <int kCluster, int kThreads, bool kCompact = false>
+template <int kCluster, int kThreads, bool kCompact = false, int kFmaLanes = 0>
 void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   const Params p = detail::row_loss_params(args);
   const bool grad = args.write_grad;
   switch (divergence_for(args.beta)) {
   case Divergence::mixture:
-    launch_for<kCluster, kThreads, kCompact, Divergence::mixture>(p, args.rows, grad, stream);
+    launch_for<kCluster, kThreads, kCompact, Divergence::mixture, kFmaLanes>(p, args.rows, grad, stream);
     break;
   case Divergence::forward_kl:
     launch_for<kCluster, kThreads, kCompact, Divergence::forward_kl>(p, args.rows, grad, stream);
@@ -740,6 +747,12 @@ void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stre
 }
 void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<1, 1024, true>(args, stream);
+}
+void launch_row_loss_v6_compact_singles_fma2(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<1, 1024, true, 2>(args, stream);
+}
+void launch_row_loss_v6_compact_singles_fma3(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<1, 1024, true, 3>(args, stream);
 }
 
 // A row to one CTA (singles) where the rows fill every SM once at least

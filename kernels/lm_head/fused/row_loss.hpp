@@ -97,6 +97,11 @@ void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stre
 // studies): twice the rows in flight of pairs and no cluster exchange, for
 // vocabularies whose row fits one SM's shared memory (V <= ~57K compact).
 void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream);
+// Singles whose compact-cache rows take the exponentials of the last 2 (or
+// 3) of each vector's 8 elements on the FMA pipe (ex2_fma), beside the
+// SFU's: a study of the load and KL sweeps' SFU bound.
+void launch_row_loss_v6_compact_singles_fma2(const RowLossArgs &args, cudaStream_t stream);
+void launch_row_loss_v6_compact_singles_fma3(const RowLossArgs &args, cudaStream_t stream);
 // Whether launch_row_loss runs singles for these arguments: where there
 // are rows for every SM and what the rows in flight read again from
 // global memory takes at most a quarter of L2 (nothing where a whole row

@@ -14,6 +14,33 @@
 
 namespace kibench::gpu::fused::detail {
 
+// 2^x on the FMA pipe, for x <= 0, instead of the SFU's ex2: x = j + f with
+// j = round(x) (the 1.5 2^23 shift) and |f| <= 1/2, 2^f by a degree-5
+// polynomial fitted for relative error (at most 2.4e-7 in fp32, against
+// ex2.approx's 2^-22.5), and j added to its exponent bits. x is clamped at
+// -125, where 2^x is far below any sum it joins (ex2.approx.ftz gives 0
+// below -126). About ten FP32/integer instructions against one MUFU: the
+// SM issues 128 of those a clock and 16 MUFU, so a share of a sweep's
+// exponentials moved here runs beside the rest on the SFU.
+__device__ __forceinline__ float ex2_fma(float x) {
+  x = fmaxf(x, -125.0f);
+  const float shifted = x + 12582912.0f; // 1.5 2^23: round(x) in the low mantissa bits
+  const float f = x - (shifted - 12582912.0f);
+  float p = 1.3277108e-3f;
+  p = fmaf(p, f, 9.675762e-3f);
+  p = fmaf(p, f, 5.550713e-2f);
+  p = fmaf(p, f, 2.4022114e-1f);
+  p = fmaf(p, f, 6.9314694e-1f);
+  p = fmaf(p, f, 1.0000001f);
+  return __int_as_float(__float_as_int(p) + (__float_as_int(shifted) << 23));
+}
+
+// 2^x for element j of a vector whose last kFmaLanes elements take the
+// FMA pipe's exponential (ex2_fma), the others the SFU's.
+template <int kFmaLanes> __device__ __forceinline__ float ex2_lane(int j, float x) {
+  return j >= kVector - kFmaLanes ? ex2_fma(x) : ex2(x);
+}
+
 // A reduction's values: v[0, P) exponents m and v[P, 2P) sums s of P
 // softmax partials (each s 2^m), v[2P, N) plain sums.
 template <int P, int N> __device__ __forceinline__ void combine_into(float (&a)[N], const float (&b)[N]) {
@@ -63,7 +90,7 @@ template <int P, int N> __device__ __forceinline__ void warp_combine(float (&v)[
 // scale > 0, so the vector's maximum is scale times that of x (one multiply
 // a vector), and each element costs one FFMA, x scale - m, instead of a
 // multiply and a subtraction.
-template <bool kFull, bool kScaled>
+template <bool kFull, bool kScaled, int kFmaLanes = 0>
 __device__ __forceinline__ void accumulate(float &m, float &s, const float (&x)[kVector], int lanes,
                                            float scale) {
   float top;
@@ -83,7 +110,7 @@ __device__ __forceinline__ void accumulate(float &m, float &s, const float (&x)[
   float e[kVector];
 #pragma unroll
   for (int j = 0; j < kVector; ++j)
-    e[j] = (kFull || j < lanes) ? ex2(kScaled ? x[j] - m : fmaf(x[j], scale, -m)) : 0.0f;
+    e[j] = (kFull || j < lanes) ? ex2_lane<kFmaLanes>(j, kScaled ? x[j] - m : fmaf(x[j], scale, -m)) : 0.0f;
   s += ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
 }
 
@@ -93,13 +120,15 @@ __device__ __forceinline__ void accumulate(float &m, float &s, const float (&x)[
 // holds it (teacher_form): z_t itself with tau = 1 (scale = log2 e > 0, so
 // only the vectors' maxima are scaled, in accumulate, and teacher_log2p
 // scales b where it is read), z_t scale otherwise.
-template <bool kFull, bool kUnitTemperature, int N>
+// kFmaLanes: the last kFmaLanes elements of each vector take ex2_fma (at
+// tau = 1; the studies' lanes, row_kernel_v6.cu).
+template <bool kFull, bool kUnitTemperature, int N, int kFmaLanes = 0>
 __device__ __forceinline__ void load_statistics(const Params &p, const float (&z)[kVector],
                                                 float (&b)[kVector], int lanes, float (&stats)[N]) {
   constexpr int P = kUnitTemperature ? 2 : 3;
   if constexpr (kUnitTemperature) {
-    accumulate<kFull, false>(stats[0], stats[P], z, lanes, p.scale);
-    accumulate<kFull, false>(stats[1], stats[P + 1], b, lanes, p.scale);
+    accumulate<kFull, false, kFmaLanes>(stats[0], stats[P], z, lanes, p.scale);
+    accumulate<kFull, false, kFmaLanes>(stats[1], stats[P + 1], b, lanes, p.scale);
   } else {
     float a[kVector];
 #pragma unroll
@@ -140,7 +169,7 @@ __device__ __forceinline__ float teacher_log2p(const Params &p, float b, const R
 // per-element masks on whole vectors); the mixture replaces b by log2(q/m).
 // q_out, if given, receives the mixture's q (for gradient_values, which
 // would compute the same bits again).
-template <Divergence kDivergence, bool kUnitTemperature, bool kFull>
+template <Divergence kDivergence, bool kUnitTemperature, bool kFull, int kFmaLanes = 0>
 __device__ __forceinline__ void kl_terms(const Params &p, const float (&z)[kVector], float (&b)[kVector],
                                          int lanes, const RowStats &st, float &kl0, float &kl1,
                                          float *q_out = nullptr) {
@@ -153,7 +182,7 @@ __device__ __forceinline__ void kl_terms(const Params &p, const float (&z)[kVect
     float &acc1 = j % 2 == 0 ? even1 : odd1;
     const float log_q = fmaf(z[j], p.scale, -st.lse_a), log_p = teacher_log2p<kUnitTemperature>(p, b[j], st);
     if constexpr (kDivergence == Divergence::mixture) {
-      const float q = ex2(log_q), pr = ex2(log_p);
+      const float q = ex2_lane<kFmaLanes>(j, log_q), pr = ex2_lane<kFmaLanes>(j, log_p);
       // m = 0 only where q and p both underflowed; FLT_MIN keeps the terms
       // finite, and they vanish with q and p. Added rather than a clamp (one
       // instruction fewer): below the rounding of any m >= 2^-102.
