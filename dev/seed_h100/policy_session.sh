@@ -76,6 +76,12 @@
 #              knobs of SCHEDULES ("stagger_us,staged ..."; default
 #              "0,1 6,0 6,1"), and of singles with 2 or 3 of each vector's
 #              8 exponentials on the FMA pipe (ex2_fma);
+#   profile    Nsight Compute (--set full) on one launch of the row kernel
+#              as `fused` runs it: singles at the GPT-2 case (own
+#              statistics, G') and pairs on a seed chunk (the GEMMs'
+#              statistics, G'), the launches "[gpu-perf-rows-schedule]"
+#              makes (its lane order fixes which to skip), the reports as
+#              text under $OUT;
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -83,7 +89,7 @@
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/
 #              (TARGETS="small forward" runs only those of small, fljsd,
 #              seed and forward);
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, profile, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -222,6 +228,23 @@ if want schedule; then
     KIBENCH_ROW_STAGGER_US="${knobs%,*}" KIBENCH_ROW_STAGED_WAIT="${knobs#*,}" KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
       KIBENCH_STAGE_VARIANTS='fused;fused, row schedule from the environment' \
       timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
+  done
+fi
+
+if want profile; then
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+  echo "ncu: ${ncu_bin:-none}" | tee -a "$log"
+  # Lanes of 28 launches each (3 warm-up, 25 samples): at the GPT-2 case
+  # four FMA-exponential lanes come before singles' first; on the seed
+  # chunk 28 own-statistics lanes and 6 singles lanes before pairs' first
+  # with the GEMMs' statistics.
+  for target in "workloads/distill-jsd-h1024-t1000-v50257.json:112:gpt2-singles" "$seed:952:seed-pairs"; do
+    IFS=: read -r file skip name <<< "$target"
+    [[ -n "$ncu_bin" ]] && KIBENCH_ROWS_WORKLOAD="$file" timeout 240 "$ncu_bin" --set full -k regex:row_loss_v6 \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
+      --launch-skip "$skip" --launch-count 1 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" > "$out/ncu-$name.txt" 2>&1
+    grep -E "row_loss_v6_kernel|Duration|Issue Slots Busy|Issued Ipc|No Eligible|Warp Cycles Per Issued|Stall|Pipe|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|issue_stalled|inst_executed_pipe" \
+      "$out/ncu-$name.txt" | head -n 120 | tee -a "$log"
   done
 fi
 
