@@ -216,7 +216,9 @@ __device__ __forceinline__ void copy_cached_async(const CompactSlice &cs, const 
 // its cached vectors' copies slot by slot, in the order they were started
 // (one cp.async group a slot), instead of for all of them before it
 // starts, so that its arithmetic on the first slots runs while the last
-// ones are still in flight.
+// ones are still in flight. Measured on an H100 (docs/perf-log.md, "The
+// row kernel's schedule…"): neither helps (stagger at most 2 %, staged
+// waits 1-2 % slower), so both stay off in what ships.
 struct Schedule {
   std::int64_t stagger_ns = 0;
   bool staged_wait = false;
@@ -306,8 +308,9 @@ template <class F> __device__ __forceinline__ void on_vector(int v, const RowPar
 
 // kFmaLanes: the last kFmaLanes elements of each vector take their
 // exponentials on the FMA pipe (ex2_fma, row_loss_math.cuh) in the load
-// and KL sweeps: a study (launch_row_loss_v6_compact_singles_fma), 0 in
-// what ships.
+// and KL sweeps: a study (launch_row_loss_v6_compact_singles_fma2/3), 0
+// in what ships: 3-6 % slower on an H100, so the SFU does not bound the
+// sweeps (docs/perf-log.md, "The row kernel's schedule…").
 template <Divergence kDivergence, bool kGrad, bool kUnitTemperature, bool kGemmStats, bool kCompact,
           int kCluster, int kThreads, int kFmaLanes = 0>
 __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1024 / kThreads)

@@ -21,7 +21,9 @@ namespace kibench::gpu::fused::detail {
 // -125, where 2^x is far below any sum it joins (ex2.approx.ftz gives 0
 // below -126). About ten FP32/integer instructions against one MUFU: the
 // SM issues 128 of those a clock and 16 MUFU, so a share of a sweep's
-// exponentials moved here runs beside the rest on the SFU.
+// exponentials moved here would run beside the rest on the SFU if the SFU
+// bounded the sweep. Measured, it does not (row-v6 singles 3-6 % slower
+// with 2 or 3 of 8 here: docs/perf-log.md): a study only.
 __device__ __forceinline__ float ex2_fma(float x) {
   x = fmaxf(x, -125.0f);
   const float shifted = x + 12582912.0f; // 1.5 2^23: round(x) in the low mantissa bits
