@@ -135,6 +135,62 @@ void write_logits_with_statistics(const Workload &w, const gpu::DeviceInputs &in
                       sms, stream);
 }
 
+// One plan-sized chunk of a workload's logits as kibench's logit GEMM
+// writes them, with their per-tile row statistics, an L2 flush and a
+// stream: what the row-kernel studies time on. Prints the chunk's shape.
+struct ChunkLogits {
+  ChunkLogits(const Workload &w, const gpu::DeviceInputs &in, const char *allocator_name)
+      : vocab(w.vocab), student_hidden(w.student_hidden), rows(plan_rows(w)), ld((w.vocab + 7) / 8 * 8),
+        tiles(gpu::gemm::abt_gemm_column_tiles(w.vocab)), allocator(allocator_name),
+        flush(allocator, current_device()), student(allocator, static_cast<std::size_t>(rows * ld)),
+        teacher(allocator, static_cast<std::size_t>(rows * ld)),
+        student_stats(allocator, static_cast<std::size_t>(rows * tiles)),
+        teacher_stats(allocator, static_cast<std::size_t>(rows * tiles)),
+        row_loss(allocator, static_cast<std::size_t>(rows)) {
+    fmt::print("{}: T={} V={} H={} Hs={}; one chunk of {} rows\n", w.name, w.tokens, w.vocab, w.hidden,
+               w.student_hidden, rows);
+    write_logits_with_statistics(w, in, rows, ld, student.data(), teacher.data(), student_stats.data(),
+                                 teacher_stats.data(), stream);
+  }
+
+  // The chunk's row-kernel arguments (RowLossArgs' loss scalars), with
+  // the GEMMs' statistics or without, with G' or loss only.
+  gpu::fused::RowLossArgs args(const gpu::DeviceInputs &in, bool statistics, bool grad) {
+    gpu::fused::RowLossArgs a = chunk_args(in, student.data(), teacher.data(), rows, vocab, student_hidden,
+                                           row_loss.data());
+    a.ld = ld;
+    a.write_grad = grad;
+    if (statistics) {
+      a.student_stats = student_stats.data();
+      a.teacher_stats = teacher_stats.data();
+      a.stats_ld = tiles;
+    }
+    return a;
+  }
+
+  std::int64_t vocab, student_hidden, rows, ld, tiles;
+  gpu::DeviceAllocator allocator;
+  gpu::Stream stream;
+  gpu::L2Flush flush;
+  gpu::DeviceBuffer<__nv_bfloat16> student, teacher;
+  gpu::DeviceBuffer<float2> student_stats, teacher_stats;
+  gpu::DeviceBuffer<float> row_loss;
+
+private:
+  static std::int64_t plan_rows(const Workload &w) {
+    const gpu::fused::ChunkShape shape{.tokens = w.tokens, .vocab = w.vocab, .student_hidden = w.student_hidden};
+    const auto plan =
+        gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape), std::uint64_t{1} << 40, 0);
+    REQUIRE(plan.has_value());
+    return plan->rows;
+  }
+  static int current_device() {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    return device;
+  }
+};
+
 } // namespace
 
 TEST_CASE("fused: seed workload timings", "[.][gpu-perf]") {
@@ -450,27 +506,8 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
   const Workload w = file != nullptr && *file != '\0' ? load_workload(file) : seed_workload();
   InputSet inputs(w);
   const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
-  const std::int64_t T = w.tokens, V = w.vocab, H = w.hidden, Hs = w.student_hidden;
-  const gpu::fused::ChunkShape shape{.tokens = T, .vocab = V, .student_hidden = Hs};
-  const auto plan =
-      gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape), std::uint64_t{1} << 40, 0);
-  REQUIRE(plan.has_value());
-  const std::int64_t R = plan->rows, ld = (V + 7) / 8 * 8, tiles = gpu::gemm::abt_gemm_column_tiles(V);
-  fmt::print("{}: T={} V={} H={} Hs={}; one chunk of {} rows\n", w.name, T, V, H, Hs, R);
-
-  gpu::DeviceAllocator allocator("row-kernel-perf");
-  gpu::Stream stream;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  gpu::L2Flush flush(allocator, device);
-  gpu::DeviceBuffer<__nv_bfloat16> zs(allocator, static_cast<std::size_t>(R * ld)),
-      zt(allocator, static_cast<std::size_t>(R * ld));
-  gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(R * tiles)),
-      teacher_stats(allocator, static_cast<std::size_t>(R * tiles));
-  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(R));
-  write_logits_with_statistics(w, in, R, ld, zs.data(), zt.data(), student_stats.data(), teacher_stats.data(),
-                               stream);
-
+  ChunkLogits chunk(w, in, "row-kernel-perf");
+  const std::int64_t R = chunk.rows, V = w.vocab;
   struct Lane {
     std::string name;
     gpu::fused::RowKernel kernel;
@@ -497,17 +534,10 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
   for (const bool statistics : {true, false}) {
     for (const bool grad : {false, true}) {
       for (const Lane &lane : lanes) {
-        gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), R, V, Hs, row_loss.data());
-        args.ld = ld;
-        args.write_grad = grad;
-        if (statistics) {
-          args.student_stats = student_stats.data();
-          args.teacher_stats = teacher_stats.data();
-          args.stats_ld = tiles;
-        }
+        const gpu::fused::RowLossArgs args = chunk.args(in, statistics, grad);
         const Timing t = [&] {
           const gpu::fused::ScopedRowLossV6Limits limits({.cache_vectors = lane.cache_limit});
-          return time_work([&] { lane.kernel.launch(args, stream); }, stream, flush);
+          return time_work([&] { lane.kernel.launch(args, chunk.stream); }, chunk.stream, chunk.flush);
         }();
         const double bytes = static_cast<double>(R * V) * (grad ? 6.0 : 4.0);
         fmt::print("{:<34} {:<10} {:<9} {:>8.3f} ms  (p20-p80 {:.3f}-{:.3f})  {:>6.0f} GB/s\n", lane.name,
@@ -545,27 +575,7 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
                                        : default_workloads_dir() / "distill-jsd-h1024-t1000-v50257.json");
   InputSet inputs(w);
   const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
-  const std::int64_t T = w.tokens, V = w.vocab, Hs = w.student_hidden;
-  const gpu::fused::ChunkShape shape{.tokens = T, .vocab = V, .student_hidden = Hs};
-  const auto plan =
-      gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape), std::uint64_t{1} << 40, 0);
-  REQUIRE(plan.has_value());
-  const std::int64_t R = plan->rows, ld = (V + 7) / 8 * 8, tiles = gpu::gemm::abt_gemm_column_tiles(V);
-  fmt::print("{}: T={} V={} H={} Hs={}; one chunk of {} rows\n", w.name, T, V, w.hidden, Hs, R);
-
-  gpu::DeviceAllocator allocator("row-schedule-perf");
-  gpu::Stream stream;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  gpu::L2Flush flush(allocator, device);
-  gpu::DeviceBuffer<__nv_bfloat16> zs(allocator, static_cast<std::size_t>(R * ld)),
-      zt(allocator, static_cast<std::size_t>(R * ld));
-  gpu::DeviceBuffer<float2> student_stats(allocator, static_cast<std::size_t>(R * tiles)),
-      teacher_stats(allocator, static_cast<std::size_t>(R * tiles));
-  gpu::DeviceBuffer<float> row_loss(allocator, static_cast<std::size_t>(R));
-  write_logits_with_statistics(w, in, R, ld, zs.data(), zt.data(), student_stats.data(), teacher_stats.data(),
-                               stream);
-
+  ChunkLogits chunk(w, in, "row-schedule-perf");
   struct Lane {
     std::string name;
     gpu::fused::RowKernel kernel;
@@ -600,19 +610,13 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
                            {.stagger_ns = stagger_us * 1000, .staged_wait = staged}});
       }
     }
-    gpu::fused::RowLossArgs args = chunk_args(in, zs.data(), zt.data(), R, V, Hs, row_loss.data());
-    args.ld = ld;
-    args.write_grad = config.grad;
-    if (config.statistics) {
-      args.student_stats = student_stats.data();
-      args.teacher_stats = teacher_stats.data();
-      args.stats_ld = tiles;
-    }
+    const gpu::fused::RowLossArgs args = chunk.args(in, config.statistics, config.grad);
     std::vector<std::vector<double>> medians(lanes.size());
     for (int round = 0; round < 3; ++round) {
       for (std::size_t i = 0; i < lanes.size(); ++i) {
         const gpu::fused::ScopedRowLossV6Limits limits(lanes[i].limits);
-        medians[i].push_back(time_work([&] { lanes[i].kernel.launch(args, stream); }, stream, flush).median_ms);
+        medians[i].push_back(
+            time_work([&] { lanes[i].kernel.launch(args, chunk.stream); }, chunk.stream, chunk.flush).median_ms);
       }
     }
     fmt::print("{}:\n", config.name);
