@@ -81,7 +81,8 @@
 #              statistics, G') and pairs on a seed chunk (the GEMMs'
 #              statistics, G'), the launches "[gpu-perf-rows-schedule]"
 #              makes (its lane order fixes which to skip), the reports as
-#              text under $OUT;
+#              text under $OUT (PROFILE_ONLY=gpt2-singles or seed-pairs:
+#              that one alone);
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -240,6 +241,7 @@ if want profile; then
   # with the GEMMs' statistics.
   for target in "workloads/distill-jsd-h1024-t1000-v50257.json:112:gpt2-singles" "$seed:952:seed-pairs"; do
     IFS=: read -r file skip name <<< "$target"
+    [[ -n "${PROFILE_ONLY:-}" && "$name" != "$PROFILE_ONLY" ]] && continue
     [[ -n "$ncu_bin" ]] && KIBENCH_ROWS_WORKLOAD="$file" timeout 240 "$ncu_bin" --set full -k regex:row_loss_v6 \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
       --launch-skip "$skip" --launch-count 1 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" > "$out/ncu-$name.txt" 2>&1
