@@ -156,8 +156,8 @@ struct ChunkLogits {
   // The chunk's row-kernel arguments (RowLossArgs' loss scalars), with
   // the GEMMs' statistics or without, with G' or loss only.
   gpu::fused::RowLossArgs args(const gpu::DeviceInputs &in, bool statistics, bool grad) {
-    gpu::fused::RowLossArgs a = chunk_args(in, student.data(), teacher.data(), rows, vocab, student_hidden,
-                                           row_loss.data());
+    gpu::fused::RowLossArgs a =
+        chunk_args(in, student.data(), teacher.data(), rows, vocab, student_hidden, row_loss.data());
     a.ld = ld;
     a.write_grad = grad;
     if (statistics) {
@@ -178,9 +178,10 @@ struct ChunkLogits {
 
 private:
   static std::int64_t plan_rows(const Workload &w) {
-    const gpu::fused::ChunkShape shape{.tokens = w.tokens, .vocab = w.vocab, .student_hidden = w.student_hidden};
-    const auto plan =
-        gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape), std::uint64_t{1} << 40, 0);
+    const gpu::fused::ChunkShape shape{
+        .tokens = w.tokens, .vocab = w.vocab, .student_hidden = w.student_hidden};
+    const auto plan = gpu::fused::plan_chunks(shape, gpu::fused::default_workspace_budget(shape),
+                                              std::uint64_t{1} << 40, 0);
     REQUIRE(plan.has_value());
     return plan->rows;
   }
@@ -585,9 +586,9 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
     const char *name;
     bool statistics, grad;
   };
-  for (const Configuration &config : {Configuration{"own statistics, G'", false, true},
-                                      Configuration{"GEMM statistics, G'", true, true},
-                                      Configuration{"GEMM statistics, forward", true, false}}) {
+  for (const Configuration &config :
+       {Configuration{"own statistics, G'", false, true}, Configuration{"GEMM statistics, G'", true, true},
+        Configuration{"GEMM statistics, forward", true, false}}) {
     std::vector<Lane> lanes;
     if (!config.statistics) {
       // A share of the exponentials on the FMA pipe (ex2_fma), where the
@@ -604,8 +605,8 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
          {gpu::fused::kRowKernelV6CompactSingles, gpu::fused::kRowKernelV6CompactPairs}) {
       for (const int staged : config.statistics ? std::vector<int>{0} : std::vector<int>{0, 1}) {
         for (const std::int64_t stagger_us : {0, 2, 4, 6, 9, 12})
-          lanes.push_back({fmt::format("{}, {}, stagger {} us", kernel.name, staged ? "staged wait" : "wait all",
-                                       stagger_us),
+          lanes.push_back({fmt::format("{}, {}, stagger {} us", kernel.name,
+                                       staged ? "staged wait" : "wait all", stagger_us),
                            kernel,
                            {.stagger_ns = stagger_us * 1000, .staged_wait = staged}});
       }
@@ -616,7 +617,8 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
       for (std::size_t i = 0; i < lanes.size(); ++i) {
         const gpu::fused::ScopedRowLossV6Limits limits(lanes[i].limits);
         medians[i].push_back(
-            time_work([&] { lanes[i].kernel.launch(args, chunk.stream); }, chunk.stream, chunk.flush).median_ms);
+            time_work([&] { lanes[i].kernel.launch(args, chunk.stream); }, chunk.stream, chunk.flush)
+                .median_ms);
       }
     }
     fmt::print("{}:\n", config.name);

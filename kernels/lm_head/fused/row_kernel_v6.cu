@@ -507,12 +507,12 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
             }
             if constexpr (kCompact) {
               float q[kVector];
-              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st, kl[0],
-                                                                     kl[1], q);
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st,
+                                                                                kl[0], kl[1], q);
               if (v < cached) cs.store_terms(v, q, b);
             } else {
-              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st, kl[0],
-                                                                     kl[1]);
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st,
+                                                                                kl[0], kl[1]);
               if constexpr (kDivergence == Divergence::mixture && kGrad) {
                 if (v < cached) s.store_b(v, b);
               }
@@ -550,8 +550,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 102
               // memory for the cached vectors (the sums are not wanted
               // again), and q with it, so that G' does not compute it twice.
               float unused0 = 0.0f, unused1 = 0.0f, q[kVector];
-              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st, unused0,
-                                                                     unused1, q);
+              detail::kl_terms<kDivergence, kUnitTemperature, kFull, kFmaLanes>(p, z, b, lanes_of(full), st,
+                                                                                unused0, unused1, q);
               detail::gradient_values<kDivergence, kUnitTemperature, kFull>(p, z, b, lanes_of(full), st, c,
                                                                             kl[1], g, q);
             } else {
@@ -767,12 +767,15 @@ void launch_row_loss_v6_compact_singles_fma3(const RowLossArgs &args, cudaStream
 // its 6283 vectors do (T 8192, V 50257, tau 0.7: 6.2 MB re-read by the
 // rows in flight). Where the re-read vectors of 132 rows would fill L2
 // (the seed's 47 MB, H = 1024's 37 MB) pairs keep them at 13 MB; a
-// forward pass with the GEMMs' statistics re-reads nothing. Below one row an SM (T = 7, T = 128 on 132 SMs) a row over two SMs finishes
-// sooner.
+// forward pass with the GEMMs' statistics re-reads nothing, and singles
+// took its row kernel from 2.03 to 1.81 ms at the seed (docs/perf-log.md,
+// "Singles in the forward pass"). Below one row an SM (T = 7, T = 128 on
+// 132 SMs) a row over two SMs finishes sooner.
 bool row_loss_v6_singles_pay(const RowLossArgs &args) {
   const Params p = detail::row_loss_params(args);
   const bool compact = compact_cache_applies(p, divergence_for(args.beta), args.write_grad);
-  const RowLossV6Layout l = compact ? layout_of<1, 1024, true>(args.vocab) : layout_of<1, 1024, false>(args.vocab);
+  const RowLossV6Layout l =
+      compact ? layout_of<1, 1024, true>(args.vocab) : layout_of<1, 1024, false>(args.vocab);
   if (args.rows < l.resident_clusters) return false;
   // A pass that reads each vector once keeps none in shared memory and
   // reads none again.
