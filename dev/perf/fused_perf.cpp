@@ -67,6 +67,14 @@ Workload seed_workload() {
   return load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
 }
 
+// The row-kernel studies' workload: KIBENCH_ROWS_WORKLOAD=a.json, else the
+// workloads/ file `fallback`.
+Workload rows_workload(const char *fallback) {
+  const char *file = std::getenv("KIBENCH_ROWS_WORKLOAD");
+  return load_workload(file != nullptr && *file != '\0' ? std::filesystem::path(file)
+                                                         : default_workloads_dir() / fallback);
+}
+
 // Cold samples of impl.run(pass) through the implementation's own timer.
 Timing time_implementation(Implementation &impl, Pass pass) {
   return summarize(dev::cold_samples_ms(impl, pass, kWarmup, kSamples));
@@ -503,8 +511,7 @@ TEST_CASE("fused: rows per chunk at the seed", "[.][gpu-perf-chunks]") {
 // compulsory bytes make (4 a logit read, 2 more written with G').
 TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const char *file = std::getenv("KIBENCH_ROWS_WORKLOAD");
-  const Workload w = file != nullptr && *file != '\0' ? load_workload(file) : seed_workload();
+  const Workload w = rows_workload("seed-distill-jsd-h4096-t8192-v128256.json");
   InputSet inputs(w);
   const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
   ChunkLogits chunk(w, in, "row-kernel-perf");
@@ -570,10 +577,7 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
 // G' (the seed's) and without (its forward pass).
 TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-schedule]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const char *file = std::getenv("KIBENCH_ROWS_WORKLOAD");
-  const Workload w = load_workload(file != nullptr && *file != '\0'
-                                       ? std::filesystem::path(file)
-                                       : default_workloads_dir() / "distill-jsd-h1024-t1000-v50257.json");
+  const Workload w = rows_workload("distill-jsd-h1024-t1000-v50257.json");
   InputSet inputs(w);
   const gpu::DeviceInputs &in = gpu::device_inputs(inputs);
   ChunkLogits chunk(w, in, "row-schedule-perf");
@@ -595,7 +599,7 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
       // compact cache runs.
       for (const gpu::fused::RowKernel &kernel :
            {gpu::fused::kRowKernelV6CompactSinglesFma2, gpu::fused::kRowKernelV6CompactSinglesFma3}) {
-        for (const int staged : {0, 1})
+        for (const bool staged : {false, true})
           lanes.push_back({fmt::format("{}, {}", kernel.name, staged ? "staged wait" : "wait all"),
                            kernel,
                            {.staged_wait = staged}});
@@ -603,7 +607,7 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
     }
     for (const gpu::fused::RowKernel &kernel :
          {gpu::fused::kRowKernelV6CompactSingles, gpu::fused::kRowKernelV6CompactPairs}) {
-      for (const int staged : config.statistics ? std::vector<int>{0} : std::vector<int>{0, 1}) {
+      for (const bool staged : config.statistics ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
         for (const std::int64_t stagger_us : {0, 2, 4, 6, 9, 12})
           lanes.push_back({fmt::format("{}, {}, stagger {} us", kernel.name,
                                        staged ? "staged wait" : "wait all", stagger_us),
@@ -851,11 +855,7 @@ void run_study(const Workload &w, const gpu::DeviceInputs &in, std::int64_t rows
 
 TEST_CASE("fused: row work beside the next chunk's logit GEMMs on SMs of its own", "[.][gpu-perf-overlap]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  const char *file = std::getenv("KIBENCH_ROWS_WORKLOAD");
-  const Workload w =
-      file != nullptr && *file != '\0'
-          ? load_workload(file)
-          : load_workload(default_workloads_dir() / "seed-distill-jsd-h4096-t8192-v128256.json");
+  const Workload w = rows_workload("seed-distill-jsd-h4096-t8192-v128256.json");
   if (w.hidden % 8 != 0 || w.student_hidden % 8 != 0) {
     WARN(w.name << ": kibench's logit GEMM needs H and Hs in whole 16-byte rows; study skipped");
     return;
