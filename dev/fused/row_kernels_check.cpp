@@ -131,13 +131,13 @@ TEST_CASE("row kernels v5 and v6 (its compact cache too) compute what the shippe
       // The schedule knobs (dev/perf/fused_perf.cpp, "[gpu-perf-rows-schedule]"):
       // slot-by-slot waits, with several slots a thread (clusters 3), and
       // half the clusters started late.
-      {gpu::fused::kRowKernelV6CompactSingles, {.clusters = 3, .staged_wait = 1}},
-      {gpu::fused::kRowKernelV6CompactSingles, {.stagger_ns = 5000, .staged_wait = 1}},
-      {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3, .clusters = 2, .staged_wait = 1}},
+      {gpu::fused::kRowKernelV6CompactSingles, {.clusters = 3, .staged_wait = true}},
+      {gpu::fused::kRowKernelV6CompactSingles, {.stagger_ns = 5000, .staged_wait = true}},
+      {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3, .clusters = 2, .staged_wait = true}},
       {gpu::fused::kRowKernelV6Pairs, {.stagger_ns = 5000}},
       // Exponentials on the FMA pipe (ex2_fma) for 2 and 3 of 8 elements.
       {gpu::fused::kRowKernelV6CompactSinglesFma2, {}},
-      {gpu::fused::kRowKernelV6CompactSinglesFma3, {.cache_vectors = 3, .staged_wait = 1}},
+      {gpu::fused::kRowKernelV6CompactSinglesFma3, {.cache_vectors = 3, .staged_wait = true}},
   };
   const std::vector<StudyCase> cases{
       {{.name = "v5-bias-ignored",

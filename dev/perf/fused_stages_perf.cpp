@@ -100,7 +100,7 @@ std::int64_t environment_integer(const char *name, std::int64_t fallback) {
 void launch_row_loss_scheduled(const gpu::fused::RowLossArgs &args, cudaStream_t stream) {
   static const gpu::fused::RowLossV6Limits limits{
       .stagger_ns = environment_integer("KIBENCH_ROW_STAGGER_US", 0) * 1000,
-      .staged_wait = static_cast<int>(environment_integer("KIBENCH_ROW_STAGED_WAIT", -1))};
+      .staged_wait = environment_integer("KIBENCH_ROW_STAGED_WAIT", 0) > 0};
   const gpu::fused::ScopedRowLossV6Limits scoped(limits);
   gpu::fused::launch_row_loss(args, stream);
 }

@@ -233,7 +233,7 @@ __device__ __forceinline__ std::uint64_t global_time_ns() {
 std::atomic<std::int64_t> g_cache_limit{-1}; // set_row_loss_v6_limits
 std::atomic<std::int64_t> g_cluster_limit{-1};
 std::atomic<std::int64_t> g_stagger_ns{0};
-std::atomic<int> g_staged_wait{-1};
+std::atomic<bool> g_staged_wait{false};
 
 template <int kWarps> struct ExchangeV6 {
   float warp[kWarps][kMaxValues]; // this CTA's warp partials (read by its warp 0 only)
@@ -661,8 +661,7 @@ void launch(Params p, std::int64_t rows, bool uncached_read_once, cudaStream_t s
   std::int64_t clusters =
       std::min<std::int64_t>(rows, detail::resident_clusters(key, g.smem, kCluster, kThreads));
   if (const std::int64_t limit = g_cluster_limit.load(); limit > 0) clusters = std::min(clusters, limit);
-  const int staged_wait = g_staged_wait.load();
-  const Schedule schedule{.stagger_ns = g_stagger_ns.load(), .staged_wait = staged_wait > 0};
+  const Schedule schedule{.stagger_ns = g_stagger_ns.load(), .staged_wait = g_staged_wait.load()};
   kernel<<<dim3(static_cast<unsigned>(kCluster * clusters)), kThreads, g.smem, stream>>>(
       p, static_cast<int>(rows), g.cached_vectors, schedule);
   CUDA_CHECK_LAUNCH();

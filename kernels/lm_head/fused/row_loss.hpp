@@ -126,14 +126,14 @@ struct RowLossV6Layout {
 // many rows of a short check (the row loop, the reductions' alternating
 // exchange slots and the slice's reuse from row to row).
 // The studies' schedule knobs ride along: the clusters of odd index start
-// `stagger_ns` late; `staged_wait` (-1: the shipped choice, 0 off, 1 on):
-// the compact kernel's load sweep waits for its cached vectors' copies
-// slot by slot rather than for all of them first.
+// `stagger_ns` late; with `staged_wait` the compact kernel's load sweep
+// waits for its cached vectors' copies slot by slot rather than for all of
+// them first. Both off in what ships.
 struct RowLossV6Limits {
   std::int64_t cache_vectors = -1;
   std::int64_t clusters = -1;
   std::int64_t stagger_ns = 0;
-  int staged_wait = -1;
+  bool staged_wait = false;
 };
 void set_row_loss_v6_limits(RowLossV6Limits limits);
 
