@@ -30,6 +30,8 @@ inline constexpr RowKernel kRowKernelV6Pairs{"v6-2x1024", launch_row_loss_v6_pai
 inline constexpr RowKernel kRowKernelV6Quads{"v6-4x512", launch_row_loss_v6_quads};
 inline constexpr RowKernel kRowKernelV6CompactPairs{"v6c-2x1024", launch_row_loss_v6_compact_pairs};
 inline constexpr RowKernel kRowKernelV6CompactSingles{"v6c-1x1024", launch_row_loss_v6_compact_singles};
+inline constexpr RowKernel kRowKernelV6CompactSingles512{"v6c-1x512", launch_row_loss_v6_compact_singles_512};
+inline constexpr RowKernel kRowKernelV6CompactPairs512{"v6c-2x512", launch_row_loss_v6_compact_pairs_512};
 inline constexpr RowKernel kRowKernelV6CompactSinglesFma2{"v6c-1x1024, fma ex2 2/8",
                                                           launch_row_loss_v6_compact_singles_fma2};
 inline constexpr RowKernel kRowKernelV6CompactSinglesFma3{"v6c-1x1024, fma ex2 3/8",

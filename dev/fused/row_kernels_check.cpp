@@ -135,6 +135,11 @@ TEST_CASE("row kernels v5 and v6 (its compact cache too) compute what the shippe
       {gpu::fused::kRowKernelV6CompactSingles, {.stagger_ns = 5000, .staged_wait = true}},
       {gpu::fused::kRowKernelV6CompactPairs, {.cache_vectors = 3, .clusters = 2, .staged_wait = true}},
       {gpu::fused::kRowKernelV6Pairs, {.stagger_ns = 5000}},
+      // Two rows in flight an SM: CTAs of 512 threads, a row to one or two.
+      {gpu::fused::kRowKernelV6CompactSingles512, {}},
+      {gpu::fused::kRowKernelV6CompactSingles512, {.cache_vectors = 3, .clusters = 3}},
+      {gpu::fused::kRowKernelV6CompactPairs512, {}},
+      {gpu::fused::kRowKernelV6CompactPairs512, {.cache_vectors = 0, .clusters = 2}},
       // Exponentials on the FMA pipe (ex2_fma) for 2 and 3 of 8 elements.
       {gpu::fused::kRowKernelV6CompactSinglesFma2, {}},
       {gpu::fused::kRowKernelV6CompactSinglesFma3, {.cache_vectors = 3, .staged_wait = true}},

@@ -142,6 +142,8 @@ constexpr Variant kVariants[] = {
      gpu::fused::kRowKernelV6CompactPairs},
     {"fused, row-v6c-1x1024", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused-cublaslt, row-v6c-1x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactSingles},
+    {"fused, row-v6c-1x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles512},
+    {"fused, row-v6c-2x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactPairs512},
     {"fused, small kernels in line", LogitStatistics::automatic, 0, {}, TeacherPrecision::bf16, false, true},
     {"fused, row schedule from the environment", LogitStatistics::automatic, 0, kRowKernelScheduled},
     {"fused, row-v6c-1x1024, fma ex2 2/8", LogitStatistics::automatic, 0,

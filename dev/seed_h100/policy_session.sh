@@ -76,6 +76,12 @@
 #              knobs of SCHEDULES ("stagger_us,staged ..."; default
 #              "0,1 6,0 6,1"), and of singles with 2 or 3 of each vector's
 #              8 exponentials on the FMA pipe (ex2_fma);
+#   twoper     two rows in flight an SM: CTAs of 512 threads, two an SM,
+#              a row to one (v6c-1x512, part of the row re-read from L2)
+#              or to a cluster of two (v6c-2x512): their check against
+#              row-v3 ([dev-row-kernels]), the row kernel alone on one
+#              chunk of the GPT-2 case, then each stage of full passes of
+#              the GPT-2 case and the two derived shapes beside singles;
 #   profile    Nsight Compute (--set full) on one launch of the row kernel
 #              as `fused` runs it: singles at the GPT-2 case (own
 #              statistics, G') and pairs on a seed chunk (the GEMMs'
@@ -90,7 +96,7 @@
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/
 #              (TARGETS="small forward" runs only those of small, fljsd,
 #              seed and forward);
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, profile, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, twoper, profile, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -232,14 +238,28 @@ if want schedule; then
   done
 fi
 
+if want twoper; then
+  derive_shapes
+  timeout 150 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
+  KIBENCH_ROWS_WORKLOAD=workloads/distill-jsd-h1024-t1000-v50257.json timeout 150 "$bin/kibench_dev" \
+    "[gpu-perf-rows-schedule]" 2>&1 | grep -E "^[a-zA-Z]|stagger 0 us" | tee -a "$log"
+  stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
+  for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
+    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024;fused, row-v6c-1x512;fused, row-v6c-2x512' \
+    timeout 200 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
+fi
+
 if want profile; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
   echo "ncu: ${ncu_bin:-none}" | tee -a "$log"
   # Lanes of 28 launches each (3 warm-up, 25 samples): at the GPT-2 case
-  # four FMA-exponential lanes come before singles' first; on the seed
-  # chunk 28 own-statistics lanes and 6 singles lanes before pairs' first
-  # with the GEMMs' statistics.
-  for target in "workloads/distill-jsd-h1024-t1000-v50257.json:112:gpt2-singles" "$seed:952:seed-pairs"; do
+  # four FMA-exponential lanes come before singles' first, and 28 lanes
+  # (FMA, singles, pairs) before v6c-1x512's; on the seed chunk 30
+  # own-statistics lanes and 6 singles lanes before pairs' first with the
+  # GEMMs' statistics.
+  for target in "workloads/distill-jsd-h1024-t1000-v50257.json:112:gpt2-singles" \
+    "workloads/distill-jsd-h1024-t1000-v50257.json:784:gpt2-1x512" "$seed:1008:seed-pairs"; do
     IFS=: read -r file skip name <<< "$target"
     [[ -n "${PROFILE_ONLY:-}" && "$name" != "$PROFILE_ONLY" ]] && continue
     [[ -n "$ncu_bin" ]] && KIBENCH_ROWS_WORKLOAD="$file" timeout 240 "$ncu_bin" --set full -k regex:row_loss_v6 \

@@ -750,6 +750,12 @@ void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stre
 void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<1, 1024, true>(args, stream);
 }
+void launch_row_loss_v6_compact_singles_512(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<1, 512, true>(args, stream);
+}
+void launch_row_loss_v6_compact_pairs_512(const RowLossArgs &args, cudaStream_t stream) {
+  launch_v6<2, 512, true>(args, stream);
+}
 void launch_row_loss_v6_compact_singles_fma2(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<1, 1024, true, 2>(args, stream);
 }

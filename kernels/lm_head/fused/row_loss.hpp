@@ -97,6 +97,14 @@ void launch_row_loss_v6_compact_pairs(const RowLossArgs &args, cudaStream_t stre
 // studies): twice the rows in flight of pairs and no cluster exchange, for
 // vocabularies whose row fits one SM's shared memory (V <= ~57K compact).
 void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t stream);
+// Two rows in flight an SM (studies): CTAs of 512 threads, two an SM, a
+// row to one of them (singles; half of the SM's shared memory, so at the
+// GPT-2 case 56 % of the row stays there and the rest is read again from
+// L2) or to a cluster of two (pairs; each CTA's half row fits whole up to
+// V ~ 57K). Each SM then runs two rows whose sweeps and barriers need not
+// line up, where 1024-thread singles run one row's chain at a time.
+void launch_row_loss_v6_compact_singles_512(const RowLossArgs &args, cudaStream_t stream);
+void launch_row_loss_v6_compact_pairs_512(const RowLossArgs &args, cudaStream_t stream);
 // Singles whose compact-cache rows take the exponentials of the last 2 (or
 // 3) of each vector's 8 elements on the FMA pipe (ex2_fma), beside the
 // SFU's: a study of the load and KL sweeps' SFU bound.
