@@ -81,7 +81,9 @@
 #              or to a cluster of two (v6c-2x512): their check against
 #              row-v3 ([dev-row-kernels]), the row kernel alone on one
 #              chunk of the GPT-2 case, then each stage of full passes of
-#              the GPT-2 case and the two derived shapes beside singles;
+#              the GPT-2 case and the two derived shapes beside singles,
+#              and of the seed's forward pass (1x512: two rows an SM, no
+#              cache);
 #   profile    Nsight Compute (--set full) on one launch of the row kernel
 #              as `fused` runs it: singles at the GPT-2 case (own
 #              statistics, G') and pairs on a seed chunk (the GEMMs'
@@ -248,6 +250,9 @@ if want twoper; then
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024;fused, row-v6c-1x512;fused, row-v6c-2x512' \
     timeout 200 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
+  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
+    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x512' \
+    timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
 fi
 
 if want profile; then
