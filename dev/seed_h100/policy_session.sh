@@ -66,7 +66,7 @@
 #              now allows where a pass reads each vector once), pairs
 #              without the cache (v6c-2x1024) and pairs with the write-only
 #              cache the pass kept before (v6-2x1024); fused-lean and
-#              fused-fp8-teacher beside them;
+#              fused-fp8-teacher beside them (FWD_VARIANTS: other lanes);
 #   schedule   the row kernel's schedule knobs (RowLossV6Limits: odd
 #              clusters started late, the compact load sweep's slot-by-slot
 #              waits): their check against row-v3 ([dev-row-kernels]), the
@@ -218,7 +218,7 @@ fi
 
 if want fwdsingles; then
   KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
-    KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6-2x1024;fused-lean;fused-fp8-teacher' \
+    KIBENCH_STAGE_VARIANTS="${FWD_VARIANTS:-fused;fused, row-v6c-2x1024;fused, row-v6-2x1024;fused-lean;fused-fp8-teacher}" \
     timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 
