@@ -103,6 +103,10 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
 // L2) or to a cluster of two (pairs; each CTA's half row fits whole up to
 // V ~ 57K). Each SM then runs two rows whose sweeps and barriers need not
 // line up, where 1024-thread singles run one row's chain at a time.
+// Measured on an H200 (docs/perf-log.md, "Two rows in flight an SM"): at
+// most 2-5 % faster where a row keeps vectors in shared memory, slower on
+// other such shapes; 5 % (the seed) to 19 % (a GPT-2 chunk) faster in a
+// forward pass with the GEMMs' statistics, which keeps none.
 void launch_row_loss_v6_compact_singles_512(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v6_compact_pairs_512(const RowLossArgs &args, cudaStream_t stream);
 // Singles whose compact-cache rows take the exponentials of the last 2 (or
