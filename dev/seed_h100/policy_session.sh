@@ -89,8 +89,9 @@
 #              statistics, G') and pairs on a seed chunk (the GEMMs'
 #              statistics, G'), the launches "[gpu-perf-rows-schedule]"
 #              makes (its lane order fixes which to skip), the reports as
-#              text under $OUT (PROFILE_ONLY=gpt2-singles or seed-pairs:
-#              that one alone);
+#              text under $OUT, and v6c-1x512 at the GPT-2 case
+#              (PROFILE_ONLY=gpt2-singles, gpt2-1x512 or seed-pairs: that
+#              one alone);
 #   targets    every shape of #42's done-when beside its floor: the seed
 #              full (fused, fused-lean, fused-fp8-teacher) and forward,
 #              fused_linear_jsd at T 8192, the GPT-2 case, and two shapes
@@ -135,6 +136,14 @@ def derive(tokens, vocab, beta, temperature):
 derive(777, 32001, 0.5, 0.7)
 derive(8192, 50257, 0.9, 0.7)
 PY
+}
+
+# The stage studies' small shapes, as KIBENCH_STAGE_WORKLOADS takes them:
+# the GPT-2 case and the two derived shapes (derive_shapes first).
+small_stage_workloads() {
+  local list="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json" f
+  for f in "$work"/targets/*.json; do list+=":$f"; done
+  echo "$list"
 }
 
 if want vp; then
@@ -206,8 +215,7 @@ fi
 if want singles; then
   derive_shapes
   timeout 120 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
-  stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
-  for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  stage_workloads=$(small_stage_workloads)
   [[ -n "${SINGLES_LARGE:-}" ]] && stage_workloads+=":$PWD/$seed:$PWD/workloads/sweeps/ragged/sweep-h1024-t8192-v128256.json"
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-2x1024;fused, row-v6c-1x1024;fused, small kernels in line' \
@@ -228,8 +236,7 @@ if want schedule; then
   for f in workloads/distill-jsd-h1024-t1000-v50257.json "$seed"; do
     KIBENCH_ROWS_WORKLOAD="$f" timeout 150 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" 2>&1 | tee -a "$log"
   done
-  stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
-  for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  stage_workloads=$(small_stage_workloads)
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024, fma ex2*' \
     timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
   for knobs in ${SCHEDULES:-0,1 6,0 6,1}; do
@@ -245,8 +252,7 @@ if want twoper; then
   timeout 150 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
   KIBENCH_ROWS_WORKLOAD=workloads/distill-jsd-h1024-t1000-v50257.json timeout 150 "$bin/kibench_dev" \
     "[gpu-perf-rows-schedule]" 2>&1 | grep -E "^[a-zA-Z]|stagger 0 us" | tee -a "$log"
-  stage_workloads="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json"
-  for f in "$work"/targets/*.json; do stage_workloads+=":$f"; done
+  stage_workloads=$(small_stage_workloads)
   KIBENCH_STAGE_WORKLOADS="$stage_workloads" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x1024;fused, row-v6c-1x512;fused, row-v6c-2x512' \
     timeout 200 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | grep -E "^[a-z].*json|^  [a-z]|row kernel|stages" | tee -a "$log"
