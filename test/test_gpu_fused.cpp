@@ -281,8 +281,11 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
   }
   check_case(cases[1], Pass::forward); // 48 bytes a vector without G' too
   // With the GEMMs' statistics a forward pass reads each vector once and
-  // keeps none in shared memory (check_case runs it with them on).
+  // keeps none in shared memory (check_case runs it with them on): 300
+  // rows fill two 512-thread CTAs an SM on up to 150 SMs, 200 rows run
+  // 1024-thread singles on up to 200.
   check_case(cases[0], Pass::forward);
+  check_case(cases[2], Pass::forward);
 
   // Where the rows in flight would read more than a quarter of L2 again
   // (V = 128256 with G': 37 MB with the compact cache, 47 MB with the GEMMs'
@@ -299,10 +302,13 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
   seed.student_stats = seed.teacher_stats = &stats;
   seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
+  CHECK_FALSE(gpu::fused::row_loss_v6_two_an_sm_pay(seed));
   seed.write_grad = false;
   CHECK(gpu::fused::row_loss_v6_singles_pay(seed));
+  CHECK(gpu::fused::row_loss_v6_two_an_sm_pay(seed)); // two rows an SM, each read once
   seed.student_stats = seed.teacher_stats = nullptr; // a forward pass that takes its own statistics re-reads
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
+  CHECK_FALSE(gpu::fused::row_loss_v6_two_an_sm_pay(seed));
   seed.student_stats = seed.teacher_stats = &stats;
   seed.write_grad = true;
   seed.vocab = seed.ld = 32000;

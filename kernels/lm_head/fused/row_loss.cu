@@ -174,7 +174,9 @@ detail::Params detail::row_loss_params(const RowLossArgs &args) {
 
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
-  if (row_loss_v6_singles_pay(args))
+  if (row_loss_v6_two_an_sm_pay(args))
+    launch_row_loss_v6_compact_singles_512(args, stream);
+  else if (row_loss_v6_singles_pay(args))
     launch_row_loss_v6_compact_singles(args, stream);
   else
     launch_row_loss_v6_compact_pairs(args, stream);

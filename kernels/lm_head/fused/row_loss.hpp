@@ -120,6 +120,11 @@ void launch_row_loss_v6_compact_singles_fma3(const RowLossArgs &args, cudaStream
 // fits one SM's shared memory, or where the pass reads each vector once:
 // a forward pass with the GEMMs' statistics, which keeps no cache).
 [[nodiscard]] bool row_loss_v6_singles_pay(const RowLossArgs &args);
+// Whether launch_row_loss runs singles of 512 threads, two an SM
+// (launch_row_loss_v6_compact_singles_512): where the pass reads each
+// vector once (a forward pass with the GEMMs' statistics, no cache) and
+// there are rows for every such CTA.
+[[nodiscard]] bool row_loss_v6_two_an_sm_pay(const RowLossArgs &args);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
 // the studies to print: CTAs a row, threads a CTA, 16-byte vectors a CTA's
@@ -162,7 +167,8 @@ public:
 // (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
 // alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v6c: 1x1024 where rows fill the SMs and re-reads fit L2, else 2x1024";
+  const char *name = "v6c: 1x512 where a pass reads each vector once and rows fill two CTAs an SM, 1x1024 "
+                     "where rows fill the SMs and re-reads fit L2, else 2x1024";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 
