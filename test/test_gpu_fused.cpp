@@ -678,7 +678,9 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
   CHECK(labels.find("chunk_rows")->as_string() == "12");
   CHECK(labels.find("grad_weight_path")->as_string().starts_with("fp32 accumulator"));
   CHECK(labels.find("row_kernel")->as_string() == gpu::fused::RowKernel{}.name);
-  CHECK(labels.find("row_kernel")->as_string() == "v6c: 1x1024 where rows fill the SMs and re-reads fit L2, else 2x1024");
+  CHECK(labels.find("row_kernel")->as_string() ==
+        "v6c: 1x512 where a pass reads each vector once and rows fill two CTAs an SM, 1x1024 where rows fill "
+        "the SMs and re-reads fit L2, else 2x1024");
   REQUIRE(labels.contains("gemm_tuning"));
   REQUIRE(labels.contains("gemm_1")); // tuning on: every shape it met is listed
   CHECK(labels.find("gemm_1")->as_string().find("heuristic rank") != std::string::npos);
