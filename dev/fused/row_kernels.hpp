@@ -32,6 +32,10 @@ inline constexpr RowKernel kRowKernelV6CompactPairs{"v6c-2x1024", launch_row_los
 inline constexpr RowKernel kRowKernelV6CompactSingles{"v6c-1x1024", launch_row_loss_v6_compact_singles};
 inline constexpr RowKernel kRowKernelV6CompactSingles512{"v6c-1x512", launch_row_loss_v6_compact_singles_512};
 inline constexpr RowKernel kRowKernelV6CompactPairs512{"v6c-2x512", launch_row_loss_v6_compact_pairs_512};
+// Four and eight rows an SM where a pass reads each vector once; the
+// shipped kernel elsewhere.
+inline constexpr RowKernel kRowKernelV6ReadOnce256{"v6f-1x256", launch_row_loss_v6_read_once_256};
+inline constexpr RowKernel kRowKernelV6ReadOnce128{"v6f-1x128", launch_row_loss_v6_read_once_128};
 inline constexpr RowKernel kRowKernelV6CompactSinglesFma2{"v6c-1x1024, fma ex2 2/8",
                                                           launch_row_loss_v6_compact_singles_fma2};
 inline constexpr RowKernel kRowKernelV6CompactSinglesFma3{"v6c-1x1024, fma ex2 3/8",

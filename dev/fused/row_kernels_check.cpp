@@ -140,6 +140,9 @@ TEST_CASE("row kernels v5 and v6 (its compact cache too) compute what the shippe
       {gpu::fused::kRowKernelV6CompactSingles512, {.cache_vectors = 3, .clusters = 3}},
       {gpu::fused::kRowKernelV6CompactPairs512, {}},
       {gpu::fused::kRowKernelV6CompactPairs512, {.cache_vectors = 0, .clusters = 2}},
+      // Four and eight rows an SM where a pass reads each vector once.
+      {gpu::fused::kRowKernelV6ReadOnce256, {}},
+      {gpu::fused::kRowKernelV6ReadOnce128, {.clusters = 3}},
       // Exponentials on the FMA pipe (ex2_fma) for 2 and 3 of 8 elements.
       {gpu::fused::kRowKernelV6CompactSinglesFma2, {}},
       {gpu::fused::kRowKernelV6CompactSinglesFma3, {.cache_vectors = 3, .staged_wait = true}},

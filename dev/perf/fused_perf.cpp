@@ -620,6 +620,13 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
     for (const gpu::fused::RowKernel &kernel :
          {gpu::fused::kRowKernelV6CompactSingles512, gpu::fused::kRowKernelV6CompactPairs512})
       lanes.push_back({fmt::format("{}, wait all, stagger 0 us", kernel.name), kernel, {}});
+    // Four and eight rows an SM where a pass reads each vector once (the
+    // shipped kernel in the other configurations), after the 512s.
+    if (config.statistics && !config.grad) {
+      for (const gpu::fused::RowKernel &kernel :
+           {gpu::fused::kRowKernelV6ReadOnce256, gpu::fused::kRowKernelV6ReadOnce128})
+        lanes.push_back({fmt::format("{}, wait all, stagger 0 us", kernel.name), kernel, {}});
+    }
     const gpu::fused::RowLossArgs args = chunk.args(in, config.statistics, config.grad);
     std::vector<std::vector<double>> medians(lanes.size());
     for (int round = 0; round < 3; ++round) {

@@ -144,6 +144,8 @@ constexpr Variant kVariants[] = {
     {"fused-cublaslt, row-v6c-1x1024", LogitStatistics::off, 0, gpu::fused::kRowKernelV6CompactSingles},
     {"fused, row-v6c-1x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactSingles512},
     {"fused, row-v6c-2x512", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6CompactPairs512},
+    {"fused, row-v6f-1x256", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6ReadOnce256},
+    {"fused, row-v6f-1x128", LogitStatistics::automatic, 0, gpu::fused::kRowKernelV6ReadOnce128},
     {"fused, small kernels in line", LogitStatistics::automatic, 0, {}, TeacherPrecision::bf16, false, true},
     {"fused, row schedule from the environment", LogitStatistics::automatic, 0, kRowKernelScheduled},
     {"fused, row-v6c-1x1024, fma ex2 2/8", LogitStatistics::automatic, 0,

@@ -99,7 +99,7 @@
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/
 #              (TARGETS="small forward" runs only those of small, fljsd,
 #              seed and forward);
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, twoper, profile, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, twoper, readonce, gpt2stats, profile, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -260,6 +260,36 @@ if want twoper; then
   # with a slower pass: the stages say where).
   KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
     KIBENCH_STAGE_VARIANTS='fused;fused, row-v6c-1x512' \
+    timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+# readonce: a forward pass with the GEMMs' statistics on singles of 512,
+# 256 and 128 threads (2, 4 and 8 rows an SM): the candidates checked
+# against row-v3, the row kernel alone on a chunk of the GPT-2 case and of
+# the seed (the forward configuration's lanes only), then the seed's
+# forward pass stage by stage (READONCE_VARIANTS).
+if want readonce; then
+  timeout 150 "$bin/kibench_dev" "[dev-row-kernels]" 2>&1 | tail -n 25 | tee -a "$log"
+  for f in workloads/distill-jsd-h1024-t1000-v50257.json "$seed"; do
+    echo "row kernel alone: $f" | tee -a "$log"
+    KIBENCH_ROWS_WORKLOAD="$f" timeout 150 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" 2>&1 \
+      | sed -n '/^GEMM statistics, forward/,$p' | grep -E "^[A-Za-z]|stagger 0 us" | tee -a "$log"
+  done
+  KIBENCH_STAGE_PASS=forward KIBENCH_STAGE_WORKLOADS="$PWD/$seed" \
+    KIBENCH_STAGE_VARIANTS="${READONCE_VARIANTS:-fused;fused, row-v6c-1x1024;fused, row-v6f-1x256;fused, row-v6f-1x128}" \
+    timeout 150 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+# gpt2stats: whether the logit GEMMs' row statistics pay at the GPT-2 case
+# (T 1000, Hs 1024) now that its row kernel is a single: statistics_pay
+# turned them off below Hs 2048 and 1024 chunk rows with the row kernels
+# of 2026-12-04. `kibench run` of fused, fused-rowstats and the floor, and
+# each lane's stages.
+if want gpt2stats; then
+  "$bin/kibench" run workloads/distill-jsd-h1024-t1000-v50257.json --impl fused,fused-rowstats,cublas-floor \
+    --out "$work/runs/gpt2stats" 2>&1 | grep -vE "$quiet" | tee -a "$log"
+  KIBENCH_STAGE_WORKLOADS="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json" \
+    KIBENCH_STAGE_VARIANTS='fused;fused-rowstats' \
     timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
 fi
 

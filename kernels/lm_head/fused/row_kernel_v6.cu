@@ -756,6 +756,38 @@ void launch_row_loss_v6_compact_singles_512(const RowLossArgs &args, cudaStream_
 void launch_row_loss_v6_compact_pairs_512(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<2, 512, true>(args, stream);
 }
+namespace {
+// A pass that reads each vector once (a forward pass with the GEMMs'
+// statistics) on singles of kThreads threads, 1024 / kThreads rows an SM;
+// every other pass as launch_row_loss runs it, so that the studies can
+// check and time it on every configuration.
+template <int kThreads> void launch_read_once_or_shipped(const RowLossArgs &args, cudaStream_t stream) {
+  if (args.rows <= 0) return;
+  const Params p = detail::row_loss_params(args);
+  if (!reads_once(args.write_grad, p.student_stats != nullptr)) {
+    launch_row_loss(args, stream);
+    return;
+  }
+  switch (divergence_for(args.beta)) {
+  case Divergence::mixture:
+    launch<Divergence::mixture, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
+    break;
+  case Divergence::forward_kl:
+    launch<Divergence::forward_kl, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
+    break;
+  case Divergence::reverse_kl:
+    launch<Divergence::reverse_kl, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
+    break;
+  }
+}
+} // namespace
+
+void launch_row_loss_v6_read_once_256(const RowLossArgs &args, cudaStream_t stream) {
+  launch_read_once_or_shipped<256>(args, stream);
+}
+void launch_row_loss_v6_read_once_128(const RowLossArgs &args, cudaStream_t stream) {
+  launch_read_once_or_shipped<128>(args, stream);
+}
 void launch_row_loss_v6_compact_singles_fma2(const RowLossArgs &args, cudaStream_t stream) {
   launch_v6<1, 1024, true, 2>(args, stream);
 }

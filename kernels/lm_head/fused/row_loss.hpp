@@ -109,6 +109,11 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
 // forward pass with the GEMMs' statistics, which keeps none.
 void launch_row_loss_v6_compact_singles_512(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v6_compact_pairs_512(const RowLossArgs &args, cudaStream_t stream);
+// Four and eight rows in flight an SM where a pass reads each vector once
+// (studies): singles of 256 or 128 threads (1024 threads an SM, as every
+// v6 launch); every other pass as launch_row_loss runs it.
+void launch_row_loss_v6_read_once_256(const RowLossArgs &args, cudaStream_t stream);
+void launch_row_loss_v6_read_once_128(const RowLossArgs &args, cudaStream_t stream);
 // Singles whose compact-cache rows take the exponentials of the last 2 (or
 // 3) of each vector's 8 elements on the FMA pipe (ex2_fma), beside the
 // SFU's: a study of the load and KL sweeps' SFU bound.
