@@ -281,11 +281,21 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
   }
   check_case(cases[1], Pass::forward); // 48 bytes a vector without G' too
   // With the GEMMs' statistics a forward pass reads each vector once and
-  // keeps none in shared memory (check_case runs it with them on): 300
-  // rows fill two 512-thread CTAs an SM on up to 150 SMs, 200 rows run
-  // 1024-thread singles on up to 200.
+  // keeps none in shared memory (check_case runs it with them on): on up
+  // to 137 SMs 1100 rows fill eight 128-thread CTAs an SM, on up to 150
+  // 600 rows fill four 256-thread CTAs and 300 rows two 512-thread CTAs,
+  // and on up to 200 SMs 200 rows run 1024-thread singles.
   check_case(cases[0], Pass::forward);
   check_case(cases[2], Pass::forward);
+  check_case(Case{.label = "read-once-8-an-sm", .seed = 34, .tokens = 1100, .vocab = 50257, .hidden = 64,
+                  .ignore_fraction = 0.1, .chunk_rows = 0},
+             Pass::forward);
+  check_case(Case{.label = "read-once-8-an-sm-beta0", .seed = 35, .tokens = 1100, .vocab = 4099, .hidden = 64,
+                  .beta = 0.0, .chunk_rows = 0},
+             Pass::forward);
+  check_case(Case{.label = "read-once-4-an-sm-beta1", .seed = 36, .tokens = 600, .vocab = 20000, .hidden = 64,
+                  .beta = 1.0, .ignore_fraction = 0.2, .chunk_rows = 0},
+             Pass::forward);
 
   // Where the rows in flight would read more than a quarter of L2 again
   // (V = 128256 with G': 37 MB with the compact cache, 47 MB with the GEMMs'
@@ -302,13 +312,21 @@ TEST_CASE("fused: a row to one CTA (row-v6 singles) where a row fits one SM and 
   seed.student_stats = seed.teacher_stats = &stats;
   seed.stats_ld = gpu::gemm::abt_gemm_column_tiles(seed.vocab);
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
-  CHECK_FALSE(gpu::fused::row_loss_v6_two_an_sm_pay(seed));
+  CHECK(gpu::fused::row_loss_v6_read_once_rows_per_sm(seed) == 0);
   seed.write_grad = false;
   CHECK(gpu::fused::row_loss_v6_singles_pay(seed));
-  CHECK(gpu::fused::row_loss_v6_two_an_sm_pay(seed)); // two rows an SM, each read once
+  // Read once: 2816 rows fill eight 128-thread CTAs an SM on up to 352
+  // SMs, 600 fill four 256-thread CTAs and 300 two 512-thread CTAs on up
+  // to 150, 200 rows none of them on more than 100.
+  CHECK(gpu::fused::row_loss_v6_read_once_rows_per_sm(seed) == 8);
+  for (const auto &[rows, per_sm] : {std::pair{600, 4}, std::pair{300, 2}, std::pair{200, 0}}) {
+    gpu::fused::RowLossArgs fewer = seed;
+    fewer.rows = rows;
+    CHECK(gpu::fused::row_loss_v6_read_once_rows_per_sm(fewer) == per_sm);
+  }
   seed.student_stats = seed.teacher_stats = nullptr; // a forward pass that takes its own statistics re-reads
   CHECK_FALSE(gpu::fused::row_loss_v6_singles_pay(seed));
-  CHECK_FALSE(gpu::fused::row_loss_v6_two_an_sm_pay(seed));
+  CHECK(gpu::fused::row_loss_v6_read_once_rows_per_sm(seed) == 0);
   seed.student_stats = seed.teacher_stats = &stats;
   seed.write_grad = true;
   seed.vocab = seed.ld = 32000;
@@ -679,8 +697,8 @@ TEST_CASE("fused: memory accounting matches the chunk plan", "[gpu][fused]") {
   CHECK(labels.find("grad_weight_path")->as_string().starts_with("fp32 accumulator"));
   CHECK(labels.find("row_kernel")->as_string() == gpu::fused::RowKernel{}.name);
   CHECK(labels.find("row_kernel")->as_string() ==
-        "v6c: 1x512 where a pass reads each vector once and rows fill two CTAs an SM, 1x1024 where rows fill "
-        "the SMs and re-reads fit L2, else 2x1024");
+        "v6c: 1x128, 1x256 or 1x512 where a pass reads each vector once (the most rows an SM its rows fill), "
+        "1x1024 where rows fill the SMs and re-reads fit L2, else 2x1024");
   REQUIRE(labels.contains("gemm_tuning"));
   REQUIRE(labels.contains("gemm_1")); // tuning on: every shape it met is listed
   CHECK(labels.find("gemm_1")->as_string().find("heuristic rank") != std::string::npos);

@@ -823,22 +823,33 @@ bool row_loss_v6_singles_pay(const RowLossArgs &args) {
   return reread_bytes <= memory_limits().l2 / 4;
 }
 
-// Two 512-thread CTAs an SM, a row to each, where a pass reads each vector
-// once (a forward pass with the GEMMs' statistics: no shared-memory cache,
-// so halving a CTA's share of it costs nothing) and its rows fill every
-// such CTA once at least. Each SM then runs two rows whose loads, sums and
-// barriers need not line up. Measured on an H200 (docs/perf-log.md, "Two
-// rows in flight an SM"): the forward row kernel 19 % faster on a GPT-2
-// chunk (0.080 against 0.099 ms) and 5 % at the seed (1.606 against
-// 1.688 ms). Where a row keeps vectors in shared memory the halved cache
-// costs what the second row gains (the GPT-2 case with G': 0.175 against
-// 0.170 ms), so those rows keep 1024-thread CTAs.
-bool row_loss_v6_two_an_sm_pay(const RowLossArgs &args) {
+// Rows an SM for a pass that reads each vector once (a forward pass with
+// the GEMMs' statistics: no shared-memory cache, so a CTA's share of it
+// costs nothing): the most of 8, 4 and 2 (singles of 128, 256 and 512
+// threads, 1024 threads an SM) whose resident CTAs the rows fill once at
+// least; 0 elsewhere. Each SM then runs that many rows whose starts (the
+// GEMMs' statistics combined), sweeps and reductions need not line up,
+// where 1024-thread singles run one row's chain at a time. Measured
+// (docs/perf-log.md, "Two rows in flight an SM" and "The forward singles
+// of 512 threads on the H100…"), the row kernel alone on one chunk, H100:
+// the seed's 2816 rows 0.570 ms (1024 threads), 0.532 (512), 0.535 (256),
+// 0.524 (128); a GPT-2 chunk's 1000 rows 0.112, 0.093, 0.087, 0.086. Where
+// a row keeps vectors in shared memory the smaller share costs what the
+// rows in flight gain (the GPT-2 case with G', H200: 0.175 ms with 512
+// threads against 0.170), so those rows keep 1024-thread CTAs.
+int row_loss_v6_read_once_rows_per_sm(const RowLossArgs &args) {
   const Params p = detail::row_loss_params(args);
-  if (!reads_once(args.write_grad, p.student_stats != nullptr)) return false;
-  const auto *key = reinterpret_cast<const void *>(
-      &row_loss_v6_kernel<Divergence::mixture, false, true, true, false, 1, 512>);
-  return args.rows >= detail::resident_clusters(key, 0, 1, 512);
+  if (!reads_once(args.write_grad, p.student_stats != nullptr)) return 0;
+  // Whether the rows fill every resident CTA of kThreads threads.
+  const auto fills = [&]<int kThreads>(std::integral_constant<int, kThreads>) {
+    const auto *key = reinterpret_cast<const void *>(
+        &row_loss_v6_kernel<Divergence::mixture, false, true, true, false, 1, kThreads>);
+    return args.rows >= detail::resident_clusters(key, 0, 1, kThreads);
+  };
+  if (fills(std::integral_constant<int, 128>{})) return 8;
+  if (fills(std::integral_constant<int, 256>{})) return 4;
+  if (fills(std::integral_constant<int, 512>{})) return 2;
+  return 0;
 }
 
 void set_row_loss_v6_limits(RowLossV6Limits limits) {

@@ -174,7 +174,12 @@ detail::Params detail::row_loss_params(const RowLossArgs &args) {
 
 void launch_row_loss(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
-  if (row_loss_v6_two_an_sm_pay(args))
+  const int read_once_rows_per_sm = row_loss_v6_read_once_rows_per_sm(args);
+  if (read_once_rows_per_sm == 8)
+    launch_row_loss_v6_read_once_128(args, stream);
+  else if (read_once_rows_per_sm == 4)
+    launch_row_loss_v6_read_once_256(args, stream);
+  else if (read_once_rows_per_sm == 2)
     launch_row_loss_v6_compact_singles_512(args, stream);
   else if (row_loss_v6_singles_pay(args))
     launch_row_loss_v6_compact_singles(args, stream);

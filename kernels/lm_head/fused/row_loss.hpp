@@ -109,9 +109,11 @@ void launch_row_loss_v6_compact_singles(const RowLossArgs &args, cudaStream_t st
 // forward pass with the GEMMs' statistics, which keeps none.
 void launch_row_loss_v6_compact_singles_512(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v6_compact_pairs_512(const RowLossArgs &args, cudaStream_t stream);
-// Four and eight rows in flight an SM where a pass reads each vector once
-// (studies): singles of 256 or 128 threads (1024 threads an SM, as every
-// v6 launch); every other pass as launch_row_loss runs it.
+// Four and eight rows in flight an SM where a pass reads each vector once:
+// singles of 256 or 128 threads (1024 threads an SM, as every v6 launch),
+// which launch_row_loss runs where the rows fill them
+// (row_loss_v6_read_once_rows_per_sm); every other pass as
+// launch_row_loss runs it.
 void launch_row_loss_v6_read_once_256(const RowLossArgs &args, cudaStream_t stream);
 void launch_row_loss_v6_read_once_128(const RowLossArgs &args, cudaStream_t stream);
 // Singles whose compact-cache rows take the exponentials of the last 2 (or
@@ -125,11 +127,13 @@ void launch_row_loss_v6_compact_singles_fma3(const RowLossArgs &args, cudaStream
 // fits one SM's shared memory, or where the pass reads each vector once:
 // a forward pass with the GEMMs' statistics, which keeps no cache).
 [[nodiscard]] bool row_loss_v6_singles_pay(const RowLossArgs &args);
-// Whether launch_row_loss runs singles of 512 threads, two an SM
-// (launch_row_loss_v6_compact_singles_512): where the pass reads each
-// vector once (a forward pass with the GEMMs' statistics, no cache) and
-// there are rows for every such CTA.
-[[nodiscard]] bool row_loss_v6_two_an_sm_pay(const RowLossArgs &args);
+// How many rows an SM launch_row_loss runs where the pass reads each vector
+// once (a forward pass with the GEMMs' statistics, no cache): 8, 4 or 2
+// (singles of 128, 256 or 512 threads: launch_row_loss_v6_read_once_128,
+// _256, launch_row_loss_v6_compact_singles_512), the most whose resident
+// CTAs the rows fill; 0 where the pass is not such or the rows fill none
+// of them (row_loss_v6_singles_pay decides then).
+[[nodiscard]] int row_loss_v6_read_once_rows_per_sm(const RowLossArgs &args);
 
 // How version 6 lays out a row of `vocab` logits on the current GPU, for
 // the studies to print: CTAs a row, threads a CTA, 16-byte vectors a CTA's
@@ -172,8 +176,8 @@ public:
 // (launch_row_loss), or another version from dev/fused/ or row-v3 or row-v6
 // alone, that a study runs in its place. All compute the same outputs.
 struct RowKernel {
-  const char *name = "v6c: 1x512 where a pass reads each vector once and rows fill two CTAs an SM, 1x1024 "
-                     "where rows fill the SMs and re-reads fit L2, else 2x1024";
+  const char *name = "v6c: 1x128, 1x256 or 1x512 where a pass reads each vector once (the most rows an SM "
+                     "its rows fill), 1x1024 where rows fill the SMs and re-reads fit L2, else 2x1024";
   void (*launch)(const RowLossArgs &, cudaStream_t) = launch_row_loss;
 };
 
