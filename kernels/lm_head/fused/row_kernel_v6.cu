@@ -698,6 +698,16 @@ void launch_for(const Params &p, std::int64_t rows, bool grad, cudaStream_t stre
   }
 }
 
+// Calls f with the divergence that beta selects (divergence_for), as a
+// std::integral_constant for the kernels' template argument.
+template <class F> void with_divergence(double beta, F &&f) {
+  switch (divergence_for(beta)) {
+  case Divergence::mixture: f(std::integral_constant<Divergence, Divergence::mixture>{}); break;
+  case Divergence::forward_kl: f(std::integral_constant<Divergence, Divergence::forward_kl>{}); break;
+  case Divergence::reverse_kl: f(std::integral_constant<Divergence, Divergence::reverse_kl>{}); break;
+  }
+}
+
 // kCompact: the compact cache where it applies (tau = 1, the mixture, G'),
 // and no cache where a pass reads each vector once.
 template <int kCluster, int kThreads, bool kCompact = false, int kFmaLanes = 0>
@@ -705,17 +715,11 @@ void launch_v6(const RowLossArgs &args, cudaStream_t stream) {
   if (args.rows <= 0) return;
   const Params p = detail::row_loss_params(args);
   const bool grad = args.write_grad;
-  switch (divergence_for(args.beta)) {
-  case Divergence::mixture:
-    launch_for<kCluster, kThreads, kCompact, Divergence::mixture, kFmaLanes>(p, args.rows, grad, stream);
-    break;
-  case Divergence::forward_kl:
-    launch_for<kCluster, kThreads, kCompact, Divergence::forward_kl>(p, args.rows, grad, stream);
-    break;
-  case Divergence::reverse_kl:
-    launch_for<kCluster, kThreads, kCompact, Divergence::reverse_kl>(p, args.rows, grad, stream);
-    break;
-  }
+  with_divergence(args.beta, [&](auto divergence) {
+    constexpr Divergence kDivergence = decltype(divergence)::value;
+    launch_for<kCluster, kThreads, kCompact, kDivergence, kDivergence == Divergence::mixture ? kFmaLanes : 0>(
+        p, args.rows, grad, stream);
+  });
 }
 
 template <int kCluster, int kThreads, bool kCompact> RowLossV6Layout layout_of(std::int64_t vocab) {
@@ -768,17 +772,9 @@ template <int kThreads> void launch_read_once_or_shipped(const RowLossArgs &args
     launch_row_loss(args, stream);
     return;
   }
-  switch (divergence_for(args.beta)) {
-  case Divergence::mixture:
-    launch<Divergence::mixture, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
-    break;
-  case Divergence::forward_kl:
-    launch<Divergence::forward_kl, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
-    break;
-  case Divergence::reverse_kl:
-    launch<Divergence::reverse_kl, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
-    break;
-  }
+  with_divergence(args.beta, [&](auto divergence) {
+    launch<decltype(divergence)::value, false, true, true, false, 1, kThreads>(p, args.rows, true, stream);
+  });
 }
 } // namespace
 
