@@ -1,6 +1,11 @@
 // kibench's own logit GEMM against cuBLASLt's best (tuned as fused and
 // cublas-floor tune) on the seed's logit shapes, on the seed's own input
 // tensors (hidden: run `kibench_tests "[gpu-perf-gemm]"` on a GPU machine).
+// KIBENCH_GEMM_CASE=gpt2 times the GPT-2 case's instead (T 1000, V 50257,
+// H 1024, student 512: K = 512 and 1024, one chunk), where the GEMMs'
+// statistics lost to cuBLASLt's logits (docs/perf-log.md): the tile with
+// and without statistics says whether the mainloop or the statistics
+// warps cost the difference at small K.
 // Prints per shape, for each of kibench's tiles (clusters of two sharing B
 // by multicast), the 256-wide one also with row statistics, and cuBLASLt: cold medians (L2 flushed,
 // interleaved round by round) and a back-to-back sustained phase with the board's energy counter (power,
@@ -9,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,13 +44,14 @@ using dev::Sustained;
 
 namespace {
 
-// The seed's inputs on the GPU with what each study here times them with:
-// a cuBLASLt handle, a stream and an L2 flush.
+const test::GpuCase kSeedCase{.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7};
+
+// The inputs of a case (the seed's unless told) on the GPU with what each
+// study here times them with: a cuBLASLt handle, a stream and an L2 flush.
 struct SeedBench {
-  explicit SeedBench(const char *allocator_name)
-      : w(test::make_gpu_workload(
-            {.name = "seed", .tokens = 8192, .vocab = 128256, .hidden = 4096, .seed = 7})),
-        inputs(w), in(device_inputs(inputs)), allocator(allocator_name), blas(allocator), device([] {
+  explicit SeedBench(const char *allocator_name, const test::GpuCase &shape = kSeedCase)
+      : w(test::make_gpu_workload(shape)), inputs(w), in(device_inputs(inputs)), allocator(allocator_name),
+        blas(allocator), device([] {
           int d = 0;
           CUDA_CHECK(cudaGetDevice(&d));
           return d;
@@ -64,7 +71,12 @@ struct SeedBench {
 
 TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-perf-gemm]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
-  SeedBench bench("gemm-perf");
+  const char *case_name = std::getenv("KIBENCH_GEMM_CASE");
+  const bool gpt2 = case_name != nullptr && std::string(case_name) == "gpt2";
+  const test::GpuCase shape =
+      gpt2 ? test::GpuCase{.name = "gpt2", .tokens = 1000, .vocab = 50257, .hidden = 1024, .seed = 7}
+           : kSeedCase;
+  SeedBench bench("gemm-perf", shape);
   auto &[w, inputs, in, allocator, blas, stream, device, flush] = bench;
   const int sms = test::sm_count();
   const auto V = static_cast<std::size_t>(w.vocab);
@@ -90,10 +102,13 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
     std::int64_t rows, k;
     const __nv_bfloat16 *x, *weight;
   };
-  for (const Shape &s : {Shape{2816, w.student_hidden, in.student_input.data(), in.student_weight.data()},
-                         Shape{2816, w.hidden, in.teacher_input.data(), in.teacher_weight.data()},
-                         Shape{8192, w.student_hidden, in.student_input.data(), in.student_weight.data()},
-                         Shape{8192, w.hidden, in.teacher_input.data(), in.teacher_weight.data()}}) {
+  std::vector<Shape> shapes;
+  for (const std::int64_t rows :
+       gpt2 ? std::vector<std::int64_t>{w.tokens} : std::vector<std::int64_t>{2816, 8192}) {
+    shapes.push_back({rows, w.student_hidden, in.student_input.data(), in.student_weight.data()});
+    shapes.push_back({rows, w.hidden, in.teacher_input.data(), in.teacher_weight.data()});
+  }
+  for (const Shape &s : shapes) {
     const std::int64_t m = s.rows, n = w.vocab, k = s.k;
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     std::vector<std::pair<std::string, std::function<void()>>> calls;

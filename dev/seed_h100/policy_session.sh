@@ -84,6 +84,9 @@
 #              the GPT-2 case and the two derived shapes beside singles,
 #              and of the seed's forward pass (1x512: two rows an SM, no
 #              cache);
+#   gemmgpt2   kibench's logit GEMM (with and without row statistics)
+#              beside cuBLASLt's at the GPT-2 case's K = 512 and 1024
+#              (kibench_dev "[.gpu-perf-gemm]", KIBENCH_GEMM_CASE=gpt2);
 #   profile    Nsight Compute (--set full) on one launch of the row kernel
 #              as `fused` runs it: singles at the GPT-2 case (own
 #              statistics, G') and pairs on a seed chunk (the GEMMs'
@@ -99,7 +102,7 @@
 #              V 50257, beta 0.9, tau 0.7), each run directory under runs/
 #              (TARGETS="small forward" runs only those of small, fljsd,
 #              seed and forward);
-# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, twoper, readonce, gpt2stats, profile, targets, parallel, rows, ab,
+# Steps run in this script's order (vp, fp8fast, ways, fp8seed, fwdrows, promote, energy, fullrows, overlap, singles, fwdsingles, schedule, twoper, readonce, gpt2stats, gemmgpt2, profile, targets, parallel, rows, ab,
 # refactor, seed, baseline, small, jsd, reproduce, tests), whatever order
 # STEPS names them in.
 #   [STEPS="baseline small jsd reproduce tests"] dev/seed_h100/policy_session.sh ARCHIVE ARCHIVE_BEFORE
@@ -291,6 +294,14 @@ if want gpt2stats; then
   KIBENCH_STAGE_WORKLOADS="$PWD/workloads/distill-jsd-h1024-t1000-v50257.json" \
     KIBENCH_STAGE_VARIANTS='fused;fused-rowstats' \
     timeout 120 "$bin/kibench_dev" "[gpu-perf-stages]" 2>&1 | tee -a "$log"
+fi
+
+# gemmgpt2: kibench's logit GEMM (with and without the row statistics)
+# beside cuBLASLt's on the GPT-2 case's two logit shapes (K 512 and 1024),
+# cold and sustained: whether its mainloop or its statistics warps are what
+# lose at small K.
+if want gemmgpt2; then
+  KIBENCH_GEMM_CASE=gpt2 timeout 120 "$bin/kibench_dev" "[.gpu-perf-gemm]" 2>&1 | tee -a "$log"
 fi
 
 if want profile; then
