@@ -79,9 +79,14 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
   SeedBench bench("gemm-perf", shape);
   auto &[w, inputs, in, allocator, blas, stream, device, flush] = bench;
   const int sms = test::sm_count();
-  const auto V = static_cast<std::size_t>(w.vocab);
+  // C's rows padded to whole 16-byte units where V is no multiple of 8
+  // (50257), as fused lays out its logits: kibench's GEMM then writes
+  // n = V rounded up with W's V rows (b_rows), cuBLASLt V columns of the
+  // same row stride.
+  const auto V = static_cast<std::size_t>((w.vocab + 7) / 8 * 8);
   DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(w.tokens) * V),
       theirs(allocator, static_cast<std::size_t>(w.tokens) * V);
+  CUDA_CHECK(cudaMemset(theirs.data(), 0, theirs.bytes())); // the padding columns, as kibench's GEMM writes them
 
   struct Variant {
     const char *name;
@@ -114,14 +119,15 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
     std::vector<std::pair<std::string, std::function<void()>>> calls;
     for (const Variant &v : variants) {
       const gemm::AbtGemm g{.m = m,
-                            .n = n,
+                            .n = static_cast<std::int64_t>(V),
                             .k = k,
                             .a = s.x,
                             .lda = k,
                             .b = s.weight,
                             .ldb = k,
                             .c = ours.data(),
-                            .ldc = n,
+                            .ldc = static_cast<std::int64_t>(V),
+                            .b_rows = n,
                             .tile = v.tile,
                             .row_stats = v.stats ? stats.data() : nullptr,
                             .stats_ld = gemm::abt_gemm_column_tiles(n),
@@ -129,7 +135,8 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
                             .stats_scale = 1.4426950408889634f};
       calls.emplace_back(v.name, [&, g] { gemm::abt_gemm(g, sms, stream); });
     }
-    const RowMajorGemm cublas = gemm_abt(m, n, k, s.x, s.weight, theirs.data());
+    RowMajorGemm cublas = gemm_abt(m, n, k, s.x, s.weight, theirs.data());
+    cublas.ldc = static_cast<std::int64_t>(V);
     calls.emplace_back("cuBLASLt", [&] { blas.matmul(cublas, stream); });
     blas.tune_during(kMeasuredTuning, stream, calls.back().second);
 
