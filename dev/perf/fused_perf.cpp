@@ -574,7 +574,10 @@ TEST_CASE("fused: the row kernels alone on one chunk", "[.][gpu-perf-rows]") {
 // rounds' medians, the lanes in the same order each round; the logits as
 // the GEMMs write them for one chunk, own statistics with G' (the GPT-2
 // case's configuration), then, at tau = 1 with the GEMMs' statistics, with
-// G' (the seed's) and without (its forward pass).
+// G' (the seed's) and without (its forward pass). KIBENCH_ROWS_LANE=text
+// times only the lanes whose "configuration: lane" name contains it, so
+// that a profiler's launch count starts at that lane (3 warm-up launches,
+// then the samples).
 TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-schedule]") {
   KIBENCH_REQUIRE_GPU_OR_SKIP();
   const Workload w = rows_workload("distill-jsd-h1024-t1000-v50257.json");
@@ -615,17 +618,22 @@ TEST_CASE("fused: the row kernel's schedule on one chunk", "[.][gpu-perf-rows-sc
                            {.stagger_ns = stagger_us * 1000, .staged_wait = staged}});
       }
     }
-    // Two rows in flight an SM (CTAs of 512 threads, two an SM), last so
-    // that the profile step's launch counts above stay as they are.
+    // Two rows in flight an SM (CTAs of 512 threads, two an SM).
     for (const gpu::fused::RowKernel &kernel :
          {gpu::fused::kRowKernelV6CompactSingles512, gpu::fused::kRowKernelV6CompactPairs512})
       lanes.push_back({fmt::format("{}, wait all, stagger 0 us", kernel.name), kernel, {}});
     // Four and eight rows an SM where a pass reads each vector once (the
-    // shipped kernel in the other configurations), after the 512s.
+    // shipped kernel in the other configurations).
     if (config.statistics && !config.grad) {
       for (const gpu::fused::RowKernel &kernel :
            {gpu::fused::kRowKernelV6ReadOnce256, gpu::fused::kRowKernelV6ReadOnce128})
         lanes.push_back({fmt::format("{}, wait all, stagger 0 us", kernel.name), kernel, {}});
+    }
+    if (const char *only = std::getenv("KIBENCH_ROWS_LANE"); only != nullptr) {
+      std::erase_if(lanes, [&](const Lane &lane) {
+        return fmt::format("{}: {}", config.name, lane.name).find(only) == std::string::npos;
+      });
+      if (lanes.empty()) continue;
     }
     const gpu::fused::RowLossArgs args = chunk.args(in, config.statistics, config.grad);
     std::vector<std::vector<double>> medians(lanes.size());

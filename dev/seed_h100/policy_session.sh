@@ -90,8 +90,8 @@
 #   profile    Nsight Compute (--set full) on one launch of the row kernel
 #              as `fused` runs it: singles at the GPT-2 case (own
 #              statistics, G') and pairs on a seed chunk (the GEMMs'
-#              statistics, G'), the launches "[gpu-perf-rows-schedule]"
-#              makes (its lane order fixes which to skip), the reports as
+#              statistics, G'), each the first sample of its lane of
+#              "[gpu-perf-rows-schedule]" (KIBENCH_ROWS_LANE), the reports as
 #              text under $OUT, and v6c-1x512 at the GPT-2 case
 #              (PROFILE_ONLY=gpt2-singles, gpt2-1x512 or seed-pairs: that
 #              one alone);
@@ -307,18 +307,16 @@ fi
 if want profile; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
   echo "ncu: ${ncu_bin:-none}" | tee -a "$log"
-  # Lanes of 28 launches each (3 warm-up, 25 samples): at the GPT-2 case
-  # four FMA-exponential lanes come before singles' first, and 28 lanes
-  # (FMA, singles, pairs) before v6c-1x512's; on the seed chunk 30
-  # own-statistics lanes and 6 singles lanes before pairs' first with the
-  # GEMMs' statistics.
-  for target in "workloads/distill-jsd-h1024-t1000-v50257.json:112:gpt2-singles" \
-    "workloads/distill-jsd-h1024-t1000-v50257.json:784:gpt2-1x512" "$seed:1008:seed-pairs"; do
-    IFS=: read -r file skip name <<< "$target"
+  # One lane of "[gpu-perf-rows-schedule]" each (KIBENCH_ROWS_LANE): its
+  # first sample, after 3 warm-up launches.
+  for target in "workloads/distill-jsd-h1024-t1000-v50257.json|own statistics, G': v6c-1x1024, wait all, stagger 0 us|gpt2-singles" \
+    "workloads/distill-jsd-h1024-t1000-v50257.json|own statistics, G': v6c-1x512, wait all, stagger 0 us|gpt2-1x512" \
+    "$seed|GEMM statistics, G': v6c-2x1024, wait all, stagger 0 us|seed-pairs"; do
+    IFS='|' read -r file lane name <<< "$target"
     [[ -n "${PROFILE_ONLY:-}" && "$name" != "$PROFILE_ONLY" ]] && continue
-    [[ -n "$ncu_bin" ]] && KIBENCH_ROWS_WORKLOAD="$file" timeout 240 "$ncu_bin" --set full -k regex:row_loss_v6 \
+    [[ -n "$ncu_bin" ]] && KIBENCH_ROWS_WORKLOAD="$file" KIBENCH_ROWS_LANE="$lane" timeout 240 "$ncu_bin" --set full -k regex:row_loss_v6 \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
-      --launch-skip "$skip" --launch-count 1 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" > "$out/ncu-$name.txt" 2>&1
+      --launch-skip 3 --launch-count 1 "$bin/kibench_dev" "[gpu-perf-rows-schedule]" > "$out/ncu-$name.txt" 2>&1
     grep -E "row_loss_v6_kernel|Duration|Issue Slots Busy|Issued Ipc|No Eligible|Warp Cycles Per Issued|Stall|Pipe|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|issue_stalled|inst_executed_pipe" \
       "$out/ncu-$name.txt" | head -n 120 | tee -a "$log"
   done
