@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "dev/perf/samples.hpp"
+#include "kernels/cuda/aligned_gemm.hpp"
 #include "kernels/cuda/cublaslt.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -81,12 +82,13 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
   const int sms = test::sm_count();
   // C's rows padded to whole 16-byte units where V is no multiple of 8
   // (50257), as fused lays out its logits: kibench's GEMM then writes
-  // n = V rounded up with W's V rows (b_rows), cuBLASLt V columns of the
+  // n = ldc columns with W's V rows (b_rows), cuBLASLt V columns of the
   // same row stride.
-  const auto V = static_cast<std::size_t>((w.vocab + 7) / 8 * 8);
-  DeviceBuffer<__nv_bfloat16> ours(allocator, static_cast<std::size_t>(w.tokens) * V),
-      theirs(allocator, static_cast<std::size_t>(w.tokens) * V);
-  CUDA_CHECK(cudaMemset(theirs.data(), 0, theirs.bytes())); // the padding columns, as kibench's GEMM writes them
+  const std::int64_t ldc = aligned_stride(w.vocab);
+  const auto C = static_cast<std::size_t>(w.tokens * ldc);
+  DeviceBuffer<__nv_bfloat16> ours(allocator, C), theirs(allocator, C);
+  // cuBLASLt leaves the padding columns alone; kibench's GEMM writes them 0.
+  CUDA_CHECK(cudaMemset(theirs.data(), 0, theirs.bytes()));
 
   struct Variant {
     const char *name;
@@ -119,14 +121,14 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
     std::vector<std::pair<std::string, std::function<void()>>> calls;
     for (const Variant &v : variants) {
       const gemm::AbtGemm g{.m = m,
-                            .n = static_cast<std::int64_t>(V),
+                            .n = ldc,
                             .k = k,
                             .a = s.x,
                             .lda = k,
                             .b = s.weight,
                             .ldb = k,
                             .c = ours.data(),
-                            .ldc = static_cast<std::int64_t>(V),
+                            .ldc = ldc,
                             .b_rows = n,
                             .tile = v.tile,
                             .row_stats = v.stats ? stats.data() : nullptr,
@@ -136,13 +138,13 @@ TEST_CASE("kibench's logit GEMM beside cuBLASLt on the seed's shapes", "[.gpu-pe
       calls.emplace_back(v.name, [&, g] { gemm::abt_gemm(g, sms, stream); });
     }
     RowMajorGemm cublas = gemm_abt(m, n, k, s.x, s.weight, theirs.data());
-    cublas.ldc = static_cast<std::int64_t>(V);
+    cublas.ldc = ldc;
     calls.emplace_back("cuBLASLt", [&] { blas.matmul(cublas, stream); });
     blas.tune_during(kMeasuredTuning, stream, calls.back().second);
 
     // Agreement first: poisoned outputs, then at most rounding apart.
     calls.back().second();
-    std::vector<__nv_bfloat16> y(static_cast<std::size_t>(m) * V), x(y.size());
+    std::vector<__nv_bfloat16> y(static_cast<std::size_t>(m * ldc)), x(y.size());
     stream.synchronize();
     CUDA_CHECK(cudaMemcpy(y.data(), theirs.data(), y.size() * 2, cudaMemcpyDeviceToHost));
     std::vector<double> agreement(calls.size(), 0.0);
